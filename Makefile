@@ -1,0 +1,34 @@
+# servelab entry points. Each target bootstraps first (idempotent: installs only what is missing).
+PROFILE ?= uvicorn
+FAMILY ?= files
+UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
+RUN = $(UV) run --frozen
+
+.PHONY: bootstrap bench bench-full test lint up down
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+## make bench: the quick benchmark of every family -> docs/results/
+bench: bootstrap
+	$(RUN) servelab bench $(FAMILY) --quick
+
+## make bench-full: the write-ups' durations (10 s per cell)
+bench-full: bootstrap
+	$(RUN) servelab bench $(FAMILY) --full
+
+## make test: lint, then every test against real servers
+test: bootstrap lint
+	$(RUN) pytest
+
+lint: bootstrap
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+## make up PROFILE=gunicorn: run a compose profile as local processes (Ctrl-C stops it)
+up: bootstrap
+	$(RUN) servelab up --profile $(PROFILE)
+
+## make down: stop every stack `make up` started
+down: bootstrap
+	$(RUN) servelab down

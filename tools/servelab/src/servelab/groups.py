@@ -1,0 +1,70 @@
+"""Start commands in their own process group and stop the whole group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+
+def _pin(cpus: frozenset[int] | None) -> None:
+    """Runs in the child before exec, so every process it forks keeps to `cpus` too."""
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+
+
+def spawn(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    cpus: frozenset[int] | None = None,
+    stdout: int | object = subprocess.PIPE,
+) -> subprocess.Popen[bytes]:
+    """Start `argv` as the leader of a new session (and so a new process group)."""
+    return subprocess.Popen(
+        list(argv),
+        env=dict(env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,  # type: ignore[arg-type]
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=lambda: _pin(cpus),
+    )
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_group(pgid: int, grace: float, leader: subprocess.Popen[bytes] | None = None) -> None:
+    """SIGTERM the group, wait up to `grace` for every member, then SIGKILL what is left."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if leader is not None:
+            leader.poll()
+        if not group_alive(pgid):
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    while group_alive(pgid) and time.monotonic() < deadline + 5:
+        if leader is not None:
+            leader.poll()
+        time.sleep(0.05)

@@ -1,0 +1,66 @@
+"""Records of running `servelab up` sessions, so `servelab down` can stop them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from servelab import groups
+
+SESSIONS_DIR = Path(".servelab") / "sessions"
+
+
+def start_time(pid: int) -> int | None:
+    """The kernel's start time of `pid` (clock ticks after boot), None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+@dataclass(frozen=True)
+class Session:
+    pid: int
+    started: int
+    profiles: list[str]
+    groups: dict[str, list[int]]
+
+
+def record(project_dir: Path, profiles: list[str], leaders: Mapping[str, int]) -> Path:
+    """Write this process's session record; the caller removes it when it stops."""
+    directory = project_dir / SESSIONS_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    pid = os.getpid()
+    session = Session(
+        pid=pid,
+        started=start_time(pid) or 0,
+        profiles=profiles,
+        groups={name: [leader, start_time(leader) or 0] for name, leader in leaders.items()},
+    )
+    path = directory / f"{pid}.json"
+    path.write_text(json.dumps(asdict(session)))
+    return path
+
+
+def stop_all(project_dir: Path, grace: float = 15.0) -> list[Session]:
+    """Stop every recorded session: ask its runner to stop, kill orphaned groups otherwise."""
+    stopped = []
+    for path in sorted((project_dir / SESSIONS_DIR).glob("*.json")):
+        session = Session(**json.loads(path.read_text()))
+        if start_time(session.pid) == session.started:
+            os.kill(session.pid, signal.SIGTERM)
+            deadline = time.monotonic() + grace
+            while start_time(session.pid) is not None and time.monotonic() < deadline:
+                time.sleep(0.1)
+        for pgid, started in session.groups.values():
+            if start_time(pgid) == started:
+                groups.stop_group(pgid, grace=5.0)
+        path.unlink(missing_ok=True)
+        stopped.append(session)
+    return stopped

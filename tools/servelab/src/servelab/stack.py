@@ -1,0 +1,232 @@
+"""Run a compose profile as local processes: `with Stack("uvicorn") as stack: ...`.
+
+Each service runs its compose command with its compose environment (plus the
+`x-local` overrides) in a process group of its own, on a loopback port the stack
+assigns. Services start in dependency order and the stack waits on each one's own
+healthcheck. Leaving the context stops every process group it started.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from servelab import groups, nginx
+from servelab.compose import ComposeError, Service, find_project_dir, load_project
+from servelab.logs import LogPump, Sink
+from servelab.ports import LOOPBACK, free_port
+from servelab.watchdog import Watchdog
+
+_PLACEHOLDER = re.compile(r"\{(port|volume):([\w.-]+)\}")
+_BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")
+_POLL = 0.1
+
+
+class StackError(RuntimeError):
+    """A service could not be started or did not become healthy."""
+
+
+@dataclass
+class Running:
+    service: Service
+    argv: list[str]
+    env: dict[str, str]
+    process: subprocess.Popen[bytes]
+    log: LogPump
+
+    @property
+    def pgid(self) -> int:
+        return self.process.pid
+
+
+class Stack:
+    """The services of one or more compose profiles, running locally."""
+
+    def __init__(
+        self,
+        profiles: str | Iterable[str],
+        *,
+        only: Iterable[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        cpus: Iterable[int] | None = None,
+        publish: bool = False,
+        project_dir: Path | None = None,
+        run_dir: Path | None = None,
+        log: Sink | None = sys.stderr,
+    ) -> None:
+        self.profiles = [profiles] if isinstance(profiles, str) else list(profiles)
+        self.only = list(only) if only else None
+        self.env = dict(env or {})
+        self.cpus = frozenset(cpus) if cpus else None
+        self.publish = publish
+        self.project_dir = project_dir or find_project_dir()
+        self._given_run_dir = run_dir
+        self.run_dir = run_dir or Path()
+        self._log = log
+        self.ports: dict[str, int] = {}
+        self.running: dict[str, Running] = {}
+        self._watchdog: Watchdog | None = None
+
+    def __enter__(self) -> Stack:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def url(self, service: str) -> str:
+        return f"http://{LOOPBACK}:{self.port(service)}"
+
+    def port(self, service: str) -> int:
+        if service not in self.ports:
+            raise StackError(f"{service} has no port (is it started, does it set x-local.port?)")
+        return self.ports[service]
+
+    def volume(self, name: str) -> Path:
+        return self.run_dir / "volumes" / name
+
+    def command(self, service: str) -> list[str]:
+        return list(self.running[service].argv)
+
+    def start(self) -> None:
+        try:
+            project = load_project(self.project_dir, self.profiles, self.env)
+            names = project.closure(self.only or project.services)
+        except ComposeError as error:
+            raise StackError(str(error)) from error
+        if not names:
+            raise StackError(f"profile {'/'.join(self.profiles)} has no services")
+        if self._given_run_dir is None:
+            self.run_dir = Path(tempfile.mkdtemp(prefix="servelab-"))
+        for volume in project.volumes:
+            self.volume(volume).mkdir(parents=True, exist_ok=True)
+        for name in names:
+            service = project.services[name]
+            if service.local.port_env:
+                self.ports[name] = free_port(service.published_port if self.publish else None)
+        width = max(len(name) for name in names)
+        self._watchdog = Watchdog()
+        try:
+            for name in names:
+                self._wait_dependencies(project.services[name])
+                self._launch(project.services[name], width)
+            for name in names:
+                self._wait_healthy(self.running[name])
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Stop every process group this stack started, last started first."""
+        for running in reversed(list(self.running.values())):
+            groups.stop_group(running.pgid, running.service.stop_grace_period, running.process)
+            running.process.wait()
+            running.log.join(timeout=2)
+        self.running.clear()
+        if self._watchdog is not None:
+            self._watchdog.release()
+            self._watchdog = None
+        if self._given_run_dir is None and self.run_dir != Path():
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def _environment(self, service: Service) -> dict[str, str]:
+        """The container's environment: the service's own, then the local overrides."""
+        env = {key: os.environ[key] for key in _BASE_ENV if key in os.environ}
+        env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), os.environ["PATH"]))
+        env["PYTHONUNBUFFERED"] = "1"
+        env.update(service.environment)
+        env.update({key: self._resolve(value) for key, value in service.local.environment.items()})
+        if service.local.port_env:
+            env[service.local.port_env] = str(self.ports[service.name])
+        return env
+
+    def _resolve(self, value: str) -> str:
+        def replace(match: re.Match[str]) -> str:
+            kind, name = match.groups()
+            if kind == "port":
+                return str(self.port(name))
+            return str(self.volume(name))
+
+        return _PLACEHOLDER.sub(replace, value)
+
+    def _argv(self, service: Service, env: Mapping[str, str]) -> list[str]:
+        if service.built:
+            if not service.command:
+                raise StackError(f"{service.name}: a built service needs a command to run locally")
+            return list(service.command)
+        if service.infrastructure == "nginx":
+            prefix = self.run_dir / f"nginx-{service.name}"
+            return nginx.prepare(service, env, prefix)
+        raise StackError(
+            f"{service.name}: no local mapping for image {service.image!r} (known: nginx)"
+        )
+
+    def _launch(self, service: Service, width: int) -> None:
+        env = self._environment(service)
+        try:
+            argv = self._argv(service, env)
+            process = groups.spawn(argv, env=env, cwd=self.project_dir, cpus=self.cpus)
+        except (ComposeError, OSError) as error:
+            raise StackError(f"{service.name}: cannot start: {error}") from error
+        assert process.stdout is not None
+        log = LogPump(service.name.ljust(width), process.stdout, self._log)
+        self.running[service.name] = Running(service, argv, env, process, log)
+        assert self._watchdog is not None
+        self._watchdog.watch(process.pid, service.stop_grace_period)
+
+    def _wait_dependencies(self, service: Service) -> None:
+        for dependency, condition in service.depends_on.items():
+            if condition == "service_healthy":
+                self._wait_healthy(self.running[dependency])
+
+    def _wait_healthy(self, running: Running) -> None:
+        check = running.service.healthcheck
+        argv = check.argv if check else None
+        if check is None or argv is None:
+            self._ensure_alive(running)
+            return
+        deadline = time.monotonic() + check.start_period + check.interval * check.retries
+        while True:
+            self._ensure_alive(running)
+            try:
+                result = subprocess.run(
+                    argv,
+                    env=running.env,
+                    cwd=self.project_dir,
+                    capture_output=True,
+                    timeout=check.timeout,
+                    check=False,
+                )
+                if result.returncode == 0:
+                    return
+            except subprocess.TimeoutExpired:
+                pass
+            if time.monotonic() > deadline:
+                raise StackError(
+                    f"{running.service.name} did not become healthy "
+                    f"(healthcheck: {' '.join(argv)})\n{running.log.tail()}"
+                )
+            time.sleep(_POLL)
+
+    def _ensure_alive(self, running: Running) -> None:
+        code = running.process.poll()
+        if code is not None:
+            running.log.join(timeout=2)
+            raise StackError(
+                f"{running.service.name} exited with status {code} "
+                f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
+            )

@@ -1,0 +1,59 @@
+"""Stops a stack's process groups if the runner that started them dies.
+
+The runner starts `python -m servelab.watchdog` with a pipe on its stdin and writes
+`<pgid> <grace seconds>` for every group it starts. When the runner stops its
+stack normally it writes `done`; if the pipe closes without `done` (the runner was
+killed, even with SIGKILL), the watchdog stops every group it was told about.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from typing import IO
+
+from servelab.groups import stop_group
+
+
+class Watchdog:
+    """The runner's end: a watchdog process fed over a pipe."""
+
+    def __init__(self) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "servelab.watchdog"],
+            stdin=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
+    def watch(self, pgid: int, grace: float) -> None:
+        self._send(f"{pgid} {grace}")
+
+    def release(self) -> None:
+        """The runner stopped its groups itself: let the watchdog exit quietly."""
+        self._send("done")
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait()
+
+    def _send(self, line: str) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.write(line + "\n")
+        self._process.stdin.flush()
+
+
+def guard(commands: IO[str]) -> None:
+    watched: list[tuple[int, float]] = []
+    for line in commands:
+        if line.strip() == "done":
+            return
+        pgid, grace = line.split()
+        watched.append((int(pgid), float(grace)))
+    for pgid, grace in reversed(watched):
+        stop_group(pgid, grace)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    guard(sys.stdin)

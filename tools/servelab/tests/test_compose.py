@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from servelab.compose import ComposeError, load_project, parse_duration
+
+
+def test_profile_selects_services_and_interpolates_from_env(
+    project: Callable[[str], Path],
+) -> None:
+    directory = project(
+        """
+        services:
+          web:
+            profiles: [uvicorn]
+            build: .
+            command: uvicorn app:app --workers ${WEB_CONCURRENCY:-1}
+            environment:
+              PORT: "8000"
+            healthcheck:
+              test: ["CMD-SHELL", "check $${PORT}"]
+              interval: 1m30s
+            volumes: [data:/data]
+            x-local:
+              port: PORT
+              environment: {STORAGE: "{volume:data}"}
+          other:
+            profiles: [gunicorn]
+            image: nginx:1.27
+        volumes:
+          data:
+        """
+    )
+    loaded = load_project(directory, ["uvicorn"], {"WEB_CONCURRENCY": "3"})
+    assert list(loaded.services) == ["web"]
+    web = loaded.services["web"]
+    assert web.command == ("uvicorn", "app:app", "--workers", "3")
+    assert web.healthcheck is not None
+    assert web.healthcheck.argv == ["/bin/sh", "-c", "check ${PORT}"]
+    assert web.healthcheck.interval == 90.0
+    assert web.local.port_env == "PORT"
+    assert web.local.environment == {"STORAGE": "{volume:data}"}
+    assert loaded.volumes == ("data",)
+
+
+def test_closure_orders_dependencies_first(project: Callable[[str], Path]) -> None:
+    directory = project(
+        """
+        services:
+          proxy:
+            image: nginx:1.27
+            depends_on:
+              app: {condition: service_healthy}
+          app:
+            build: .
+            command: ["run"]
+        """
+    )
+    loaded = load_project(directory, [])
+    assert loaded.closure(["proxy"]) == ["app", "proxy"]
+    assert loaded.services["proxy"].depends_on == {"app": "service_healthy"}
+    assert loaded.services["proxy"].infrastructure == "nginx"
+    with pytest.raises(ComposeError, match="not in the selected profile"):
+        loaded.closure(["missing"])
+
+
+def test_invalid_compose_file_is_a_clear_error(project: Callable[[str], Path]) -> None:
+    directory = project("services:\n  web:\n    image: x\n    depends_on: [missing]\n")
+    with pytest.raises(ComposeError, match="docker-compose config failed"):
+        load_project(directory, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("2s", 2.0), ("500ms", 0.5), ("1m30s", 90.0), ("1h", 3600.0)]
+)
+def test_durations(text: str, seconds: float) -> None:
+    assert parse_duration(text, 0.0) == seconds
+
+
+def test_bad_duration_is_rejected() -> None:
+    with pytest.raises(ComposeError):
+        parse_duration("2 seconds", 0.0)
+
+
+def test_repository_compose_file_is_valid() -> None:
+    root = Path(__file__).resolve().parents[3]
+    for profile in ("uvicorn", "gunicorn", "granian", "nginx", "reference"):
+        services = load_project(root, [profile]).services
+        assert services, profile
+        for service in services.values():
+            assert service.healthcheck is not None, service.name
+            assert service.local.port_env, service.name

@@ -1,0 +1,56 @@
+"""The recipes users copy are valid: compose.yaml for every profile, every Dockerfile."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servelab.compose import compose_binary
+
+ROOT = Path(__file__).resolve().parents[3]
+DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))
+
+
+def profiles() -> list[str]:
+    listed = subprocess.run(
+        [compose_binary(), "config", "--profiles"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return listed.stdout.split()
+
+
+def test_every_profile_passes_docker_compose_config() -> None:
+    names = profiles()
+    assert {"uvicorn", "gunicorn", "granian", "nginx", "reference"} <= set(names)
+    for profile in names:
+        result = subprocess.run(
+            [compose_binary(), "--profile", profile, "config", "--quiet"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, f"{profile}: {result.stderr}"
+
+
+def test_there_is_a_dockerfile_per_service() -> None:
+    services = sorted(p.parent for p in ROOT.glob("services/*/pyproject.toml"))
+    assert [d.parent for d in DOCKERFILES] == services
+
+
+@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
+def test_dockerfile_is_hadolint_clean(dockerfile: Path) -> None:
+    hadolint = Path(sys.executable).parent / "hadolint"
+    result = subprocess.run(
+        [str(hadolint), "--failure-threshold", "info", str(dockerfile)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
