@@ -1,0 +1,29 @@
+"""Request dependencies: the app's settings and object store, and object lookup."""
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from files_service.errors import ApiError
+from files_service.settings import Settings
+from files_service.storage import ObjectMeta, ObjectStore
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_store(request: Request) -> ObjectStore:
+    return request.app.state.store
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+StoreDep = Annotated[ObjectStore, Depends(get_store)]
+
+
+def find_object(store: ObjectStore, object_id: str) -> ObjectMeta:
+    """The object's metadata, or a 404 for any id that is not one of ours."""
+    meta = store.get(object_id)
+    if meta is None:
+        raise ApiError(404, "object not found")
+    return meta

@@ -1,0 +1,40 @@
+"""The ASGI app: `files_service.main:app`, built by create_app() from the environment."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from files_service.errors import install_error_handlers
+from files_service.limits import BodySizeLimit
+from files_service.routes import api, health, strategies
+from files_service.settings import Settings
+from files_service.storage import ObjectStore
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    store = ObjectStore(settings.storage_dir, chunk_size=settings.chunk_size)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        store.prepare()
+        yield
+
+    app = FastAPI(
+        title="servelab files",
+        summary="File upload/download strategies to benchmark, and a production file API.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store = store
+    app.add_middleware(BodySizeLimit, max_body_size=settings.max_upload_size)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(strategies.router)
+    app.include_router(strategies.multipart_router)
+    app.include_router(api.router)
+    return app
+
+
+app = create_app()

@@ -1,0 +1,62 @@
+"""The production file API: create, list, download (ranges, conditional), delete."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import JSONResponse, Response
+
+from files_service.deps import SettingsDep, StoreDep, find_object
+from files_service.downloads import object_response
+from files_service.errors import ApiError
+from files_service.ids import OBJECT_ID_PATTERN
+from files_service.uploads import receive_object
+
+router = APIRouter(prefix="/files", tags=["files"])
+
+
+@router.post("", status_code=201)
+async def create_object(
+    request: Request,
+    store: StoreDep,
+    filename: Annotated[str | None, Query(max_length=1024)] = None,
+) -> JSONResponse:
+    """Upload a file as the raw body (name from ?filename= or X-Filename) or as the
+    `file` field of a multipart/form-data body."""
+    meta = await receive_object(request, store, filename=filename)
+    return JSONResponse(meta.to_json(), status_code=201, headers={"Location": f"/files/{meta.id}"})
+
+
+@router.get("")
+def list_objects(
+    store: StoreDep,
+    settings: SettingsDep,
+    limit: Annotated[int, Query(ge=1)] = 100,
+    after: Annotated[str | None, Query(pattern=OBJECT_ID_PATTERN)] = None,
+) -> JSONResponse:
+    """Objects oldest first, at most LIST_PAGE_MAX a page whatever `limit` asks for;
+    pass `next` back as `after` for the following page."""
+    items, next_cursor = store.list(after=after, limit=min(limit, settings.list_page_max))
+    return JSONResponse({"items": [meta.to_json() for meta in items], "next": next_cursor})
+
+
+@router.get("/{object_id}", operation_id="get_object")
+@router.head("/{object_id}", operation_id="head_object")
+async def get_object(
+    request: Request, object_id: str, store: StoreDep, settings: SettingsDep
+) -> Response:
+    """The file, with Range (206/416), ETag/Last-Modified validators (304) and HEAD."""
+    meta = find_object(store, object_id)
+    return object_response(
+        request,
+        meta,
+        store.blob_path(meta),
+        chunk_size=settings.chunk_size,
+        accel_redirect_prefix=settings.accel_redirect_prefix,
+    )
+
+
+@router.delete("/{object_id}", status_code=204)
+def delete_object(object_id: str, store: StoreDep) -> Response:
+    if not store.delete(object_id):
+        raise ApiError(404, "object not found")
+    return Response(status_code=204)

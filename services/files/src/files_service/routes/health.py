@@ -1,0 +1,23 @@
+"""Liveness and readiness probes."""
+
+from fastapi import APIRouter
+from starlette.responses import JSONResponse
+
+from files_service.deps import StoreDep
+from files_service.errors import ApiError
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+async def healthz() -> JSONResponse:
+    """The process answers."""
+    return JSONResponse({"status": "ok"})
+
+
+@router.get("/readyz")
+def readyz(store: StoreDep) -> JSONResponse:
+    """The storage directory takes writes (a `def`, so a stuck disk cannot stall the loop)."""
+    if not store.is_writable():
+        raise ApiError(503, "storage directory is not writable", code="storage_unavailable")
+    return JSONResponse({"status": "ready"})

@@ -1,0 +1,224 @@
+"""The write-up's thirteen upload/download strategies, each doing what its path names.
+
+These exist to be benchmarked against each other, so each keeps its own way of
+reading and writing (async or sync, stream or whole, memory or disk). Unlike the
+write-up, every upload writes a scratch file of its own under tmp/ (concurrent
+uploads never share a path) and removes it once the answer is computed, and every
+upload answers the size and SHA-256 of the bytes it received. Raw bodies arrive in
+pieces of up to 64 KiB, so their files are written through a CHUNK_SIZE buffer.
+"""
+
+import binascii
+import io
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import aiofiles
+from fastapi import APIRouter, Depends, File, Query, Request, UploadFile
+from starlette.responses import FileResponse, JSONResponse, StreamingResponse
+
+from files_service.bodies import MULTIPART_FORM_DATA, require_media_type
+from files_service.checksums import Sha256Counter
+from files_service.deps import SettingsDep, StoreDep, find_object
+from files_service.errors import ApiError
+from files_service.storage import ObjectMeta
+
+router = APIRouter(prefix="/files", tags=["strategies"])
+
+
+def _multipart_only(request: Request) -> None:
+    require_media_type(request, MULTIPART_FORM_DATA)
+
+
+# The UploadFile endpoints share a router whose dependency answers 415 to any other body.
+multipart_router = APIRouter(
+    prefix="/files", tags=["strategies"], dependencies=[Depends(_multipart_only)]
+)
+
+UploadedFile = Annotated[UploadFile, File(description="The file, as field `file`.")]
+ObjectIdQuery = Annotated[str, Query(alias="id", description="An id returned by POST /files.")]
+
+
+# Raw body uploads ---------------------------------------------------------------------------
+
+
+@router.post("/upload/stream/async_read_and_memory_write")
+async def async_read_and_memory_write(request: Request) -> JSONResponse:
+    """`async for` over the raw body into an in-memory buffer."""
+    received = Sha256Counter()
+    buffer = io.BytesIO()
+    async for chunk in request.stream():
+        buffer.write(chunk)
+        received.update(chunk)
+    return JSONResponse(received.summary())
+
+
+@router.post("/upload/stream/async_read_and_disk_write")
+async def async_read_and_disk_write(request: Request, store: StoreDep) -> JSONResponse:
+    """`async for` over the raw body, each chunk written to disk synchronously."""
+    received = Sha256Counter()
+    with store.scratch() as path, path.open("wb", buffering=store.chunk_size) as file:
+        async for chunk in request.stream():
+            file.write(chunk)
+            received.update(chunk)
+    return JSONResponse(received.summary())
+
+
+@router.post("/upload/stream/async_read_and_async_write")
+async def async_read_and_async_write(request: Request, store: StoreDep) -> JSONResponse:
+    """`async for` over the raw body, each chunk written with aiofiles."""
+    received = Sha256Counter()
+    with store.scratch() as path:
+        async with aiofiles.open(path, "wb", buffering=store.chunk_size) as file:
+            async for chunk in request.stream():
+                await file.write(chunk)
+                received.update(chunk)
+    return JSONResponse(received.summary())
+
+
+# multipart/form-data uploads through FastAPI's UploadFile --------------------------------------
+
+
+@multipart_router.post("/upload/single")
+async def single(file: UploadedFile, store: StoreDep) -> JSONResponse:
+    """The whole file with `await file.read()`, written with aiofiles."""
+    received = Sha256Counter()
+    data = await file.read()
+    with store.scratch() as path:
+        async with aiofiles.open(path, "wb") as out:
+            await out.write(data)
+            received.update(data)
+    return JSONResponse(received.summary())
+
+
+@multipart_router.post("/upload/single/sync")
+def single_sync(file: UploadedFile, store: StoreDep) -> JSONResponse:
+    """A `def` endpoint (run in the threadpool): the whole file read and written synchronously."""
+    received = Sha256Counter()
+    data = file.file.read()
+    with store.scratch() as path, path.open("wb") as out:
+        out.write(data)
+        received.update(data)
+    return JSONResponse(received.summary())
+
+
+@multipart_router.post("/upload/single/stream")
+async def single_stream(file: UploadedFile, store: StoreDep) -> JSONResponse:
+    """`await file.read(CHUNK_SIZE)` in a loop, each chunk written with aiofiles."""
+    received = Sha256Counter()
+    with store.scratch() as path:
+        async with aiofiles.open(path, "wb") as out:
+            while chunk := await file.read(store.chunk_size):
+                await out.write(chunk)
+                received.update(chunk)
+    return JSONResponse(received.summary())
+
+
+@multipart_router.post("/upload/single/stream/async_read_sync_write")
+async def single_stream_async_read_sync_write(file: UploadedFile, store: StoreDep) -> JSONResponse:
+    """`await file.read(CHUNK_SIZE)` in a loop, each chunk written synchronously."""
+    received = Sha256Counter()
+    with store.scratch() as path, path.open("wb") as out:
+        while chunk := await file.read(store.chunk_size):
+            out.write(chunk)
+            received.update(chunk)
+    return JSONResponse(received.summary())
+
+
+@multipart_router.post("/upload/single/stream/sync_read_sync_write")
+async def single_stream_sync_read_sync_write(file: UploadedFile, store: StoreDep) -> JSONResponse:
+    """`file.file.read(CHUNK_SIZE)` on the spooled file, each chunk written synchronously."""
+    received = Sha256Counter()
+    with store.scratch() as path, path.open("wb") as out:
+        while chunk := file.file.read(store.chunk_size):
+            out.write(chunk)
+            received.update(chunk)
+    return JSONResponse(received.summary())
+
+
+# JSON with the file as base64 ----------------------------------------------------------------
+
+
+@router.post("/upload/raw/json/base64decode")
+async def base64decode(request: Request, store: StoreDep) -> JSONResponse:
+    """`{"base64": "...", "filename": "optional"}`: strict base64 decode, one synchronous write.
+
+    The body is read and parsed as plain JSON, no model: it can be as big as the file.
+    """
+    require_media_type(request, "application/json")
+    data = _decode_base64_document(await request.body())
+    received = Sha256Counter()
+    with store.scratch() as path, path.open("wb") as out:
+        out.write(data)
+        received.update(data)
+    return JSONResponse(received.summary())
+
+
+def _decode_base64_document(body: bytes) -> bytes:
+    try:
+        document: Any = json.loads(body)
+    except ValueError as exc:
+        raise ApiError(400, f"body is not valid JSON: {exc}", code="bad_json") from None
+    if not isinstance(document, dict) or not isinstance(document.get("base64"), str):
+        raise ApiError(400, 'expected a JSON object with a "base64" string', code="bad_json")
+    if not isinstance(document.get("filename", ""), str | None):
+        raise ApiError(400, '"filename" must be a string', code="bad_json")
+    try:
+        return binascii.a2b_base64(document["base64"], strict_mode=True)
+    except ValueError as exc:
+        raise ApiError(400, f"invalid base64: {exc}", code="bad_base64") from None
+
+
+# Downloads of a stored object ----------------------------------------------------------------
+
+
+@router.get("/download/stream/sync_read")
+async def download_stream_sync_read(
+    object_id: ObjectIdQuery, store: StoreDep, settings: SettingsDep
+) -> StreamingResponse:
+    """StreamingResponse over a sync generator (Starlette runs each step in a thread)."""
+    meta = find_object(store, object_id)
+    chunks = _read_chunks(store.blob_path(meta), settings.chunk_size)
+    return StreamingResponse(chunks, headers=_download_headers(meta))
+
+
+@router.get("/download/stream/async_read")
+async def download_stream_async_read(
+    object_id: ObjectIdQuery, store: StoreDep, settings: SettingsDep
+) -> StreamingResponse:
+    """StreamingResponse over an async generator reading with aiofiles."""
+    meta = find_object(store, object_id)
+    chunks = _aread_chunks(store.blob_path(meta), settings.chunk_size)
+    return StreamingResponse(chunks, headers=_download_headers(meta))
+
+
+@router.get("/download/file")
+async def download_file(object_id: ObjectIdQuery, store: StoreDep) -> FileResponse:
+    """An `async def` returning a plain FileResponse (Starlette's default chunk size)."""
+    meta = find_object(store, object_id)
+    return FileResponse(store.blob_path(meta), headers=_download_headers(meta))
+
+
+@router.get("/download/file/sync")
+def download_file_sync(object_id: ObjectIdQuery, store: StoreDep) -> FileResponse:
+    """A `def` endpoint (run in the threadpool) returning a plain FileResponse."""
+    meta = find_object(store, object_id)
+    return FileResponse(store.blob_path(meta), headers=_download_headers(meta))
+
+
+def _download_headers(meta: ObjectMeta) -> dict[str, str]:
+    return {"Content-Type": meta.content_type, "Content-Length": str(meta.size)}
+
+
+def _read_chunks(path: Path, chunk_size: int) -> Iterator[bytes]:
+    with path.open("rb") as file:
+        while chunk := file.read(chunk_size):
+            yield chunk
+
+
+async def _aread_chunks(path: Path, chunk_size: int) -> AsyncIterator[bytes]:
+    async with aiofiles.open(path, "rb") as file:
+        while chunk := await file.read(chunk_size):
+            yield chunk

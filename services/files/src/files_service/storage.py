@@ -1,0 +1,181 @@
+"""An object store on one filesystem: uploads become visible atomically or not at all.
+
+Layout under the storage root:
+
+    objects/<id>        the blob
+    objects/<id>.json   its metadata sidecar; an object exists once this file does
+    tmp/                uploads in flight and scratch files, renamed or removed when done
+
+tmp/ sits on the same filesystem as objects/, so publishing an upload is a rename.
+"""
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+import uuid
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from files_service.checksums import Sha256Counter
+from files_service.ids import is_object_id, new_object_id
+
+STALE_AFTER_SECONDS = 3600
+_SIDECAR = ".json"
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectMeta:
+    id: str
+    size: int
+    sha256: str
+    filename: str
+    content_type: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Upload:
+    """A temp file that hashes and counts what is written to it."""
+
+    def __init__(self, path: Path, chunk_size: int) -> None:
+        self.path = path
+        self.received = Sha256Counter()
+        self._file: BinaryIO = path.open("xb", buffering=chunk_size)
+
+    def write(self, data: bytes | memoryview) -> None:
+        self._file.write(data)
+        self.received.update(data)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class ObjectStore:
+    def __init__(self, root: Path, *, chunk_size: int) -> None:
+        self.objects_dir = root / "objects"
+        self.tmp_dir = root / "tmp"
+        self.chunk_size = chunk_size
+
+    def prepare(self) -> None:
+        """Create the layout and sweep leftovers of crashed processes.
+
+        Only entries older than STALE_AFTER_SECONDS go: other workers sharing the
+        directory may have uploads in flight right now.
+        """
+        self.objects_dir.mkdir(parents=True, exist_ok=True)
+        self.tmp_dir.mkdir(parents=True, exist_ok=True)
+        cutoff = time.time() - STALE_AFTER_SECONDS
+        for path in self.tmp_dir.iterdir():
+            _unlink_if_older(path, cutoff)
+        for path in self.objects_dir.iterdir():
+            if path.suffix != _SIDECAR and not path.with_name(path.name + _SIDECAR).exists():
+                _unlink_if_older(path, cutoff)
+
+    def is_writable(self) -> bool:
+        try:
+            with tempfile.TemporaryFile(dir=self.tmp_dir):
+                return self.objects_dir.is_dir()
+        except OSError:
+            return False
+
+    @contextlib.contextmanager
+    def upload(self) -> Iterator[Upload]:
+        """A fresh temp file, removed on the way out unless commit() published it."""
+        upload = Upload(self._tmp_path(".part"), self.chunk_size)
+        try:
+            yield upload
+        finally:
+            with contextlib.suppress(OSError):
+                upload.close()
+            upload.path.unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def scratch(self) -> Iterator[Path]:
+        """A path of its own under tmp/, removed on the way out."""
+        path = self._tmp_path(".scratch")
+        try:
+            yield path
+        finally:
+            path.unlink(missing_ok=True)
+
+    def commit(self, upload: Upload, *, filename: str | None, content_type: str) -> ObjectMeta:
+        """Publish a complete upload: blob first, then its sidecar, each by rename."""
+        upload.close()
+        object_id = new_object_id()
+        meta = ObjectMeta(
+            id=object_id,
+            size=upload.received.size,
+            sha256=upload.received.hexdigest(),
+            filename=filename or object_id,
+            content_type=content_type,
+            created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+        )
+        blob = self.objects_dir / object_id
+        upload.path.replace(blob)
+        try:
+            sidecar = self._tmp_path(_SIDECAR)
+            try:
+                sidecar.write_bytes(json.dumps(meta.to_json()).encode())
+                sidecar.replace(self._sidecar(object_id))
+            finally:
+                sidecar.unlink(missing_ok=True)
+        except BaseException:
+            blob.unlink(missing_ok=True)
+            raise
+        return meta
+
+    def get(self, object_id: str) -> ObjectMeta | None:
+        if not is_object_id(object_id):
+            return None
+        try:
+            return ObjectMeta(**json.loads(self._sidecar(object_id).read_bytes()))
+        except FileNotFoundError:
+            return None
+
+    def blob_path(self, meta: ObjectMeta) -> Path:
+        return self.objects_dir / meta.id
+
+    def delete(self, object_id: str) -> bool:
+        """Hide the object (sidecar first), then free its blob."""
+        if not is_object_id(object_id):
+            return False
+        try:
+            self._sidecar(object_id).unlink()
+        except FileNotFoundError:
+            return False
+        (self.objects_dir / object_id).unlink(missing_ok=True)
+        return True
+
+    def list(self, *, after: str | None, limit: int) -> tuple[list[ObjectMeta], str | None]:
+        """A page of objects, oldest first, and the cursor of the next page (None at the end)."""
+        with os.scandir(self.objects_dir) as entries:
+            ids = sorted(
+                entry.name.removesuffix(_SIDECAR)
+                for entry in entries
+                if entry.name.endswith(_SIDECAR) and is_object_id(entry.name.removesuffix(_SIDECAR))
+            )
+        start = bisect_right(ids, after) if after else 0
+        page = ids[start : start + limit]
+        items = [meta for object_id in page if (meta := self.get(object_id)) is not None]
+        more = start + limit < len(ids)
+        return items, page[-1] if more and page else None
+
+    def _sidecar(self, object_id: str) -> Path:
+        return self.objects_dir / (object_id + _SIDECAR)
+
+    def _tmp_path(self, suffix: str) -> Path:
+        return self.tmp_dir / f"{uuid.uuid4().hex}{suffix}"
+
+
+def _unlink_if_older(path: Path, cutoff: float) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        if path.is_file() and path.stat().st_mtime < cutoff:
+            path.unlink()

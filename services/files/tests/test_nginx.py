@@ -1,0 +1,108 @@
+"""The `nginx` profile: nginx in front, downloads sent by nginx through X-Accel-Redirect."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from servelab.stack import Stack
+
+from .conftest import MAX_UPLOAD_SIZE
+
+PAYLOAD = os.urandom(256 * 1024 + 3)
+SHA256 = hashlib.sha256(PAYLOAD).hexdigest()
+DOWNLOADS = [
+    "/files/download/stream/sync_read",
+    "/files/download/stream/async_read",
+    "/files/download/file",
+    "/files/download/file/sync",
+]
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    env = {"WEB_CONCURRENCY": "1", "MAX_UPLOAD_SIZE": str(MAX_UPLOAD_SIZE)}
+    with Stack("nginx", env=env) as stack:
+        yield stack
+
+
+@pytest.fixture
+def client(stack: Stack) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=stack.url("files-nginx"), timeout=30, trust_env=False) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def stored(stack: Stack) -> dict:
+    response = httpx.post(
+        f"{stack.url('files-nginx')}/files", content=PAYLOAD, params={"filename": "héllo.bin"}
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def test_upload_through_nginx_stores_the_exact_bytes(stored: dict) -> None:
+    assert stored["size"] == len(PAYLOAD)
+    assert stored["sha256"] == SHA256
+
+
+def test_nginx_sends_the_object_with_the_apps_headers(
+    stack: Stack, client: httpx.Client, stored: dict
+) -> None:
+    response = client.get(f"/files/{stored['id']}")
+    assert response.status_code == 200
+    assert hashlib.sha256(response.content).hexdigest() == SHA256
+    assert response.headers["server"].startswith("nginx")
+    assert response.headers["etag"] == f'"{SHA256}"'
+    assert "filename*=UTF-8''h%C3%A9llo.bin" in response.headers["content-disposition"]
+    assert response.headers["x-content-type-options"] == "nosniff"
+    direct = httpx.get(f"{stack.url('files-app')}/files/{stored['id']}")
+    assert direct.headers["x-accel-redirect"] == f"/_protected/objects/{stored['id']}"
+    assert direct.content == b""
+
+
+@pytest.mark.parametrize("endpoint", DOWNLOADS)
+def test_write_up_downloads_round_trip_through_nginx(
+    client: httpx.Client, stored: dict, endpoint: str
+) -> None:
+    response = client.get(endpoint, params={"id": stored["id"]})
+    assert response.status_code == 200
+    assert hashlib.sha256(response.content).hexdigest() == SHA256
+
+
+def test_range_and_conditional_requests_through_nginx(client: httpx.Client, stored: dict) -> None:
+    path = f"/files/{stored['id']}"
+    partial = client.get(path, headers={"Range": "bytes=100-199"})
+    assert partial.status_code == 206
+    assert partial.content == PAYLOAD[100:200]
+    assert partial.headers["content-range"] == f"bytes 100-199/{len(PAYLOAD)}"
+    assert client.get(path, headers={"Range": f"bytes={len(PAYLOAD)}-"}).status_code == 416
+    assert client.get(path, headers={"If-None-Match": f'"{SHA256}"'}).status_code == 304
+
+
+def test_the_protected_location_is_not_reachable_directly(
+    client: httpx.Client, stored: dict
+) -> None:
+    assert client.get(f"/_protected/objects/{stored['id']}").status_code == 404
+
+
+def test_nginx_refuses_an_oversized_body_with_a_json_413(client: httpx.Client) -> None:
+    response = client.post("/files", content=b"x" * (MAX_UPLOAD_SIZE + 1))
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_app_outage_is_a_json_503_not_a_502() -> None:
+    with Stack("nginx") as stack:
+        app = stack.running["files-app"]
+        os.killpg(app.pgid, signal.SIGKILL)
+        app.process.wait(timeout=10)
+        response = httpx.get(f"{stack.url('files-nginx')}/files", timeout=10)
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "1"
+    assert response.json()["error"]["code"] == "unavailable"
