@@ -1,6 +1,5 @@
 # servelab entry points. Each target bootstraps first (idempotent: installs only what is missing).
 PROFILE ?= uvicorn
-FAMILY ?= files
 UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 RUN = $(UV) run --frozen
 
@@ -11,11 +10,11 @@ bootstrap:
 
 ## make bench: the quick benchmark of every family -> docs/results/
 bench: bootstrap
-	$(RUN) servelab bench $(FAMILY) --quick
+	$(RUN) servelab bench --quick
 
 ## make bench-full: the write-ups' durations (10 s per cell)
 bench-full: bootstrap
-	$(RUN) servelab bench $(FAMILY) --full
+	$(RUN) servelab bench --full
 
 ## make test: lint, then every test against real servers
 test: bootstrap lint

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 from servelab import sessions
+from servelab.bench import BenchError, render_report, run_bench
 from servelab.compose import find_project_dir
 from servelab.stack import Stack, StackError
 
@@ -54,6 +55,35 @@ def down(args: argparse.Namespace) -> int:
     return 0
 
 
+def families(requested: list[str]) -> list[str]:
+    """The requested benchmark families, or every loadtests/matrix/*.toml."""
+    if requested:
+        return requested
+    return sorted(
+        path.stem for path in (find_project_dir() / "loadtests" / "matrix").glob("*.toml")
+    )
+
+
+def bench(args: argparse.Namespace) -> int:
+    try:
+        for family in families(args.family):
+            print(f"servelab: wrote {run_bench(family, args.quick)}", file=sys.stderr)
+    except BenchError as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    try:
+        for family in families(args.family):
+            print(f"servelab: wrote {render_report(family)}", file=sys.stderr)
+    except BenchError as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="servelab", description="Run compose.yaml profiles locally and benchmark them."
@@ -72,6 +102,21 @@ def parser() -> argparse.ArgumentParser:
 
     stop = commands.add_parser("down", help="stop every stack `servelab up` started")
     stop.set_defaults(handler=down)
+
+    measure = commands.add_parser(
+        "bench", help="run benchmark matrices and write docs/results/<family>.md"
+    )
+    measure.add_argument("family", nargs="*", help="loadtests/matrix/<family>.toml (default: all)")
+    form = measure.add_mutually_exclusive_group()
+    form.add_argument(
+        "--quick", dest="quick", action="store_true", default=True, help="short cells (default)"
+    )
+    form.add_argument("--full", dest="quick", action="store_false", help="the write-ups' durations")
+    measure.set_defaults(handler=bench)
+
+    render = commands.add_parser("report", help="re-render reports from saved results")
+    render.add_argument("family", nargs="*", help="default: all")
+    render.set_defaults(handler=report)
     return root
 
 

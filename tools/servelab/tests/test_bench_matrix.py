@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from servelab.bench.matrix import MatrixError, load_matrix, parse_matrix
+from servelab.bench.ratios import Side
+from servelab.cli import main as servelab
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _raw() -> dict[str, Any]:
+    with (ROOT / "loadtests" / "matrix" / "files.toml").open("rb") as file:
+        return tomllib.load(file)
+
+
+def test_files_quick_form_covers_the_write_up_and_the_production_api() -> None:
+    matrix = load_matrix(ROOT, "files")
+    cells = matrix.cells("quick")
+    by_variant: dict[str, list[str]] = {}
+    for cell in cells:
+        assert cell.workers == 1
+        by_variant.setdefault(cell.variant.name, []).append(cell.endpoint.key)
+    assert list(by_variant) == ["uvicorn", "gunicorn", "granian", "nginx", "reference"]
+    assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 16
+    assert len(by_variant["granian"]) == 3
+    assert by_variant["nginx"] == ["GET /files/{id}"]
+    assert by_variant["reference"] == [
+        "PUT /ingest/health.jpg",
+        "PUT /ingest/{unique}",
+        "GET /payload/health.jpg",
+    ]
+    assert len(cells) == 39
+
+
+def test_variants_take_turns_endpoint_by_endpoint() -> None:
+    cells = load_matrix(ROOT, "files").cells("quick")
+    assert [(c.variant.name, c.endpoint.key) for c in cells[:3]] == [
+        ("uvicorn", "upload/stream/async_read_and_memory_write"),
+        ("gunicorn", "upload/stream/async_read_and_memory_write"),
+        ("uvicorn", "upload/stream/async_read_and_disk_write"),
+    ]
+    accel = [c.variant.name for c in cells if c.endpoint.key == "GET /files/{id}"]
+    assert accel == ["uvicorn", "gunicorn", "granian", "nginx"]
+
+
+def test_full_form_runs_one_worker_before_two() -> None:
+    workers = [cell.workers for cell in load_matrix(ROOT, "files").cells("full")]
+    assert workers == sorted(workers)
+
+
+def test_files_full_form_adds_granian_and_two_workers() -> None:
+    cells = load_matrix(ROOT, "files").cells("full")
+    assert {(c.variant.name, c.workers) for c in cells} == {
+        (variant, workers)
+        for variant in ("uvicorn", "gunicorn", "granian", "nginx", "reference")
+        for workers in (1, 2)
+    }
+    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3
+
+
+def test_every_endpoint_names_an_existing_script_and_an_endpoint() -> None:
+    matrix = load_matrix(ROOT, "files")
+    for cell in matrix.cells("full"):
+        assert (ROOT / "loadtests" / cell.endpoint.script).is_file()
+        assert cell.endpoint.env["ENDPOINT"].startswith("/")
+
+
+def test_write_up_endpoints_are_keyed_by_their_write_up_name() -> None:
+    matrix = load_matrix(ROOT, "files")
+    with (ROOT / matrix.write_up).open("rb") as file:
+        published = set(tomllib.load(file)["endpoints"])
+    uvicorn = next(v for v in matrix.variants if v.name == "uvicorn")
+    keys = {endpoint.key for endpoint in uvicorn.endpoints_for("quick")}
+    assert published <= keys
+    for endpoint in uvicorn.endpoints_for("quick"):
+        if endpoint.key in published:
+            assert endpoint.env["ENDPOINT"] == f"/files/{endpoint.key}"
+
+
+def test_ratio_sides_and_goals_are_parsed() -> None:
+    matrix = load_matrix(ROOT, "files")
+    ratios = {ratio.name: ratio for ratio in matrix.ratios}
+    assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",))
+    assert ratios["multipart/raw"].denominator == Side(endpoint="POST /files raw")
+    minimums = {goal.ratio: goal.minimum for goal in matrix.goals}
+    assert minimums == {
+        "raw upload / nginx ingest": 0.5,
+        "scratch upload / nginx ingest": 0.5,
+        "Python download / nginx sendfile": 0.5,
+        "X-Accel download / nginx sendfile": 0.9,
+        "multipart/raw": 0.8,
+        "base64/raw": 0.5,
+    }
+
+
+def test_load_shapes() -> None:
+    matrix = load_matrix(ROOT, "files")
+    assert matrix.load("full").duration_s == 10
+    assert matrix.load("full").vus == matrix.load("quick").vus == 100
+    assert matrix.load("quick").seconds < matrix.load("full").seconds
+    with pytest.raises(MatrixError, match=r"load\.huge"):
+        matrix.load("huge")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda raw: raw["variants"]["uvicorn"].pop("profile"), "variants.uvicorn: missing"),
+        (lambda raw: raw["variants"]["uvicorn"].update(endpoints="nope"), "no endpoint set"),
+        (lambda raw: raw["variants"]["uvicorn"]["workers"].update(soon=[1]), "unknown form"),
+        (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
+        (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
+    ],
+)
+def test_mistakes_in_the_matrix_are_named(change: Any, message: str) -> None:
+    raw = _raw()
+    change(raw)
+    with pytest.raises(MatrixError, match=message):
+        parse_matrix(raw)
+
+
+def test_unknown_family_lists_the_known_ones() -> None:
+    with pytest.raises(MatrixError, match=r"known: .*files"):
+        load_matrix(ROOT, "nope")
+
+
+def test_cli_reports_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> None:
+    assert servelab(["report", "nope"]) == 2
+    assert "no benchmark family 'nope'" in capsys.readouterr().err
+
+
+def test_a_variant_can_run_other_endpoints_in_each_form() -> None:
+    matrix = load_matrix(ROOT, "files")
+    granian = next(v for v in matrix.variants if v.name == "granian")
+    quick = {endpoint.key for endpoint in granian.endpoints_for("quick")}
+    full = {endpoint.key for endpoint in granian.endpoints_for("full")}
+    assert quick == {"POST /files raw", "POST /files multipart", "GET /files/{id}"}
+    assert quick < full
+    assert "upload/single" in full
