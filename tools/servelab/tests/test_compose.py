@@ -4,6 +4,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from servelab.compose import ComposeError, load_project, parse_duration
 
 

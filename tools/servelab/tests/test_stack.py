@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from servelab.stack import Stack, StackError
 
 SERVER = """\
