@@ -1,0 +1,90 @@
+"""Flask on Tornado's WSGIContainer: `python -m hello_service.tornado_server`.
+
+PROCESSES=1 serves from this one process (the write-up's single-process run).
+PROCESSES=N binds the listening socket first and forks N processes that accept on it
+(the write-up's `bind()` + `start(N)`); the parent restarts a child that crashes.
+Each process runs the WSGI app on its event loop thread, one request at a time.
+"""
+
+import asyncio
+import os
+import signal
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import FrameType
+
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+from tornado.process import fork_processes
+from tornado.wsgi import WSGIContainer
+
+from hello_service.flask_app import app
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    host: str
+    port: int
+    processes: int
+    # Connections the kernel queues before a process accepts them. Tornado's default
+    # is 128, far below 400 clients connecting at once; Linux caps it at
+    # net.core.somaxconn, so raise both together.
+    backlog: int
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> "ServerSettings":
+        return cls(
+            host=env.get("HOST", "0.0.0.0"),
+            port=int(env.get("PORT", "8000")),
+            processes=int(env.get("PROCESSES", "1")),
+            backlog=int(env.get("BACKLOG", "4096")),
+        )
+
+
+async def serve(sockets: list[socket.socket]) -> None:
+    """Serve on the bound sockets until SIGTERM or SIGINT, then close connections."""
+    server = HTTPServer(WSGIContainer(app))
+    server.add_sockets(sockets)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        # Ignore the stop signals from now on, also after the loop has closed: in a forked
+        # child the parent's SIGTERM to the group may come after the runner's.
+        _ignore_stop_signals()
+        loop.call_soon_threadsafe(stopping.set)
+
+    for signum in _STOP_SIGNALS:
+        signal.signal(signum, stop)
+    await stopping.wait()
+    server.stop()
+    await server.close_all_connections()
+
+
+def _ignore_stop_signals() -> None:
+    for signum in _STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _stop_children(signum: int, frame: FrameType | None) -> None:
+    """In the forking parent: pass the stop on to the children, which then exit cleanly."""
+    _ignore_stop_signals()
+    os.killpg(os.getpgrp(), signal.SIGTERM)
+
+
+def main() -> None:
+    settings = ServerSettings.from_env()
+    sockets = bind_sockets(settings.port, settings.host, backlog=settings.backlog)
+    if settings.processes > 1:
+        for signum in _STOP_SIGNALS:
+            signal.signal(signum, _stop_children)
+        # Returns only in a child; the parent waits in here and exits once all children have.
+        fork_processes(settings.processes)
+    asyncio.run(serve(sockets))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""The ASGI app: `wait_service.main:app`, built by create_app() from the environment.
+
+GET /sync runs in the thread pool (a `def` endpoint), GET /async on the event loop.
+Both answer {"wait": seconds spent}.
+"""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from wait_service.routes import router
+from wait_service.settings import Settings
+from wait_service.threadpool import set_threadpool_size
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        set_threadpool_size(settings.threadpool_size)
+        yield
+
+    app = FastAPI(
+        title="servelab wait",
+        summary="Endpoints that wait or burn CPU: sync vs async under uvicorn and gunicorn.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.include_router(router)
+    return app
+
+
+app = create_app()
