@@ -49,7 +49,15 @@ class Running:
 
 
 class Stack:
-    """The services of one or more compose profiles, running locally."""
+    """The services of one or more compose profiles, running locally.
+
+    `only` narrows the start to those services and what they depend on; `env` is the
+    environment compose interpolates (${WEB_CONCURRENCY} ...); `cpus` pins every process
+    the stack starts; `publish` listens on the compose published ports when they are free.
+    Volumes and rendered configs live in `run_dir`, kept afterwards, or else in a fresh
+    directory under `run_parent` (default: the system temp dir), removed on stop. `log`
+    receives every output line as `service | line`.
+    """
 
     def __init__(
         self,
@@ -61,6 +69,7 @@ class Stack:
         publish: bool = False,
         project_dir: Path | None = None,
         run_dir: Path | None = None,
+        run_parent: Path | None = None,
         log: Sink | None = sys.stderr,
     ) -> None:
         self.profiles = [profiles] if isinstance(profiles, str) else list(profiles)
@@ -70,6 +79,7 @@ class Stack:
         self.publish = publish
         self.project_dir = project_dir or find_project_dir()
         self._given_run_dir = run_dir
+        self._run_parent = run_parent
         self.run_dir = run_dir or Path()
         self._log = log
         self.ports: dict[str, int] = {}
@@ -111,7 +121,7 @@ class Stack:
         if not names:
             raise StackError(f"profile {'/'.join(self.profiles)} has no services")
         if self._given_run_dir is None:
-            self.run_dir = Path(tempfile.mkdtemp(prefix="servelab-"))
+            self.run_dir = Path(tempfile.mkdtemp(prefix="servelab-", dir=self._run_parent))
         for volume in project.volumes:
             self.volume(volume).mkdir(parents=True, exist_ok=True)
         for name in names:

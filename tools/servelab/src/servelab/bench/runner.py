@@ -110,6 +110,10 @@ def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
         env={"WEB_CONCURRENCY": str(cell.workers)},
         cpus=pinning.server,
         project_dir=ctx.project_dir,
+        # Every cell's volumes in one directory on the project's disk: new directories
+        # elsewhere can land in parts of the filesystem where creating a file costs
+        # ten times more, which would vary from cell to cell.
+        run_parent=ctx.work_dir,
         log=server_log,
     )
 
