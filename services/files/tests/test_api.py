@@ -274,3 +274,16 @@ def test_accel_redirect(server_factory):
         not_modified = client.get(f"/files/{meta['id']}", headers={"if-none-match": f'"{SHA256}"'})
         assert not_modified.status_code == 304
         assert "x-accel-redirect" not in not_modified.headers
+
+
+@pytest.mark.parametrize("size", [0, 1, 256 * 1024, 256 * 1024 + 1])
+def test_downloads_of_every_size_around_one_chunk_are_exact(client, size):
+    data = os.urandom(size)
+    meta = upload(client, data, params={"filename": "small.bin"})
+    response = client.get(f"/files/{meta['id']}")
+    assert response.status_code == 200
+    assert response.content == data
+    assert response.headers["content-length"] == str(size)
+    assert response.headers["etag"] == f'"{hashlib.sha256(data).hexdigest()}"'
+    assert response.headers["content-disposition"].startswith('attachment; filename="small.bin"')
+    assert client.head(f"/files/{meta['id']}").headers["content-length"] == str(size)

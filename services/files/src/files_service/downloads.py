@@ -1,10 +1,12 @@
 """Answering a download of a stored object: conditional requests, ranges, X-Accel-Redirect."""
 
+import os
 from datetime import UTC
 from email.utils import formatdate, parsedate_to_datetime
 from pathlib import Path
 from urllib.parse import quote
 
+import anyio
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import (
@@ -18,7 +20,7 @@ from files_service.errors import ApiError
 from files_service.storage import ObjectMeta
 
 
-def object_response(
+async def object_response(
     request: Request,
     meta: ObjectMeta,
     blob: Path,
@@ -26,8 +28,9 @@ def object_response(
     chunk_size: int,
     accel_redirect_prefix: str,
 ) -> Response:
+    read_limit = -1 if accel_redirect_prefix or not _plain_get(request) else chunk_size
     try:
-        stat = blob.stat()
+        stat, data = await anyio.to_thread.run_sync(_stat_and_read, blob, read_limit)
     except FileNotFoundError:
         raise ApiError(404, f"no object {meta.id}") from None
     etag = f'"{meta.sha256}"'
@@ -45,10 +48,34 @@ def object_response(
         # nginx sends the file (sendfile, ranges, HEAD) from its internal location.
         headers["X-Accel-Redirect"] = f"{accel_redirect_prefix}objects/{meta.id}"
         return Response(headers=headers)
+    if data is not None:
+        return Response(data, headers=headers)
     _check_range(request.headers, etag, last_modified, stat.st_size)
     response = FileResponse(blob, headers=headers, stat_result=stat)
     response.chunk_size = chunk_size
     return response
+
+
+def _plain_get(request: Request) -> bool:
+    """A GET of the whole file, unconditional, to a server that does not send files itself
+    (ASGI pathsend, as granian does): such a small file is best read in one go."""
+    return (
+        request.method == "GET"
+        and not {"range", "if-none-match", "if-modified-since"} & set(request.headers)
+        and "http.response.pathsend" not in request.scope.get("extensions", {})
+    )
+
+
+def _stat_and_read(blob: Path, read_limit: int) -> tuple[os.stat_result, bytes | None]:
+    """The file's stat, and its bytes when it holds at most `read_limit` of them.
+
+    Runs in one worker thread: FileResponse would open, read until an empty read and
+    close, each in a thread of its own, which costs more than the read for small files.
+    """
+    with blob.open("rb") as file:
+        stat = os.fstat(file.fileno())
+        data = file.read() if stat.st_size <= read_limit else None
+    return stat, data
 
 
 def content_disposition(filename: str) -> str:

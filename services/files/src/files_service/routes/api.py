@@ -46,7 +46,7 @@ async def get_object(
 ) -> Response:
     """The file, with Range (206/416), ETag/Last-Modified validators (304) and HEAD."""
     meta = find_object(store, object_id)
-    return object_response(
+    return await object_response(
         request,
         meta,
         store.blob_path(meta),
