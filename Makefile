@@ -12,7 +12,7 @@ bootstrap:
 bench: bootstrap
 	$(RUN) servelab bench --quick
 
-## make bench-full: the write-ups' durations (10 s per cell)
+## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
 bench-full: bootstrap
 	$(RUN) servelab bench --full
 

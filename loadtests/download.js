@@ -14,18 +14,18 @@
 //
 // Env: BASE_URL (http://localhost:8000), ENDPOINT (/files/download/stream/async_read),
 // FILE_ID, NO_UPLOAD, PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON
-// (lib/summary.js) and the load shape VUS, DURATION, WARMUP, THRESHOLD_FAILED,
+// (lib/summary.js) and the load shape SHAPE, VUS, DURATION, WARMUP, THRESHOLD_FAILED,
 // THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { countError } from './lib/errors.js';
-import { phase, wrkOptions } from './lib/options.js';
+import { loadOptions, phase } from './lib/options.js';
 import { loadPayload } from './lib/payload.js';
 
 export { handleSummary } from './lib/summary.js';
 
-export const options = wrkOptions();
+export const options = loadOptions({ shape: 'wrk' });
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
 const ENDPOINT = __ENV.ENDPOINT || '/files/download/stream/async_read';

@@ -10,16 +10,16 @@
 // MODE raw|multipart|base64 (default from ENDPOINT: /files/upload/single* is multipart,
 // /files/upload/raw/json/base64decode is base64, anything else raw), METHOD (POST),
 // PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON (lib/summary.js) and the
-// load shape VUS, DURATION, WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
+// load shape SHAPE, VUS, DURATION, WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
 import { countError } from './lib/errors.js';
-import { phase, wrkOptions } from './lib/options.js';
+import { loadOptions, phase } from './lib/options.js';
 import { base64JsonBody, loadPayload, multipartBody, MULTIPART_CONTENT_TYPE } from './lib/payload.js';
 
 export { handleSummary } from './lib/summary.js';
 
-export const options = wrkOptions();
+export const options = loadOptions({ shape: 'wrk' });
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
 const ENDPOINT = __ENV.ENDPOINT || '/files/upload/stream/async_read_and_disk_write';

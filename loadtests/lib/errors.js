@@ -1,9 +1,10 @@
-// Failed requests counted by kind, as wrk reports socket errors and non-2xx responses.
-// Kinds follow k6's error codes: https://grafana.com/docs/k6/latest/javascript-api/error-codes/
+// Failed requests counted by kind, as wrk reports socket errors (connect, read, write,
+// timeout) and non-2xx responses. Kinds follow k6's error codes:
+// https://grafana.com/docs/k6/latest/javascript-api/error-codes/
 import http from 'k6/http';
 import { Counter } from 'k6/metrics';
 
-export const ERROR_KINDS = ['connect', 'timeout', 'non_2xx', 'other'];
+export const ERROR_KINDS = ['connect', 'read', 'write', 'timeout', 'non_2xx', 'other'];
 
 const counters = Object.fromEntries(ERROR_KINDS.map((kind) => [kind, new Counter(`errors_${kind}`)]));
 
@@ -11,8 +12,11 @@ const counters = Object.fromEntries(ERROR_KINDS.map((kind) => [kind, new Counter
 // http_req_failed and the counters below agree.
 http.setResponseCallback(http.expectedStatuses({ min: 200, max: 299 }));
 
+const GENERIC = 1000;
 const REQUEST_TIMEOUT = 1050;
+const BROKEN_PIPE = 1201;
 const DIAL_TIMEOUT = 1211;
+const RESET_BY_PEER = 1220;
 
 // The kind of failure of a response, or null when it is a 2xx.
 export function errorKind(res) {
@@ -26,9 +30,18 @@ export function errorKind(res) {
   if (code === REQUEST_TIMEOUT || code === DIAL_TIMEOUT) {
     return 'timeout';
   }
-  // 11xx: DNS; 1210-1213: dial failed (refused, unreachable, ...).
+  // 11xx: DNS; 1210-1213: dial failed (refused, no file descriptor left, ...).
   if ((code >= 1100 && code < 1200) || (code >= 1210 && code < 1220)) {
     return 'connect';
+  }
+  const message = String(res.error || '');
+  // A connection reset while sending, or closed under a request being written.
+  if (code === BROKEN_PIPE || (code === RESET_BY_PEER && message.includes('write'))) {
+    return 'write';
+  }
+  // Reset or closed (EOF) before the whole response arrived.
+  if (code === RESET_BY_PEER || (code === GENERIC && message.includes('EOF'))) {
+    return 'read';
   }
   return 'other';
 }

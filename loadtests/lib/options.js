@@ -1,10 +1,17 @@
-// The load shape of a wrk run (`wrk -c VUS -d DURATION`): a fixed number of connections
-// sending requests back to back for a fixed time, as k6's constant-vus executor.
+// The load shapes of the write-ups' tools, as k6 executors. SHAPE picks one (each script
+// has its own default) and the other variables override its numbers:
 //
-// Env: VUS (100), DURATION (10s), WARMUP (0s: requests sent in the first WARMUP are
-// tagged phase=warmup and left out of the measured figures), THRESHOLD_FAILED (the
-// highest allowed rate of failed requests, e.g. 0), THRESHOLD_CHECKS (the lowest allowed
-// rate of passed checks, e.g. 1).
+//   wrk     `wrk -c VUS -d DURATION`: VUS connections send requests back to back for
+//           DURATION (constant-vus); requests in the first WARMUP are left out.
+//   hey     `hey -n VUS*ITERATIONS -c VUS`: VUS connections opened at once, each sending
+//           ITERATIONS requests, until all are answered (per-vu-iterations).
+//   client  write-up 002's Python client: 10 requests gathered at once (asyncio.gather),
+//           one connection each; per-vu-iterations with VUS=10.
+//
+// Env: SHAPE, VUS, DURATION, WARMUP (wrk only; 0s), ITERATIONS, MAX_DURATION (hey and
+// client: the run is stopped after it; 10m), THRESHOLD_FAILED (the highest allowed rate of
+// failed requests, e.g. 0), THRESHOLD_CHECKS (the lowest allowed rate of passed checks,
+// e.g. 1).
 import exec from 'k6/execution';
 import { ERROR_KINDS } from './errors.js';
 
@@ -21,9 +28,42 @@ export function parseDuration(text) {
   }, 0);
 }
 
-export const VUS = parseInt(__ENV.VUS || '100', 10);
-export const DURATION_MS = parseDuration(__ENV.DURATION || '10s');
-export const WARMUP_MS = parseDuration(__ENV.WARMUP || '0s');
+export const SHAPES = {
+  wrk: { executor: 'constant-vus', vus: 100, duration: '10s' },
+  hey: { executor: 'per-vu-iterations', vus: 1000, iterations: 1 },
+  client: { executor: 'per-vu-iterations', vus: 10, iterations: 1 },
+};
+
+// The shape in force: `defaults` (the script's) under the environment's settings.
+export function resolveShape(defaults, env) {
+  const name = env.SHAPE || defaults.shape || 'wrk';
+  const base = SHAPES[name];
+  if (base === undefined) {
+    throw new Error(`SHAPE must be one of ${Object.keys(SHAPES).join(', ')}, not ${JSON.stringify(name)}`);
+  }
+  const own = defaults.shape === undefined || defaults.shape === name ? defaults : {};
+  const pick = (key, fallback) => env[key] || own[key.toLowerCase()] || base[key.toLowerCase()] || fallback;
+  const shape = {
+    name,
+    executor: base.executor,
+    vus: parseInt(pick('VUS'), 10),
+    warmupMs: 0,
+    durationMs: 0,
+    iterations: 0,
+    maxDurationMs: 0,
+  };
+  if (base.executor === 'constant-vus') {
+    shape.durationMs = parseDuration(pick('DURATION'));
+    shape.warmupMs = parseDuration(pick('WARMUP', '0s'));
+  } else {
+    if (env.WARMUP && parseDuration(env.WARMUP) > 0) {
+      throw new Error(`WARMUP applies to the wrk shape only, not to ${name}`);
+    }
+    shape.iterations = parseInt(pick('ITERATIONS'), 10);
+    shape.maxDurationMs = parseDuration(pick('MAX_DURATION', '10m'));
+  }
+  return shape;
+}
 
 const MEASURED = '{phase:measure}';
 
@@ -43,15 +83,33 @@ function thresholds() {
   return result;
 }
 
-export function wrkOptions() {
+function scenario(shape) {
+  if (shape.executor === 'constant-vus') {
+    return { executor: shape.executor, vus: shape.vus, duration: `${shape.warmupMs + shape.durationMs}ms` };
+  }
   return {
-    scenarios: {
-      wrk: {
-        executor: 'constant-vus',
-        vus: VUS,
-        duration: `${WARMUP_MS + DURATION_MS}ms`,
-      },
-    },
+    executor: shape.executor,
+    vus: shape.vus,
+    iterations: shape.iterations,
+    maxDuration: `${shape.maxDurationMs}ms`,
+  };
+}
+
+let current = null;
+
+// The shape of this run (set by loadOptions in the init context).
+export function shape() {
+  if (current === null) {
+    throw new Error('call loadOptions() in the script before using the shape');
+  }
+  return current;
+}
+
+// k6 options for the script's default shape, e.g. loadOptions({ shape: 'wrk', vus: 400, duration: '30s' }).
+export function loadOptions(defaults = {}) {
+  current = resolveShape(defaults, __ENV);
+  return {
+    scenarios: { [current.name]: scenario(current) },
     summaryTrendStats: ['avg', 'min', 'med', 'p(50)', 'p(75)', 'p(90)', 'p(99)', 'max'],
     thresholds: thresholds(),
   };
@@ -59,5 +117,5 @@ export function wrkOptions() {
 
 // The tag for a request sent now: `warmup` during the first WARMUP of the run, then `measure`.
 export function phase() {
-  return Date.now() - exec.scenario.startTime < WARMUP_MS ? 'warmup' : 'measure';
+  return Date.now() - exec.scenario.startTime < shape().warmupMs ? 'warmup' : 'measure';
 }

@@ -1,10 +1,21 @@
 from __future__ import annotations
 
+import json
+import resource
+import subprocess
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from servelab.bench.k6 import k6_argv, k6_binary
+
+ROOT = Path(__file__).resolve().parents[3]
+# A short k6 run that must not fail a single request nor a single check.
+SMOKE = {"VUS": "4", "DURATION": "2s", "THRESHOLD_FAILED": "0", "THRESHOLD_CHECKS": "1"}
 
 
 @pytest.fixture
@@ -16,3 +27,55 @@ def project(tmp_path: Path) -> Callable[[str], Path]:
         return tmp_path
 
     return make
+
+
+@dataclass(frozen=True)
+class K6Outcome:
+    returncode: int
+    summary: dict[str, Any]
+    output: str
+
+    def measured(self, metric: str) -> dict[str, float]:
+        """The values of `metric` in the measured phase."""
+        values: dict[str, float] = self.summary["metrics"][f"{metric}{{phase:measure}}"]["values"]
+        return values
+
+    def assert_clean(self) -> None:
+        """Thresholds passed, requests were sent, none failed, every check passed."""
+        assert self.returncode == 0, self.output
+        assert self.measured("http_reqs")["count"] > 0
+        assert self.measured("http_req_failed")["rate"] == 0
+        assert self.measured("checks")["rate"] == 1
+
+
+K6Smoke = Callable[..., K6Outcome]
+
+
+@pytest.fixture
+def k6_smoke(tmp_path: Path) -> K6Smoke:
+    """Run loadtests/<script> with SMOKE under `env`, its JSON summary read back;
+    `open_files` (soft, hard) limits the file descriptors k6 may open."""
+
+    def run(
+        script: str, env: Mapping[str, str], open_files: tuple[int, int] | None = None
+    ) -> K6Outcome:
+        summary = tmp_path / "summary.json"
+        summary.unlink(missing_ok=True)
+        argv = k6_argv(
+            k6_binary(),
+            ROOT / "loadtests" / script,
+            {**SMOKE, **env, "SUMMARY_JSON": str(summary)},
+        )
+
+        def limit() -> None:
+            if open_files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
+
+        result = subprocess.run(
+            argv, cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=limit
+        )
+        output = result.stdout + result.stderr[-2000:]
+        assert summary.is_file(), output
+        return K6Outcome(result.returncode, json.loads(summary.read_text()), output)
+
+    return run

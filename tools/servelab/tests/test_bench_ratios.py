@@ -65,3 +65,87 @@ def test_goals_are_met_per_value_and_unmeasured_goals_are_not_met() -> None:
         ("b at least 0.8 a", "gunicorn", True),
         ("never run", None, False),
     ]
+
+
+ELAPSED = {
+    ("uvicorn", 1, "hey /sync"): 25.4,
+    ("uvicorn", 1, "hey /async"): 1.3,
+    ("pool", 1, "hey /sync"): 1.8,
+    ("cpu", 1, "client /async"): 2.0,
+}
+SETTINGS = {
+    ("uvicorn", 1, "hey /sync"): {"WAITING_TIME": "1"},
+    ("uvicorn", 1, "hey /async"): {"WAITING_TIME": "1"},
+    ("pool", 1, "hey /sync"): {"WAITING_TIME": "1", "THREADPOOL_SIZE": "1000"},
+    ("cpu", 1, "client /async"): {"WAITING_TIME": "0.2"},
+}
+ROUNDS = RatioSpec("rounds", "", Side(), Side(setting="WAITING_TIME"), metric="elapsed_s")
+
+
+def test_a_metric_over_a_setting_is_one_value_per_cell() -> None:
+    values = ratio_values(ROUNDS, ELAPSED, ["uvicorn", "pool", "cpu"], SETTINGS)
+    assert [(v.where, v.value) for v in values] == [
+        ("uvicorn (hey /sync)", 25.4),
+        ("uvicorn (hey /async)", 1.3),
+        ("pool (hey /sync)", 1.8),
+        ("cpu (client /async)", 10.0),
+    ]
+
+
+def test_a_cell_without_the_setting_gives_no_value() -> None:
+    values = ratio_values(ROUNDS, ELAPSED, ["uvicorn"], {})
+    assert values == []
+
+
+def test_a_plain_metric_of_one_endpoint_names_only_the_variant() -> None:
+    spec = RatioSpec("errors", "", Side(endpoint="hey /sync"), None, metric="error_count")
+    values = ratio_values(spec, {**ELAPSED, ("uvicorn", 1, "hey /sync"): 0.0}, ["uvicorn", "pool"])
+    assert [(v.where, v.value) for v in values] == [("uvicorn", 0.0), ("pool", 1.8)]
+
+
+def test_several_denominator_variants_mean_the_fastest_of_them() -> None:
+    rates = {**RATES, ("empty", 1, "limit"): 500.0}
+    spec = RatioSpec(
+        "a / limit",
+        "",
+        Side(variants=("uvicorn",), endpoint="a"),
+        Side(variants=("reference", "empty"), endpoint="limit"),
+    )
+    [value] = ratio_values(spec, rates, [*VARIANTS, "empty"])
+    assert value.value == pytest.approx(100.0 / 500.0)
+
+
+def test_goals_bound_from_above_and_filter_the_values_they_judge() -> None:
+    values = ratio_values(ROUNDS, ELAPSED, ["uvicorn", "pool", "cpu"], SETTINGS)
+    goal = GoalSpec("async within 1.3x", "rounds", maximum=1.3, endpoint="hey /async")
+    [result] = goal_results([goal], values)
+    assert result.value is not None and result.value.variant == "uvicorn"
+    assert result.met
+    sized = GoalSpec("sized pool within 1.5x", "rounds", maximum=1.5, variants=("pool",))
+    assert [r.met for r in goal_results([sized], values)] == [False]
+    band = GoalSpec("about 25 rounds", "rounds", 20, 30, variants=("uvicorn",), workers=(1,))
+    assert [r.met for r in goal_results([band], values)] == [True, False]
+    other_workers = GoalSpec("two workers", "rounds", maximum=1.0, workers=(2,))
+    assert [r.value for r in goal_results([other_workers], values)] == [None]
+
+
+def test_a_best_goal_judges_only_the_highest_value_per_worker_count() -> None:
+    spec = RatioSpec(
+        "a / limit", "", Side(endpoint="a"), Side(variants=("reference",), endpoint="limit")
+    )
+    values = ratio_values(spec, RATES, VARIANTS)
+    [result] = goal_results([GoalSpec("fastest", "a / limit", 0.4, best=True)], values)
+    assert result.value is not None
+    assert (result.value.variant, result.value.workers, result.met) == ("gunicorn", 1, True)
+
+
+def test_a_denominator_can_fix_its_number_of_workers() -> None:
+    """Tornado in N processes over Tornado in one, whatever N the column has."""
+    spec = RatioSpec(
+        "multi/single",
+        "",
+        Side(variants=("uvicorn",), endpoint="a"),
+        Side(variants=("uvicorn",), endpoint="a", workers=1),
+    )
+    values = ratio_values(spec, RATES, VARIANTS)
+    assert [(v.workers, v.value) for v in values] == [(1, 1.0), (2, 1.8)]

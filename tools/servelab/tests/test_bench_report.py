@@ -123,11 +123,11 @@ def test_server_tables_carry_the_published_figures(markdown: str) -> None:
     assert "### uvicorn" in markdown
     assert (
         "| upload/single | write-up, 40 workers | 27450 | 2718.32 | 29.36 | 19.74 | 51.66 "
-        "| 58.80 | 68.87 | — | — |" in markdown
+        "| 58.80 | 68.87 | 86.17 | — | — |" in markdown
     )
     assert (
         "| upload/single | ours, 1 worker | 1200 | 400.0 | 100.00 | 90.00 | 110.00 | 130.00 "
-        "| 200.00 | 0 | 2.0 (50%) |" in markdown
+        "| 200.00 | 250.00 | 0 | 2.0 (50%) |" in markdown
     )
     assert "| upload/single | write-up, 1 worker | 2414 | 239.01 |" in markdown
 
@@ -151,8 +151,8 @@ def test_results_json_round_trips(tmp_path: Path) -> None:
     run = run_from_json(RUN)
     assert load_run(save_run(run, tmp_path / "files.json")) == run
     assert run.k6_cpu_s == pytest.approx(2.0 * len(RUN["cells"]))
-    assert run.rates()[("reference", 1, "GET /payload/health.jpg")] == 4000.0
-    assert ("gunicorn", 1, "upload/single") not in run.rates()
+    assert run.values()[("reference", 1, "GET /payload/health.jpg")] == 4000.0
+    assert ("gunicorn", 1, "upload/single") not in run.values()
 
 
 def test_charts_are_png_files_beside_the_report(tmp_path: Path) -> None:

@@ -4,12 +4,15 @@ from typing import Any
 
 import pytest
 
-from servelab.bench.summary import SummaryError, measurement
+from servelab.bench.load import Load
+from servelab.bench.summary import ERROR_KINDS, SummaryError, measurement
+
+TIMED = Load(vus=100, duration_s=4.0)
 
 
 def _summary(**errors: int) -> dict[str, Any]:
     """The parts of a k6 summary (loadtests/lib/summary.js) that the runner reads."""
-    counts = {"connect": 0, "timeout": 0, "non_2xx": 0, "other": 0, **errors}
+    counts = {**dict.fromkeys(ERROR_KINDS, 0), **errors}
     return {
         "metrics": {
             "http_reqs": {"values": {"count": 1300, "rate": 325.0}},
@@ -37,7 +40,7 @@ def _summary(**errors: int) -> dict[str, Any]:
 
 
 def test_measured_phase_in_wrk_terms() -> None:
-    m = measurement(_summary(), duration_s=4.0)
+    m = measurement(_summary(), TIMED)
     assert m.requests == 1000
     assert m.rps == 250.0
     assert (m.avg_ms, m.p50_ms, m.p75_ms, m.p90_ms, m.p99_ms, m.max_ms) == (
@@ -48,12 +51,13 @@ def test_measured_phase_in_wrk_terms() -> None:
         90.0,
         120.0,
     )
-    assert m.errors == {"connect": 0, "timeout": 0, "non_2xx": 0, "other": 0}
+    assert m.errors == dict.fromkeys(ERROR_KINDS, 0)
+    assert m.elapsed_s == 4.0
     assert m.ok_rps == 250.0
 
 
 def test_errors_by_kind_and_successful_rate() -> None:
-    m = measurement(_summary(non_2xx=100, timeout=50), duration_s=4.0)
+    m = measurement(_summary(non_2xx=100, timeout=50), TIMED)
     assert m.errors["non_2xx"] == 100
     assert m.error_count == 150
     assert m.failed_rate == pytest.approx(0.15)
@@ -64,4 +68,15 @@ def test_summary_without_the_measured_sub_metrics_is_refused() -> None:
     summary = _summary()
     del summary["metrics"]["http_reqs{phase:measure}"]
     with pytest.raises(SummaryError, match=r"http_reqs\{phase:measure\}"):
-        measurement(summary, duration_s=4.0)
+        measurement(summary, TIMED)
+
+
+def test_a_counted_shape_measured_the_whole_run_like_heys_total() -> None:
+    summary = {**_summary(), "state": {"testRunDurationMs": 1250.4}}
+    hey = Load(vus=1000, shape="hey", iterations=1, max_duration_s=60)
+    m = measurement(summary, hey)
+    assert m.elapsed_s == 1.25
+    assert m.rps == pytest.approx(1000 / 1.2504)
+    assert m.metric("elapsed_s") == 1.25
+    with pytest.raises(SummaryError, match="testRunDurationMs"):
+        measurement(_summary(), hey)

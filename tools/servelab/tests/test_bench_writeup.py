@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from servelab.bench.writeup import load_write_up
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -34,7 +36,67 @@ def test_figures_are_the_printed_numbers() -> None:
 
 def test_rates_are_keyed_by_our_variant_names() -> None:
     write_up = load_write_up(ROOT / "loadtests" / "reference" / "files.toml")
-    rates = write_up.rates({"uv": "uvicorn"})
+    rates = write_up.values({"uv": "uvicorn"})
     assert rates[("uv", 1, "upload/single/sync")] == 246.24
     assert all(variant == "uv" for variant, _, _ in rates)
     assert len(rates) == 13 + 5
+
+
+def test_wait_write_up_holds_heys_summaries_and_the_clients_times() -> None:
+    write_up = load_write_up(ROOT / "loadtests" / "reference" / "wait.toml")
+    assert [(run.server, run.workers) for run in write_up.runs] == [
+        ("uvicorn", 1),
+        ("gunicorn", 1),
+        ("flask", 1),
+        ("ocr-service", 1),
+    ]
+    assert write_up.settings == {"MODEL": "wait", "WAITING_TIME": "1", "WORKERS": "1"}
+    sync = write_up.figure("uvicorn", 1, "hey /sync")
+    assert sync is not None
+    assert (sync.elapsed_s, sync.rps, sync.max_ms, sync.min_ms, sync.p99_ms) == (
+        9.1911,
+        108.8007,
+        9180.5,
+        1008.4,
+        9149.9,
+    )
+    assert sum(count for _, count in sync.printed["histogram"]) == 1000
+    assert sync.printed["details"]["resp_wait"] == [3.4776, 1.0031, 9.1080]
+    flask = write_up.figure("flask", 1, "client /wait")
+    assert flask is not None
+    assert flask.elapsed_s == 10.079250574111938
+    assert len(flask.printed["latencies_s"]) == flask.requests == 10
+    assert flask.max_ms == pytest.approx(max(flask.printed["latencies_s"]) * 1000)
+
+
+def test_hello_write_up_holds_every_wrk_run_and_its_socket_errors() -> None:
+    write_up = load_write_up(ROOT / "loadtests" / "reference" / "hello.toml")
+    published = {(f.server, f.workers): f for f in write_up.figures}
+    assert set(published) == {
+        ("gunicorn-sync", 8),
+        ("gunicorn-threads", 8),
+        ("gunicorn-gevent", 8),
+        ("tornado", 1),
+        ("tornado-multi", 8),
+    }
+    assert write_up.workers("uwsgi") == [8]
+    assert all(f.errors is not None and f.errors["connect"] == 155 for f in published.values())
+    gevent = published["gunicorn-gevent", 8]
+    assert (gevent.requests, gevent.rps, gevent.avg_ms, gevent.max_ms) == (
+        53758,
+        1785.80,
+        5.18,
+        1970.0,
+    )
+    assert gevent.error_count == 155 + 129 + 5 + 119
+    assert gevent.printed["thread_rps"]["max"] == 2490.0
+    assert gevent.p50_ms is None
+
+
+def test_values_of_any_metric_skip_what_the_write_up_did_not_print() -> None:
+    write_up = load_write_up(ROOT / "loadtests" / "reference" / "wait.toml")
+    elapsed = write_up.values({"uv": "uvicorn"}, "elapsed_s")
+    assert elapsed[("uv", 1, "client /sync")] == 1.0637059211730957
+    rates = write_up.values({"uv": "uvicorn"})
+    assert ("uv", 1, "client /sync") not in rates
+    assert write_up.cell_settings(rates)[("uv", 1, "hey /sync")]["WAITING_TIME"] == "1"

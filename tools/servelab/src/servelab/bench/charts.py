@@ -1,5 +1,5 @@
-"""PNG charts of a run (matplotlib, Agg): requests/s per endpoint and server, and
-latency percentiles per server."""
+"""PNG charts of a run (matplotlib, Agg): requests/s per endpoint and server, the total
+time of counted bursts, and latency percentiles per server."""
 
 from __future__ import annotations
 
@@ -46,22 +46,34 @@ def _measured(run: BenchRun) -> list[CellResult]:
     return [cell for cell in run.cells if cell.measurement is not None]
 
 
-def rps_chart(run: BenchRun, path: Path) -> Path:
-    cells = _measured(run)
+def _metric_chart(
+    cells: Sequence[CellResult], metric: str, path: Path, title: str, xlabel: str
+) -> Path:
     endpoints = list(dict.fromkeys(cell.endpoint for cell in cells))
     servers = list(dict.fromkeys((cell.variant, cell.workers) for cell in cells))
-    rates = {
-        (c.variant, c.workers, c.endpoint): c.measurement.rps
+    values = {
+        (c.variant, c.workers, c.endpoint): c.measurement.metric(metric)
         for c in cells
         if c.measurement is not None
     }
     series = [
-        (f"{variant} w{workers}", [rates.get((variant, workers, e), 0.0) for e in endpoints])
+        (f"{variant} w{workers}", [values.get((variant, workers, e), 0.0) for e in endpoints])
         for variant, workers in servers
     ]
-    return _grouped_barh(
-        path, f"{run.family}: requests/s ({run.form})", "requests/s", endpoints, series
+    return _grouped_barh(path, title, xlabel, endpoints, series)
+
+
+def rps_chart(run: BenchRun, path: Path) -> Path:
+    return _metric_chart(
+        _measured(run), "rps", path, f"{run.family}: requests/s ({run.form})", "requests/s"
     )
+
+
+def total_chart(run: BenchRun, path: Path) -> Path:
+    """The total time of every counted cell (hey's Total): how long the burst took."""
+    cells = [cell for cell in _measured(run) if cell.load.counted]
+    title = f"{run.family}: total time of each burst ({run.form})"
+    return _metric_chart(cells, "elapsed_s", path, title, "seconds")
 
 
 def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> Path:
@@ -80,9 +92,12 @@ def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> Path
 
 
 def write_charts(run: BenchRun, directory: Path, base: Path) -> dict[str, str]:
-    """Every chart of `run` under `directory`; keys: `rps`, `latency:<variant>:<workers>`;
+    """Every chart of `run` under `directory`; keys: `rps`, `total` (where cells ran a
+    counted shape), `latency:<variant>:<workers>`;
     values: paths relative to `base` (where the report lives)."""
     charts = {"rps": rps_chart(run, directory / "rps.png")}
+    if any(cell.load.counted for cell in _measured(run)):
+        charts["total"] = total_chart(run, directory / "total.png")
     for variant, workers in dict.fromkeys((c.variant, c.workers) for c in _measured(run)):
         charts[f"latency:{variant}:{workers}"] = latency_chart(
             run, variant, workers, directory / f"latency-{variant}-w{workers}.png"

@@ -1,4 +1,5 @@
-"""A benchmark matrix (loadtests/matrix/<family>.toml): variants x workers x endpoints."""
+"""A benchmark matrix (loadtests/matrix/<family>.toml): variants x workers x endpoints,
+each cell with its load shape and the settings its server starts with."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from servelab.bench.errors import BenchError
+from servelab.bench.load import Load, LoadError, parse_load
 from servelab.bench.ratios import GoalSpec, RatioSpec, Side
+from servelab.bench.summary import METRICS
 
 FORMS = ("quick", "full")
+# The variable compose.yaml reads the number of worker processes from, unless the matrix
+# or a variant names another.
+WORKERS_ENV = "WEB_CONCURRENCY"
 
 
 class MatrixError(BenchError):
@@ -23,6 +29,7 @@ class Endpoint:
     key: str
     script: str
     env: Mapping[str, str]
+    shape: str | None = None
 
 
 @dataclass(frozen=True)
@@ -33,20 +40,15 @@ class Variant:
     write_up: str | None
     endpoints: Mapping[str, tuple[Endpoint, ...]]
     workers: Mapping[str, tuple[int, ...]]
+    env: Mapping[str, str]
+    workers_env: str = WORKERS_ENV
+    shape: str | None = None
+    # Server and k6 on disjoint CPUs (cpus.plan); off where the server mostly waits and
+    # k6's burst needs every CPU.
+    pin: bool = True
 
     def endpoints_for(self, form: str) -> tuple[Endpoint, ...]:
         return self.endpoints.get(form, ())
-
-
-@dataclass(frozen=True)
-class Load:
-    vus: int
-    duration_s: float
-    warmup_s: float
-
-    @property
-    def seconds(self) -> float:
-        return self.warmup_s + self.duration_s
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,22 @@ class Cell:
     variant: Variant
     workers: int
     endpoint: Endpoint
+    load: Load
+    settings: Mapping[str, str]
 
     @property
     def label(self) -> str:
         return f"{self.variant.name} w{self.workers} {self.endpoint.key}"
+
+    @property
+    def server_env(self) -> dict[str, str]:
+        """What compose interpolates for this cell's server: the form's settings, the
+        variant's own, and the number of workers."""
+        return {
+            **self.settings,
+            **self.variant.env,
+            self.variant.workers_env: str(self.workers),
+        }
 
 
 @dataclass(frozen=True)
@@ -72,16 +86,24 @@ class Matrix:
     family: str
     title: str
     write_up: str
-    payload: Payload
+    payload: Payload | None
     loads: Mapping[str, Load]
     variants: tuple[Variant, ...]
     ratios: tuple[RatioSpec, ...]
     goals: tuple[GoalSpec, ...]
+    shapes: Mapping[str, Mapping[str, Load]]
+    settings: Mapping[str, Mapping[str, str]]
+    notes: str = ""
 
-    def load(self, form: str) -> Load:
-        if form not in self.loads:
-            raise MatrixError(f"{self.family}: no [load.{form}]")
-        return self.loads[form]
+    def load(self, form: str, shape: str | None = None) -> Load:
+        """The form's default load, or that of the named shape."""
+        if shape is None:
+            if form not in self.loads:
+                raise MatrixError(f"{self.family}: no [load.{form}]")
+            return self.loads[form]
+        if form not in self.shapes.get(shape, {}):
+            raise MatrixError(f"{self.family}: no [shapes.{shape}.{form}]")
+        return self.shapes[shape][form]
 
     def cells(self, form: str) -> list[Cell]:
         """Every cell of `form`, fewer workers first. Variants take turns endpoint by
@@ -91,8 +113,15 @@ class Matrix:
             e.key for variant in self.variants for e in variant.endpoints_for(form)
         )
         workers = sorted({w for variant in self.variants for w in variant.workers.get(form, ())})
+        settings = self.settings.get(form, {})
         return [
-            Cell(variant, count, endpoint)
+            Cell(
+                variant,
+                count,
+                endpoint,
+                self.load(form, endpoint.shape or variant.shape),
+                settings,
+            )
             for count in workers
             for key in keys
             for variant in self.variants
@@ -108,6 +137,10 @@ def _require(table: Mapping[str, Any], key: str, where: str) -> Any:
     return table[key]
 
 
+def _strings(table: Mapping[str, Any]) -> dict[str, str]:
+    return {str(key): str(value) for key, value in table.items()}
+
+
 def _endpoints(raw: Mapping[str, Any]) -> dict[str, tuple[Endpoint, ...]]:
     sets = {}
     for name, items in raw.items():
@@ -115,29 +148,12 @@ def _endpoints(raw: Mapping[str, Any]) -> dict[str, tuple[Endpoint, ...]]:
             Endpoint(
                 key=_require(item, "key", f"endpoints.{name}"),
                 script=_require(item, "script", f"endpoints.{name}"),
-                env={str(k): str(v) for k, v in item.get("env", {}).items()},
+                env=_strings(item.get("env", {})),
+                shape=item.get("shape"),
             )
             for item in items
         )
     return sets
-
-
-def _variant(
-    name: str, raw: Mapping[str, Any], sets: Mapping[str, tuple[Endpoint, ...]]
-) -> Variant:
-    where = f"variants.{name}"
-    workers = _require(raw, "workers", where)
-    unknown = set(workers) - set(FORMS)
-    if unknown:
-        raise MatrixError(f"{where}: workers for unknown form(s) {sorted(unknown)}")
-    return Variant(
-        name=name,
-        profile=_require(raw, "profile", where),
-        service=_require(raw, "service", where),
-        write_up=raw.get("write_up"),
-        endpoints=_variant_endpoints(_require(raw, "endpoints", where), sets, where),
-        workers={form: tuple(int(w) for w in values) for form, values in workers.items()},
-    )
 
 
 def _variant_endpoints(
@@ -160,9 +176,75 @@ def _variant_endpoints(
     return chosen
 
 
+def _variant(
+    name: str,
+    raw: Mapping[str, Any],
+    sets: Mapping[str, tuple[Endpoint, ...]],
+    workers_env: str,
+    pin: bool,
+) -> Variant:
+    where = f"variants.{name}"
+    workers = _require(raw, "workers", where)
+    unknown = set(workers) - set(FORMS)
+    if unknown:
+        raise MatrixError(f"{where}: workers for unknown form(s) {sorted(unknown)}")
+    return Variant(
+        name=name,
+        profile=_require(raw, "profile", where),
+        service=_require(raw, "service", where),
+        write_up=raw.get("write_up"),
+        endpoints=_variant_endpoints(_require(raw, "endpoints", where), sets, where),
+        workers={form: tuple(int(w) for w in values) for form, values in workers.items()},
+        env=_strings(raw.get("env", {})),
+        workers_env=raw.get("workers_env", workers_env),
+        shape=raw.get("shape"),
+        pin=bool(raw.get("pin", pin)),
+    )
+
+
 def _side(raw: Mapping[str, Any]) -> Side:
     variants = raw.get("variants")
-    return Side(variants=tuple(variants) if variants else None, endpoint=raw.get("endpoint"))
+    workers = raw.get("workers")
+    return Side(
+        variants=tuple(variants) if variants else None,
+        endpoint=raw.get("endpoint"),
+        setting=raw.get("setting"),
+        workers=int(workers) if workers is not None else None,
+    )
+
+
+def _ratio(item: Mapping[str, Any]) -> RatioSpec:
+    name = _require(item, "name", "ratios")
+    metric = item.get("metric", "ok_rps")
+    if metric not in METRICS:
+        known = ", ".join(METRICS)
+        raise MatrixError(f"ratio {name!r}: unknown metric {metric!r} (known: {known})")
+    denominator = item.get("denominator")
+    return RatioSpec(
+        name=name,
+        about=item.get("about", ""),
+        numerator=_side(_require(item, "numerator", "ratios")),
+        denominator=_side(denominator) if denominator is not None else None,
+        metric=metric,
+    )
+
+
+def _goal(item: Mapping[str, Any]) -> GoalSpec:
+    goal = _require(item, "goal", "goals")
+    if "min" not in item and "max" not in item:
+        raise MatrixError(f"goal {goal!r}: needs `min`, `max` or both")
+    variants = item.get("variants")
+    workers = item.get("workers")
+    return GoalSpec(
+        goal=goal,
+        ratio=_require(item, "ratio", "goals"),
+        minimum=float(item["min"]) if "min" in item else None,
+        maximum=float(item["max"]) if "max" in item else None,
+        variants=tuple(variants) if variants else None,
+        endpoint=item.get("endpoint"),
+        workers=tuple(int(w) for w in workers) if workers else None,
+        best=bool(item.get("best", False)),
+    )
 
 
 def _check_names(
@@ -172,59 +254,67 @@ def _check_names(
     for goal in goals:
         if goal.ratio not in names:
             raise MatrixError(f"goal {goal.goal!r} names no ratio {goal.ratio!r}")
+        unknown = set(goal.variants or ()) - variants
+        if unknown:
+            raise MatrixError(f"goal {goal.goal!r} names unknown variants {sorted(unknown)}")
     for ratio in ratios:
-        for side in (ratio.numerator, ratio.denominator):
+        for side in (ratio.numerator, ratio.denominator or Side()):
             unknown = set(side.variants or ()) - variants
             if unknown:
                 raise MatrixError(f"ratio {ratio.name!r} names unknown variants {sorted(unknown)}")
 
 
+def _loads(raw: Mapping[str, Any], where: str, shape: str = "wrk") -> dict[str, Load]:
+    unknown = set(raw) - set(FORMS)
+    if unknown:
+        raise MatrixError(f"{where}: unknown form(s) {sorted(unknown)}")
+    try:
+        return {form: parse_load(table, f"{where}.{form}", shape) for form, table in raw.items()}
+    except LoadError as error:
+        raise MatrixError(str(error)) from error
+
+
+def _payload(raw: Mapping[str, Any] | None) -> Payload | None:
+    if raw is None:
+        return None
+    return Payload(
+        size=int(_require(raw, "size", "payload")),
+        volume=_require(raw, "volume", "payload"),
+        name=_require(raw, "name", "payload"),
+    )
+
+
 def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
     family = _require(raw, "family", "matrix")
     sets = _endpoints(_require(raw, "endpoints", family))
+    workers_env = raw.get("workers_env", WORKERS_ENV)
+    pin = bool(raw.get("pin", True))
     variants = tuple(
-        _variant(name, table, sets) for name, table in _require(raw, "variants", family).items()
+        _variant(name, table, sets, workers_env, pin)
+        for name, table in _require(raw, "variants", family).items()
     )
-    payload = _require(raw, "payload", family)
-    ratios = tuple(
-        RatioSpec(
-            name=_require(item, "name", "ratios"),
-            about=item.get("about", ""),
-            numerator=_side(_require(item, "numerator", "ratios")),
-            denominator=_side(_require(item, "denominator", "ratios")),
-        )
-        for item in raw.get("ratios", [])
-    )
-    goals = tuple(
-        GoalSpec(
-            goal=_require(item, "goal", "goals"),
-            ratio=_require(item, "ratio", "goals"),
-            minimum=float(_require(item, "min", "goals")),
-        )
-        for item in raw.get("goals", [])
-    )
+    ratios = tuple(_ratio(item) for item in raw.get("ratios", []))
+    goals = tuple(_goal(item) for item in raw.get("goals", []))
     _check_names(ratios, goals, {variant.name for variant in variants})
-    return Matrix(
+    matrix = Matrix(
         family=family,
         title=raw.get("title", family),
         write_up=_require(raw, "write_up", family),
-        payload=Payload(
-            size=int(_require(payload, "size", "payload")),
-            volume=_require(payload, "volume", "payload"),
-            name=_require(payload, "name", "payload"),
-        ),
-        loads={
-            form: Load(
-                vus=int(_require(table, "vus", f"load.{form}")),
-                duration_s=float(_require(table, "duration_s", f"load.{form}")),
-                warmup_s=float(table.get("warmup_s", 0)),
-            )
-            for form, table in _require(raw, "load", family).items()
-        },
+        payload=_payload(raw.get("payload")),
+        loads=_loads(_require(raw, "load", family), "load"),
         variants=variants,
         ratios=ratios,
         goals=goals,
+        shapes={
+            name: _loads(table, f"shapes.{name}", name)
+            for name, table in raw.get("shapes", {}).items()
+        },
+        settings={form: _strings(table) for form, table in raw.get("settings", {}).items()},
+        notes=raw.get("report", {}).get("notes", "").strip(),
     )
+    for form in matrix.loads:
+        matrix.cells(form)
+    return matrix
 
 
 def matrix_path(project_dir: Path, family: str) -> Path:

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from typing import TextIO
 
 
-def eta_s(durations: Sequence[float], remaining: int, estimate_s: float) -> float:
-    """Seconds left: the mean time of the cells done so far (or the estimate before any)."""
+def eta_s(durations: Sequence[float], remaining: int, estimate_s: float | None) -> float | None:
+    """Seconds left: the mean time of the cells done so far (or the estimate before any;
+    None without one)."""
     per_cell = sum(durations) / len(durations) if durations else estimate_s
-    return per_cell * remaining
+    return None if per_cell is None else per_cell * remaining
 
 
 def clock(seconds: float) -> str:
@@ -19,7 +20,7 @@ def clock(seconds: float) -> str:
 
 
 class Progress:
-    def __init__(self, total: int, estimate_s: float, stream: TextIO) -> None:
+    def __init__(self, total: int, estimate_s: float | None, stream: TextIO) -> None:
         self.total = total
         self.estimate_s = estimate_s
         self.stream = stream
@@ -28,7 +29,8 @@ class Progress:
 
     def begin(self, index: int, what: str) -> None:
         left = eta_s(self.durations, self.total - index, self.estimate_s)
-        self._write(f"[{index + 1}/{self.total}] {what}  (about {clock(left)} left)")
+        eta = "" if left is None else f"  (about {clock(left)} left)"
+        self._write(f"[{index + 1}/{self.total}] {what}{eta}")
         self._started = time.monotonic()
 
     def end(self, outcome: str) -> None:

@@ -1,8 +1,10 @@
-"""Ratios of requests/s within one run, and the goals stated as ratios.
+"""Ratios of cells measured in one run, and the goals stated as ratios.
 
 Absolute requests/s depend on the machine (and on k6 sharing it); the ratio of two
 cells measured in the same run carries across machines, so the reports compare
-those with the write-up's.
+those with the write-up's. A ratio divides one metric (successful requests/s unless
+it names another) of a cell by that of another cell; or, cell by cell, by one of the
+cell's own settings (total seconds / WAITING_TIME), or by nothing (the metric itself).
 """
 
 from __future__ import annotations
@@ -11,17 +13,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import geometric_mean
 
-# (variant, workers, endpoint) -> successful requests/s
-Rates = Mapping[tuple[str, int, str], float]
+# (variant, workers, endpoint)
+Key = tuple[str, int, str]
+# One metric of every cell measured.
+Values = Mapping[Key, float]
+# The settings each cell's server ran with.
+Settings = Mapping[Key, Mapping[str, str]]
 
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a ratio: which variants (None: the other side's) and which endpoint
-    (None: every endpoint the two sides share, combined as a geometric mean)."""
+    """One side of a ratio: which variants (None: the other side's; several in a
+    denominator: the fastest of them, the limit) and which endpoint (None: every endpoint
+    the two sides share, combined as a geometric mean). A denominator may fix its number
+    of `workers` (None: the numerator's), or name a `setting` of the numerator's cell
+    instead of a cell."""
 
     variants: tuple[str, ...] | None = None
     endpoint: str | None = None
+    setting: str | None = None
+    workers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -29,14 +40,44 @@ class RatioSpec:
     name: str
     about: str
     numerator: Side
-    denominator: Side
+    denominator: Side | None
+    metric: str = "ok_rps"
+
+    @property
+    def plain(self) -> bool:
+        """No denominator: the metric itself, one value per cell."""
+        return self.denominator is None
+
+    @property
+    def per_cell(self) -> bool:
+        """The metric itself or over the cell's own setting: a value for every cell."""
+        return self.denominator is None or self.denominator.setting is not None
 
 
 @dataclass(frozen=True)
 class GoalSpec:
+    """A ratio's values must lie within `minimum` and `maximum`: each value (of the
+    `variants`, `endpoint` and `workers` named, by default all), or only the best one
+    (`best`: the highest, per number of workers)."""
+
     goal: str
     ratio: str
-    minimum: float
+    minimum: float | None = None
+    maximum: float | None = None
+    variants: tuple[str, ...] | None = None
+    endpoint: str | None = None
+    workers: tuple[int, ...] | None = None
+    best: bool = False
+
+    def met_by(self, value: float) -> bool:
+        low = self.minimum is None or value >= self.minimum
+        high = self.maximum is None or value <= self.maximum
+        return low and high
+
+    def judges(self, value: RatioValue) -> bool:
+        variant = self.variants is None or value.variant in self.variants
+        workers = self.workers is None or value.workers in self.workers
+        return variant and workers and self.endpoint in (None, value.endpoint)
 
 
 @dataclass(frozen=True)
@@ -46,6 +87,12 @@ class RatioValue:
     workers: int
     value: float
     pairs: int
+    endpoint: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The variant, and the endpoint where the value is one endpoint's of several."""
+        return self.variant if self.endpoint is None else f"{self.variant} ({self.endpoint})"
 
 
 @dataclass(frozen=True)
@@ -55,27 +102,30 @@ class GoalResult:
 
     @property
     def met(self) -> bool:
-        return self.value is not None and self.value.value >= self.goal.minimum
+        return self.value is not None and self.goal.met_by(self.value.value)
 
 
 def _endpoint_pairs(
-    spec: RatioSpec, rates: Rates, variant: str, other: str, workers: int
+    spec: RatioSpec, values: Values, variant: str, other: str, workers: int, theirs_w: int
 ) -> list[tuple[str, str]]:
+    assert spec.denominator is not None
     top, bottom = spec.numerator.endpoint, spec.denominator.endpoint
     if top or bottom:
         return [(top or bottom or "", bottom or top or "")]
-    mine = {e for (v, w, e) in rates if v == variant and w == workers}
-    theirs = {e for (v, w, e) in rates if v == other and w == workers}
+    mine = {e for (v, w, e) in values if v == variant and w == workers}
+    theirs = {e for (v, w, e) in values if v == other and w == theirs_w}
     return [(endpoint, endpoint) for endpoint in sorted(mine & theirs)]
 
 
 def _value(
-    spec: RatioSpec, rates: Rates, variant: str, other: str, workers: int
+    spec: RatioSpec, values: Values, variant: str, other: str, workers: int
 ) -> RatioValue | None:
+    assert spec.denominator is not None
+    theirs_w = spec.denominator.workers or workers
     quotients = []
-    for top, bottom in _endpoint_pairs(spec, rates, variant, other, workers):
-        numerator = rates.get((variant, workers, top))
-        denominator = rates.get((other, workers, bottom))
+    for top, bottom in _endpoint_pairs(spec, values, variant, other, workers, theirs_w):
+        numerator = values.get((variant, workers, top))
+        denominator = values.get((other, theirs_w, bottom))
         if numerator and denominator:
             quotients.append(numerator / denominator)
     if not quotients:
@@ -83,25 +133,70 @@ def _value(
     return RatioValue(spec.name, variant, workers, geometric_mean(quotients), len(quotients))
 
 
-def ratio_values(spec: RatioSpec, rates: Rates, variants: Sequence[str]) -> list[RatioValue]:
-    """The ratio for each numerator variant and worker count that has both sides measured."""
-    values = []
-    for workers in sorted({w for (_, w, _) in rates}):
+def _divisor(spec: RatioSpec, settings: Settings, key: Key) -> float | None:
+    if spec.denominator is None or spec.denominator.setting is None:
+        return 1.0
+    setting = settings.get(key, {}).get(spec.denominator.setting)
+    return float(setting) if setting else None
+
+
+def _cell_values(
+    spec: RatioSpec, values: Values, variants: Sequence[str], settings: Settings
+) -> list[RatioValue]:
+    one_endpoint = spec.numerator.endpoint
+    result = []
+    for variant in spec.numerator.variants or variants:
+        for key, value in values.items():
+            name, workers, endpoint = key
+            divisor = _divisor(spec, settings, key)
+            if name != variant or one_endpoint not in (None, endpoint) or not divisor:
+                continue
+            shown = None if one_endpoint else endpoint
+            result.append(RatioValue(spec.name, variant, workers, value / divisor, 1, shown))
+    return result
+
+
+def ratio_values(
+    spec: RatioSpec,
+    values: Values,
+    variants: Sequence[str],
+    settings: Settings | None = None,
+) -> list[RatioValue]:
+    """The ratio for each numerator variant and worker count that has both sides measured
+    (against the fastest denominator variant); for a plain metric or one over a setting,
+    its value in every cell of the numerator's variants (and endpoint)."""
+    if spec.per_cell:
+        return _cell_values(spec, values, variants, settings or {})
+    assert spec.denominator is not None
+    result = []
+    for workers in sorted({w for (_, w, _) in values}):
         for variant in spec.numerator.variants or variants:
-            for other in spec.denominator.variants or (variant,):
-                value = _value(spec, rates, variant, other, workers)
-                if value is not None:
-                    values.append(value)
-                    break
-    return values
+            against = [
+                value
+                for other in spec.denominator.variants or (variant,)
+                if (value := _value(spec, values, variant, other, workers)) is not None
+            ]
+            if against:
+                result.append(min(against, key=lambda value: value.value))
+    return result
+
+
+def _best(values: Sequence[RatioValue]) -> list[RatioValue]:
+    best: dict[int, RatioValue] = {}
+    for value in values:
+        if value.workers not in best or value.value > best[value.workers].value:
+            best[value.workers] = value
+    return [best[workers] for workers in sorted(best)]
 
 
 def goal_results(goals: Iterable[GoalSpec], values: Sequence[RatioValue]) -> list[GoalResult]:
-    """One result per measured value of each goal's ratio; a goal never measured gets one
-    result without a value."""
+    """One result per judged value of each goal's ratio (or per best value); a goal never
+    measured gets one result without a value."""
     results = []
     for goal in goals:
-        matching = [value for value in values if value.ratio == goal.ratio]
+        matching = [v for v in values if v.ratio == goal.ratio and goal.judges(v)]
+        if goal.best:
+            matching = _best(matching)
         results.extend(GoalResult(goal, value) for value in matching)
         if not matching:
             results.append(GoalResult(goal, None))

@@ -7,7 +7,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 
 from servelab.bench.matrix import Matrix
-from servelab.bench.ratios import GoalResult, RatioValue, goal_results, ratio_values
+from servelab.bench.ratios import GoalResult, RatioSpec, RatioValue, goal_results, ratio_values
 from servelab.bench.results import BenchRun, CellResult
 from servelab.bench.summary import ERROR_KINDS
 from servelab.bench.writeup import Figure, WriteUp
@@ -21,63 +21,91 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     return [*lines, ""]
 
 
-def _ms(value: float) -> str:
-    return f"{value:.2f}"
+def _ms(value: float | None) -> str:
+    return _DASH if value is None else f"{value:.2f}"
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return _DASH if value is None else f"{value:.{digits}f}"
 
 
 def _workers(workers: int) -> str:
     return f"{workers} worker" + ("" if workers == 1 else "s")
 
 
-def _ratio(value: RatioValue | None) -> str:
+def _amount(spec: RatioSpec | None, value: float) -> str:
+    """A ratio as `1.23×`; a plain metric as it is."""
+    if spec is not None and spec.plain:
+        return f"{value:g}"
+    return f"{value:.2f}×"
+
+
+def _ratio(spec: RatioSpec, value: RatioValue | None) -> str:
     if value is None:
         return _DASH
     over = f" (geomean of {value.pairs})" if value.pairs > 1 else ""
-    return f"{value.value:.2f}×{over}"
+    return f"{_amount(spec, value.value)}{over}"
 
 
 def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
-    m, load, theirs = run.machine, run.load, write_up.machine
+    m, theirs = run.machine, write_up.machine
+    shapes = "; ".join(load.describe() for load in run.loads())
     rows = [
         ("CPU", f"{m.cpu_model}, {m.cpus} CPUs", f"{theirs.get('cpu_cores', _DASH)} cores"),
         ("memory", f"{m.memory_gib:.1f} GiB", str(theirs.get("memory", _DASH))),
         ("OS", f"{m.os}, Linux {m.kernel}", str(theirs.get("os", _DASH))),
         ("Python", m.python, str(theirs.get("python", _DASH))),
-        (
-            "load",
-            f"{m.k6}: {load.vus} VUs (connections), {load.warmup_s:g} s warm-up "
-            f"+ {load.duration_s:g} s measured per cell",
-            write_up.tool,
-        ),
+        ("load", f"{m.k6}: {shapes} per cell", write_up.tool),
         (
             "client CPU",
             f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)",
             _DASH,
         ),
-        ("payload", f"{run.payload_size // 1024} KiB, loadtests/lib/payload.js", write_up.payload),
+    ]
+    if run.payload_size:
+        rows.append(
+            (
+                "payload",
+                f"{run.payload_size // 1024} KiB, loadtests/lib/payload.js",
+                write_up.payload,
+            )
+        )
+    rows.append(
         (
             "other work",
             f"1-minute load average {run.load_average:.2f} when the run started "
             "(other processes sharing the CPUs make absolute figures lower and noisier)",
             _DASH,
-        ),
-    ]
+        )
+    )
     return ["## Machine", "", *_table(["", "this run", "write-up"], rows)]
 
 
-def _goals(results: Sequence[GoalResult]) -> list[str]:
+def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
+    unit = "" if spec is not None and spec.plain else "×"
+    goal = result.goal
+    bounds = []
+    if goal.minimum is not None:
+        bounds.append(f"≥ {goal.minimum:g}{unit}")
+    if goal.maximum is not None:
+        bounds.append(f"≤ {goal.maximum:g}{unit}")
+    return " and ".join(bounds)
+
+
+def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> list[str]:
     rows = []
     for result in results:
         value = result.value
         if value is None:
             rows.append((result.goal.goal, _DASH, _DASH, "not measured", "not met"))
             continue
+        spec = specs.get(result.goal.ratio)
         rows.append(
             (
                 result.goal.goal,
-                value.variant,
+                value.where,
                 _workers(value.workers),
-                f"{value.value:.2f}× (needs ≥ {result.goal.minimum:g}×)",
+                f"{_amount(spec, value.value)} (needs {_needs(result, spec)})",
                 "met" if result.met else "not met",
             )
         )
@@ -86,10 +114,7 @@ def _goals(results: Sequence[GoalResult]) -> list[str]:
 
 def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str], list[RatioValue]]:
     names = [variant.name for variant in matrix.variants]
-    ours_rates = run.rates()
-    theirs_rates = write_up.rates(
-        {variant.name: variant.write_up for variant in matrix.variants if variant.write_up}
-    )
+    mapped = {variant.name: variant.write_up for variant in matrix.variants if variant.write_up}
     our_workers = sorted({cell.workers for cell in run.cells})
     their_workers = sorted({run_.workers for run_ in write_up.runs})
     header = [
@@ -100,26 +125,29 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
     ]
     rows, measured = [], []
     for spec in matrix.ratios:
-        ours = ratio_values(spec, ours_rates, names)
-        theirs = ratio_values(spec, theirs_rates, names)
+        ours = ratio_values(spec, run.values(spec.metric), names, run.settings())
+        published = write_up.values(mapped, spec.metric)
+        theirs = ratio_values(spec, published, names, write_up.cell_settings(published))
         measured += ours
-        for variant in dict.fromkeys(value.variant for value in [*ours, *theirs]):
-            mine = {v.workers: v for v in ours if v.variant == variant}
-            other = {v.workers: v for v in theirs if v.variant == variant}
+        for where in dict.fromkeys(value.where for value in [*ours, *theirs]):
+            mine = {v.workers: v for v in ours if v.where == where}
+            other = {v.workers: v for v in theirs if v.where == where}
             rows.append(
                 [
                     spec.name,
-                    variant,
-                    *(_ratio(mine.get(w)) for w in our_workers),
-                    *(_ratio(other.get(w)) for w in their_workers),
+                    where,
+                    *(_ratio(spec, mine.get(w)) for w in our_workers),
+                    *(_ratio(spec, other.get(w)) for w in their_workers),
                 ]
             )
     about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios]
     lines = [
         "## Ratios",
         "",
-        "Successful requests/s of one cell over another's, both measured in this run; an "
-        "unnamed endpoint means every endpoint both sides ran, combined as a geometric mean.",
+        "A metric of one cell (successful requests/s unless the ratio says otherwise) over "
+        "another cell's, or over one of the cell's own settings, both measured in this run; "
+        "an unnamed endpoint means every endpoint both sides ran, combined as a geometric "
+        "mean. A ratio without a denominator is the metric itself.",
         "",
         *_table(header, rows),
         *about,
@@ -128,47 +156,57 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
     return lines, measured
 
 
+def _error_kinds(errors: Mapping[str, int]) -> str:
+    if not any(errors.values()):
+        return "0"
+    kinds = [*ERROR_KINDS, *(kind for kind in errors if kind not in ERROR_KINDS)]
+    return ", ".join(f"{kind} {errors[kind]}" for kind in kinds if errors.get(kind))
+
+
 def _errors(cell: CellResult) -> str:
     if cell.measurement is None:
         return f"failed: {(cell.error or '').splitlines()[0] if cell.error else ''}"
-    errors = cell.measurement.errors
-    if not any(errors.values()):
-        return "0"
-    return ", ".join(f"{kind} {errors[kind]}" for kind in ERROR_KINDS if errors.get(kind))
+    return _error_kinds(cell.measurement.errors)
 
 
-def _our_row(cell: CellResult) -> list[str]:
+def _our_row(cell: CellResult, totals: bool) -> list[str]:
     m = cell.measurement
     run = f"ours, {_workers(cell.workers)}"
     if m is None:
-        return [cell.endpoint, run, *([_DASH] * 7), _errors(cell), _DASH]
+        return [cell.endpoint, run, *([_DASH] * (9 if totals else 8)), _errors(cell), _DASH]
+    total = [f"{m.elapsed_s:.2f}"] if totals else []
     return [
         cell.endpoint,
         run,
         str(m.requests),
         f"{m.rps:.1f}",
+        *total,
         _ms(m.avg_ms),
         _ms(m.p50_ms),
         _ms(m.p75_ms),
         _ms(m.p90_ms),
         _ms(m.p99_ms),
+        _ms(m.max_ms),
         _errors(cell),
         f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%})",
     ]
 
 
-def _their_row(figure: Figure) -> list[str]:
+def _their_row(figure: Figure, totals: bool) -> list[str]:
+    total = [_number(figure.elapsed_s, 2)] if totals else []
     return [
         figure.endpoint,
         f"write-up, {_workers(figure.workers)}",
-        str(figure.requests),
-        f"{figure.rps:.2f}",
+        _DASH if figure.requests is None else str(figure.requests),
+        _number(figure.rps, 2),
+        *total,
         _ms(figure.avg_ms),
         _ms(figure.p50_ms),
         _ms(figure.p75_ms),
         _ms(figure.p90_ms),
         _ms(figure.p99_ms),
-        _DASH,
+        _ms(figure.max_ms),
+        _DASH if figure.errors is None else _error_kinds(figure.errors),
         _DASH,
     ]
 
@@ -176,31 +214,43 @@ def _their_row(figure: Figure) -> list[str]:
 def _server_tables(
     run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]
 ) -> list[str]:
+    totals = any(load.counted for load in run.loads())
     header = [
         "endpoint",
         "run",
         "requests",
         "req/s",
+        *(["total s"] if totals else []),
         "avg ms",
         "p50 ms",
         "p75 ms",
         "p90 ms",
         "p99 ms",
+        "max ms",
         "errors",
         "k6 CPU s (load)",
     ]
+    counted = (
+        " For a counted shape (hey's) every request is measured: total s is the whole run "
+        "(hey's Total), requests/s the requests over it, and max hey's Slowest less the "
+        "connect time."
+        if totals
+        else ""
+    )
     lines = [
         "## Results per server",
         "",
-        f"Requests are those of the {run.load.duration_s:g} s measured phase (the write-up: "
-        "10 s); latency is k6's http_req_duration (sending + waiting + receiving), like "
-        "wrk's. Errors by kind: connect, timeout, non_2xx, other. k6 CPU is the CPU time k6 "
-        "itself used in the cell, and in brackets its share of what the CPUs it ran on could "
-        "give: near 100%, k6 rather than the server set the pace of that cell.",
+        "Requests are those of the measured phase, after the warm-up of a timed shape "
+        "(wrk's); latency is k6's http_req_duration (sending + waiting + receiving), like "
+        f"wrk's.{counted} Errors by kind: {', '.join(ERROR_KINDS)}. k6 CPU is the CPU time "
+        "k6 itself used in the cell, and in brackets its share of what the CPUs it ran on "
+        "could give: near 100%, k6 rather than the server set the pace of that cell.",
         "",
     ]
     if "rps" in charts:
         lines += [f"![requests/s per endpoint and server]({charts['rps']})", ""]
+    if "total" in charts:
+        lines += [f"![total time per endpoint and server]({charts['total']})", ""]
     for variant in matrix.variants:
         cells = [cell for cell in run.cells if cell.variant == variant.name]
         if not cells:
@@ -211,14 +261,18 @@ def _server_tables(
                 lines += [f"![latency percentiles, {variant.name}]({path})", ""]
         rows = []
         for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
-            rows += [_our_row(cell) for cell in cells if cell.endpoint == endpoint]
+            rows += [_our_row(cell, totals) for cell in cells if cell.endpoint == endpoint]
             if variant.write_up:
                 for workers in write_up.workers(variant.write_up):
                     figure = write_up.figure(variant.write_up, workers, endpoint)
                     if figure is not None:
-                        rows.append(_their_row(figure))
+                        rows.append(_their_row(figure, totals))
         lines += _table(header, rows)
     return lines
+
+
+def _assignments(env: Mapping[str, str]) -> str:
+    return " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
 
 
 def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
@@ -227,31 +281,39 @@ def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
         for workers in sorted({c.workers for c in run.cells if c.variant == variant.name}):
             cells = [c for c in run.cells if (c.variant, c.workers) == (variant.name, workers)]
             ran = next((c for c in cells if c.commands), None)
+            env = _assignments(cells[0].settings)
             lines += [
                 f"**{variant.name}, {_workers(workers)}** ({cells[0].pinning}):",
                 "",
                 "```sh",
-                f"WEB_CONCURRENCY={workers} docker compose --profile {variant.profile} "
-                f"up {variant.service}",
-                f"WEB_CONCURRENCY={workers} servelab up --profile {variant.profile} "
-                f"--only {variant.service}",
+                f"{env} docker compose --profile {variant.profile} up {variant.service}",
+                f"{env} servelab up --profile {variant.profile} --only {variant.service}",
             ]
             if ran is not None:
                 lines += [f"# {name}: {shlex.join(argv)}" for name, argv in ran.commands.items()]
             lines += ["```", ""]
-    endpoints = {(c.endpoint, c.script, tuple(c.env.items())): None for c in run.cells}
     lines += ["Each cell then runs:", "", "```sh", run.k6_command, "```", ""]
+    endpoints = {
+        (c.endpoint, c.script, tuple(c.load.k6_env().items()), tuple(c.env.items())): None
+        for c in run.cells
+    }
     rows = [
-        (key, f"loadtests/{script}", " ".join(f"-e {k}={shlex.quote(v)}" for k, v in env))
-        for key, script, env in endpoints
+        (
+            key,
+            f"loadtests/{script}",
+            " ".join(f"-e {k}={shlex.quote(v)}" for k, v in load),
+            " ".join(f"-e {k}={shlex.quote(v)}" for k, v in env),
+        )
+        for key, script, load, env in endpoints
     ]
-    lines += _table(["endpoint", "script", "endpoint env"], rows)
+    lines += _table(["endpoint", "script", "load shape", "endpoint env"], rows)
     return lines
 
 
 def render(run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]) -> str:
     ratio_lines, measured = _ratios(run, matrix, write_up)
     failed = [cell for cell in run.cells if cell.measurement is None]
+    specs = {spec.name: spec for spec in matrix.ratios}
     lines = [
         f"# {matrix.title}",
         "",
@@ -268,8 +330,10 @@ def render(run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str
     if failed:
         lines += [f"**{len(failed)} cell(s) failed**; see the errors column.", ""]
     lines += _machine(run, write_up)
-    lines += _goals(goal_results(matrix.goals, measured))
+    lines += _goals(goal_results(matrix.goals, measured), specs)
     lines += ratio_lines
+    if matrix.notes:
+        lines += ["## Notes", "", matrix.notes, ""]
     lines += _server_tables(run, matrix, write_up, charts)
     lines += _commands(run, matrix)
     return "\n".join(lines).rstrip() + "\n"

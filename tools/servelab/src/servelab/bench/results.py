@@ -8,8 +8,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from servelab.bench.load import Load
 from servelab.bench.machine import Machine
-from servelab.bench.matrix import Load
+from servelab.bench.matrix import WORKERS_ENV
+from servelab.bench.ratios import Key
 from servelab.bench.summary import Measurement
 
 
@@ -27,7 +29,15 @@ class CellResult:
     k6_cpus: int
     wall_s: float
     measurement: Measurement | None
+    # The cell's load shape, and the settings its server started with (compose's
+    # interpolation variables: the number of workers and the variant's own).
+    load: Load
+    settings: Mapping[str, str]
     error: str | None = None
+
+    @property
+    def key(self) -> Key:
+        return (self.variant, self.workers, self.endpoint)
 
     @property
     def k6_load(self) -> float:
@@ -49,13 +59,21 @@ class BenchRun:
     k6_command: str
     cells: tuple[CellResult, ...]
 
-    def rates(self) -> dict[tuple[str, int, str], float]:
-        """Successful requests/s of every cell that ran, keyed for ratios."""
+    def values(self, metric: str = "ok_rps") -> dict[Key, float]:
+        """One metric (successful requests/s by default) of every cell that ran, keyed
+        for ratios."""
         return {
-            (cell.variant, cell.workers, cell.endpoint): cell.measurement.ok_rps
+            cell.key: cell.measurement.metric(metric)
             for cell in self.cells
             if cell.measurement is not None
         }
+
+    def settings(self) -> dict[Key, Mapping[str, str]]:
+        return {cell.key: cell.settings for cell in self.cells}
+
+    def loads(self) -> list[Load]:
+        """Every load shape the cells ran, in order of first use."""
+        return list(dict.fromkeys(cell.load for cell in self.cells))
 
     def cell(self, variant: str, workers: int, endpoint: str) -> CellResult | None:
         for cell in self.cells:
@@ -68,20 +86,28 @@ class BenchRun:
         return sum(cell.k6_cpu_s for cell in self.cells)
 
 
-def _cell(raw: Mapping[str, Any]) -> CellResult:
+def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:
+    """A saved cell; one saved before cells had loads and settings of their own ran the
+    run's load with only the number of workers set."""
     measured = raw.get("measurement")
     return CellResult(
-        **{**raw, "measurement": Measurement(**measured) if measured is not None else None}
+        **{
+            **raw,
+            "measurement": Measurement(**measured) if measured is not None else None,
+            "load": Load(**raw["load"]) if raw.get("load") else load,
+            "settings": raw.get("settings") or {WORKERS_ENV: str(raw["workers"])},
+        }
     )
 
 
 def run_from_json(raw: Mapping[str, Any]) -> BenchRun:
+    load = Load(**raw["load"])
     return BenchRun(
         **{
             **raw,
             "machine": Machine(**raw["machine"]),
-            "load": Load(**raw["load"]),
-            "cells": tuple(_cell(cell) for cell in raw["cells"]),
+            "load": load,
+            "cells": tuple(_cell(cell, load) for cell in raw["cells"]),
         }
     )
 

@@ -17,7 +17,7 @@ from typing import TextIO
 from servelab.bench.cpus import Pinning, available_cpus, plan
 from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
 from servelab.bench.machine import this_machine
-from servelab.bench.matrix import Cell, Load, Matrix
+from servelab.bench.matrix import Cell, Matrix
 from servelab.bench.payload import write_payload
 from servelab.bench.progress import Progress
 from servelab.bench.results import BenchRun, CellResult
@@ -34,9 +34,8 @@ _K6_GRACE_S = 90.0
 class Context:
     project_dir: Path
     matrix: Matrix
-    load: Load
     work_dir: Path
-    payload_file: Path
+    payload_file: Path | None
     k6: str
     cpus: Sequence[int]
 
@@ -46,20 +45,15 @@ def _slug(index: int, cell: Cell) -> str:
     return f"{index + 1:03d}-{cell.variant.name}-w{cell.workers}-{name}"
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g}s"
-
-
-def k6_env(load: Load, base_url: str, cell: Cell, payload: Path, summary: Path) -> dict[str, str]:
-    return {
-        "BASE_URL": base_url,
-        **cell.endpoint.env,
-        "VUS": str(load.vus),
-        "DURATION": _seconds(load.duration_s),
-        "WARMUP": _seconds(load.warmup_s),
-        "PAYLOAD_FILE": str(payload),
-        "SUMMARY_JSON": str(summary),
-    }
+def k6_env(cell: Cell, base_url: str, summary: Path, payload: Path | None) -> dict[str, str]:
+    """The script's environment: the service, the settings its server started with (a
+    script may check the answers against them, e.g. WAITING_TIME), the endpoint's own
+    variables, the load shape, and where the summary goes."""
+    env = {"BASE_URL": base_url, **cell.server_env, **cell.endpoint.env, **cell.load.k6_env()}
+    if payload is not None:
+        env["PAYLOAD_FILE"] = str(payload)
+    env["SUMMARY_JSON"] = str(summary)
+    return env
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -82,24 +76,31 @@ def _commands(stack: Stack) -> dict[str, list[str]]:
     }
 
 
-def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack) -> _Measured:
-    volume = stack.volume(ctx.matrix.payload.volume)
+def _copy_payload(ctx: Context, stack: Stack) -> None:
+    payload = ctx.matrix.payload
+    if payload is None or ctx.payload_file is None:
+        return
+    volume = stack.volume(payload.volume)
     if volume.is_dir():
-        shutil.copyfile(ctx.payload_file, volume / ctx.matrix.payload.name)
+        shutil.copyfile(ctx.payload_file, volume / payload.name)
+
+
+def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack) -> _Measured:
+    _copy_payload(ctx, stack)
     summary = ctx.work_dir / f"{slug}.summary.json"
     log = ctx.work_dir / f"{slug}.k6.log"
-    env = k6_env(ctx.load, stack.url(cell.variant.service), cell, ctx.payload_file, summary)
+    env = k6_env(cell, stack.url(cell.variant.service), summary, ctx.payload_file)
     argv = k6_argv(ctx.k6, Path("loadtests") / cell.endpoint.script, env)
     run = run_k6(
         argv,
         cwd=ctx.project_dir,
         log=log,
-        timeout_s=ctx.load.seconds + _K6_GRACE_S,
+        timeout_s=cell.load.seconds + _K6_GRACE_S,
         cpus=pinning.client,
     )
     if run.returncode != 0:
         raise K6Error(f"k6 exited with status {run.returncode} (log: {log})\n{_tail(log)}")
-    measured = measurement(json.loads(summary.read_text()), ctx.load.duration_s)
+    measured = measurement(json.loads(summary.read_text()), cell.load)
     return _Measured(measured, run, _commands(stack))
 
 
@@ -107,7 +108,7 @@ def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
     return Stack(
         cell.variant.profile,
         only=[cell.variant.service],
-        env={"WEB_CONCURRENCY": str(cell.workers)},
+        env=cell.server_env,
         cpus=pinning.server,
         project_dir=ctx.project_dir,
         # Every cell's volumes in one directory on the project's disk: new directories
@@ -120,7 +121,7 @@ def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
 
 def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
     slug = _slug(index, cell)
-    pinning = plan(ctx.cpus, cell.workers)
+    pinning = plan(ctx.cpus, cell.workers) if cell.variant.pin else Pinning(None, None)
     started = time.monotonic()
     result = CellResult(
         variant=cell.variant.name,
@@ -135,6 +136,8 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         k6_cpus=len(pinning.client or ctx.cpus),
         wall_s=0.0,
         measurement=None,
+        load=cell.load,
+        settings=cell.server_env,
     )
     with (ctx.work_dir / f"{slug}.server.log").open("w") as server_log:
         try:
@@ -162,22 +165,29 @@ def _outcome(result: CellResult) -> str:
         first = (result.error or "failed").splitlines()[0]
         return f"FAILED: {first}"
     errors = f", {m.error_count} errors" if m.error_count else ""
+    total = f", total {m.elapsed_s:.2f} s" if result.load.counted else ""
     return (
-        f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{errors}; "
+        f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{total}{errors}; "
         f"k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs)"
     )
 
 
-def k6_command_template(load: Load) -> str:
+def _estimate_s(cells: Sequence[Cell]) -> float | None:
+    """Seconds per cell before any has run; None where a counted shape's time is unknown."""
+    if not cells or any(cell.load.counted for cell in cells):
+        return None
+    return sum(cell.load.seconds for cell in cells) / len(cells) + _OVERHEAD_S
+
+
+def k6_command_template() -> str:
     env = {
         "BASE_URL": "<service url>",
-        "VUS": str(load.vus),
-        "DURATION": _seconds(load.duration_s),
-        "WARMUP": _seconds(load.warmup_s),
-        "PAYLOAD_FILE": "<payload file>",
         "SUMMARY_JSON": "<summary.json>",
     }
-    return " ".join(k6_argv("k6", "loadtests/<script>", env)) + "  # plus the endpoint's env"
+    return (
+        " ".join(k6_argv("k6", "loadtests/<script>", env))
+        + "  # plus the server's settings, the endpoint's env and its load shape's"
+    )
 
 
 def run_matrix(
@@ -191,20 +201,21 @@ def run_matrix(
     cells = matrix.cells(form)
     work_dir = project_dir / ".servelab" / "bench" / matrix.family
     shutil.rmtree(work_dir, ignore_errors=True)
+    work_dir.mkdir(parents=True)
     binary = k6_binary()
+    payload = matrix.payload
     ctx = Context(
         project_dir=project_dir,
         matrix=matrix,
-        load=load,
         work_dir=work_dir,
-        payload_file=write_payload(work_dir / matrix.payload.name, matrix.payload.size),
+        payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
         k6=binary,
         cpus=available_cpus(),
     )
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     load_average = os.getloadavg()[0]
     started = time.monotonic()
-    progress = Progress(len(cells), load.seconds + _OVERHEAD_S, stream)
+    progress = Progress(len(cells), _estimate_s(cells), stream)
     results = []
     for index, cell in enumerate(cells):
         progress.begin(index, cell.label)
@@ -219,7 +230,7 @@ def run_matrix(
         load_average=load_average,
         machine=this_machine(k6_version(binary)),
         load=load,
-        payload_size=matrix.payload.size,
-        k6_command=k6_command_template(load),
+        payload_size=payload.size if payload else 0,
+        k6_command=k6_command_template(),
         cells=tuple(results),
     )

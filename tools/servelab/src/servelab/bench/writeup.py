@@ -1,12 +1,20 @@
-"""A write-up's published figures (loadtests/reference/<family>.toml)."""
+"""A write-up's published figures (loadtests/reference/<family>.toml).
+
+Each figure holds what the write-up's tool printed for one endpoint of one run. A
+figure's fields are those our measurements have (requests, rps, latencies in ms,
+elapsed_s, errors by kind), each left out where the tool did not print it; every other
+number printed (a histogram, transfer rates, per-request times) stays in `printed`.
+"""
 
 from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from servelab.bench.ratios import Key
 
 
 @dataclass(frozen=True)
@@ -14,14 +22,33 @@ class Figure:
     server: str
     workers: int
     endpoint: str
-    requests: int
-    rps: float
-    avg_ms: float
-    p50_ms: float
-    p75_ms: float
-    p90_ms: float
-    p99_ms: float
-    max_ms: float
+    requests: int | None = None
+    rps: float | None = None
+    avg_ms: float | None = None
+    p50_ms: float | None = None
+    p75_ms: float | None = None
+    p90_ms: float | None = None
+    p99_ms: float | None = None
+    max_ms: float | None = None
+    min_ms: float | None = None
+    elapsed_s: float | None = None
+    errors: Mapping[str, int] | None = None
+    printed: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok_rps(self) -> float | None:
+        return self.rps
+
+    @property
+    def error_count(self) -> int | None:
+        return None if self.errors is None else sum(self.errors.values())
+
+    def metric(self, name: str) -> float | None:
+        value: float | None = getattr(self, name, None)
+        return value
+
+
+_FIELDS = {f.name for f in fields(Figure)} - {"server", "workers", "printed"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +68,7 @@ class WriteUp:
     endpoints: Mapping[str, Mapping[str, Any]]
     runs: tuple[Run, ...]
     figures: tuple[Figure, ...]
+    settings: Mapping[str, str] = field(default_factory=dict)
 
     def figure(self, server: str, workers: int, endpoint: str) -> Figure | None:
         for figure in self.figures:
@@ -51,21 +79,32 @@ class WriteUp:
     def workers(self, server: str) -> list[int]:
         return sorted({run.workers for run in self.runs if run.server == server})
 
-    def rates(self, variants: Mapping[str, str]) -> dict[tuple[str, int, str], float]:
-        """Requests/s keyed like a run's, for each of our variants mapped to a server here."""
-        return {
-            (variant, figure.workers, figure.endpoint): figure.rps
-            for variant, server in variants.items()
-            for figure in self.figures
-            if figure.server == server
-        }
+    def values(self, variants: Mapping[str, str], metric: str = "ok_rps") -> dict[Key, float]:
+        """One metric keyed like a run's, for each of our variants mapped to a server here."""
+        values = {}
+        for variant, server in variants.items():
+            for figure in self.figures:
+                value = figure.metric(metric)
+                if figure.server == server and value is not None:
+                    values[variant, figure.workers, figure.endpoint] = value
+        return values
+
+    def cell_settings(self, keys: Mapping[Key, float]) -> dict[Key, Mapping[str, str]]:
+        """The write-up's settings (the same for every run) for each of these cells."""
+        return dict.fromkeys(keys, self.settings)
+
+
+def _figure(server: str, workers: int, raw: Mapping[str, Any]) -> Figure:
+    known = {key: value for key, value in raw.items() if key in _FIELDS}
+    printed = {key: value for key, value in raw.items() if key not in _FIELDS}
+    return Figure(server=server, workers=workers, printed=printed, **known)
 
 
 def parse_write_up(raw: Mapping[str, Any]) -> WriteUp:
     source = raw["source"]
     runs = tuple(Run(run["server"], int(run["workers"]), run["command"]) for run in raw["runs"])
     figures = tuple(
-        Figure(server=run["server"], workers=int(run["workers"]), **figure)
+        _figure(run["server"], int(run["workers"]), figure)
         for run in raw["runs"]
         for figure in run["figures"]
     )
@@ -78,6 +117,7 @@ def parse_write_up(raw: Mapping[str, Any]) -> WriteUp:
         endpoints=raw.get("endpoints", {}),
         runs=runs,
         figures=figures,
+        settings={str(k): str(v) for k, v in source.get("settings", {}).items()},
     )
 
 

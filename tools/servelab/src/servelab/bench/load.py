@@ -1,0 +1,104 @@
+"""A load shape (loadtests/lib/options.js): how k6 drives one cell, as its environment.
+
+Timed shapes (wrk's `-c -d`: constant VUs for a duration) measure a fixed time after a
+warm-up; counted shapes (hey's `-n -c`: every VU sends its requests, all at once) run
+until every request is answered, and their measured time is that whole run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+TIMED = "constant-vus"
+COUNTED = "per-vu-iterations"
+
+# lib/options.js SHAPES: each shape's k6 executor.
+SHAPES: Mapping[str, str] = {"wrk": TIMED, "hey": COUNTED, "client": COUNTED}
+
+
+class LoadError(ValueError):
+    """A load table that names an unknown shape or lacks what its shape needs."""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
+
+
+@dataclass(frozen=True)
+class Load:
+    vus: int
+    duration_s: float = 0.0
+    warmup_s: float = 0.0
+    shape: str = "wrk"
+    iterations: int = 0
+    max_duration_s: float = 0.0
+
+    @property
+    def counted(self) -> bool:
+        return SHAPES[self.shape] == COUNTED
+
+    @property
+    def seconds(self) -> float:
+        """The longest the load itself runs: warm-up and duration, or the counted limit."""
+        return self.max_duration_s if self.counted else self.warmup_s + self.duration_s
+
+    def k6_env(self) -> dict[str, str]:
+        """The variables lib/options.js reads for this shape."""
+        if self.counted:
+            return {
+                "SHAPE": self.shape,
+                "VUS": str(self.vus),
+                "ITERATIONS": str(self.iterations),
+                "MAX_DURATION": _seconds(self.max_duration_s),
+            }
+        return {
+            "SHAPE": self.shape,
+            "VUS": str(self.vus),
+            "DURATION": _seconds(self.duration_s),
+            "WARMUP": _seconds(self.warmup_s),
+        }
+
+    def describe(self) -> str:
+        if self.counted:
+            return (
+                f"{self.shape}: {self.vus} VUs at once, {self.iterations} request(s) each, "
+                f"measured until the last answer (k6 per-vu-iterations, stopped after "
+                f"{self.max_duration_s:g} s)"
+            )
+        return (
+            f"{self.shape}: {self.vus} VUs (connections), {self.warmup_s:g} s warm-up "
+            f"+ {self.duration_s:g} s measured (k6 constant-vus)"
+        )
+
+
+def _field(table: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in table:
+        raise LoadError(f"{where}: missing `{key}`")
+    return table[key]
+
+
+def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:
+    """A load table: `shape` (default `shape`), `vus`, and `duration_s` / `warmup_s` for a
+    timed shape or `iterations` / `max_duration_s` for a counted one."""
+    name = table.get("shape", shape)
+    if name not in SHAPES:
+        raise LoadError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
+    vus = int(_field(table, "vus", where))
+    if SHAPES[name] == COUNTED:
+        stray = {"duration_s", "warmup_s"} & set(table)
+        if stray:
+            raise LoadError(f"{where}: {name} is counted, {sorted(stray)[0]} does not apply")
+        return Load(
+            vus=vus,
+            shape=name,
+            iterations=int(_field(table, "iterations", where)),
+            max_duration_s=float(_field(table, "max_duration_s", where)),
+        )
+    return Load(
+        vus=vus,
+        shape=name,
+        duration_s=float(_field(table, "duration_s", where)),
+        warmup_s=float(table.get("warmup_s", 0)),
+    )

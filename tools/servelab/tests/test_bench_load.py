@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from servelab.bench.k6 import k6_binary
+from servelab.bench.load import SHAPES, Load, LoadError, parse_load
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _inspect(script: str, env: dict[str, str]) -> dict[str, Any]:
+    """The options lib/options.js gives k6 for `script` under `env` (no load is sent)."""
+    argv = [k6_binary(), "inspect"]
+    for key, value in env.items():
+        argv += ["-e", f"{key}={value}"]
+    result = subprocess.run(
+        [*argv, str(ROOT / "loadtests" / script)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    scenarios: dict[str, Any] = json.loads(result.stdout)["scenarios"]
+    return scenarios
+
+
+def test_a_timed_load_measures_its_duration() -> None:
+    load = parse_load({"vus": 400, "duration_s": 3, "warmup_s": 1}, "load.quick")
+    assert load == Load(vus=400, duration_s=3.0, warmup_s=1.0, shape="wrk")
+    assert not load.counted
+    assert load.seconds == 4.0
+    assert load.k6_env() == {"SHAPE": "wrk", "VUS": "400", "DURATION": "3s", "WARMUP": "1s"}
+    assert load.describe().startswith("wrk: 400 VUs (connections), 1 s warm-up + 3 s measured")
+
+
+def test_a_counted_load_runs_until_its_limit() -> None:
+    raw = {"shape": "hey", "vus": 1000, "iterations": 1, "max_duration_s": 90}
+    load = parse_load(raw, "load.quick")
+    assert load.counted
+    assert load.seconds == 90.0
+    assert load.k6_env() == {
+        "SHAPE": "hey",
+        "VUS": "1000",
+        "ITERATIONS": "1",
+        "MAX_DURATION": "90s",
+    }
+    assert "1000 VUs at once, 1 request(s) each" in load.describe()
+
+
+def test_a_named_shape_is_the_default_of_its_table() -> None:
+    load = parse_load({"vus": 10, "iterations": 1, "max_duration_s": 60}, "shapes.client", "client")
+    assert (load.shape, load.vus, load.counted) == ("client", 10, True)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"shape": "ab", "vus": 1, "duration_s": 1}, "shape 'ab' is none of wrk, hey, client"),
+        ({"vus": 1}, "missing `duration_s`"),
+        ({"duration_s": 1}, "missing `vus`"),
+        ({"shape": "hey", "vus": 1, "max_duration_s": 9}, "missing `iterations`"),
+        (
+            {"shape": "hey", "vus": 1, "iterations": 1, "max_duration_s": 9, "warmup_s": 1},
+            "hey is counted, warmup_s does not apply",
+        ),
+    ],
+)
+def test_mistakes_in_a_load_are_named(raw: dict[str, Any], message: str) -> None:
+    with pytest.raises(LoadError, match=message):
+        parse_load(raw, "load.quick")
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_every_shape_means_the_same_executor_in_k6(shape: str) -> None:
+    scenarios = _inspect("wait.js", {"SHAPE": shape})
+    assert scenarios[shape]["executor"] == SHAPES[shape]
+
+
+def _picked(scenario: dict[str, Any], *keys: str) -> tuple[Any, ...]:
+    return tuple(scenario[key] for key in keys)
+
+
+def test_a_loads_environment_sets_k6s_scenario() -> None:
+    counted = Load(vus=7, shape="client", iterations=3, max_duration_s=20)
+    scenario = _inspect("wait.js", counted.k6_env())["client"]
+    assert _picked(scenario, "executor", "vus", "iterations", "maxDuration") == (
+        "per-vu-iterations",
+        7,
+        3,
+        "20s",
+    )
+    timed = Load(vus=5, duration_s=2, warmup_s=1)
+    scenario = _inspect("hello.js", timed.k6_env())["wrk"]
+    assert _picked(scenario, "executor", "vus", "duration") == ("constant-vus", 5, "3s")
+
+
+@pytest.mark.parametrize(
+    ("script", "name", "expected"),
+    [
+        ("wait.js", "hey", {"vus": 1000, "iterations": 1}),
+        ("hello.js", "wrk", {"vus": 400, "duration": "30s"}),
+        ("upload.js", "wrk", {"vus": 100, "duration": "10s"}),
+    ],
+)
+def test_each_script_defaults_to_its_write_ups_shape(
+    script: str, name: str, expected: dict[str, Any]
+) -> None:
+    scenario = _inspect(script, {})[name]
+    assert {key: scenario[key] for key in expected} == expected
+
+
+def test_a_script_default_gives_way_to_another_shape() -> None:
+    """hello.js's 400 VUs are its wrk default; SHAPE=hey takes hey's own 1000."""
+    assert _inspect("hello.js", {"SHAPE": "hey"})["hey"]["vus"] == 1000

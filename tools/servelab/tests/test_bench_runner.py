@@ -1,0 +1,75 @@
+"""The runner: what k6 and the server get for a cell, and one real counted cell end to end."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from servelab.bench.matrix import load_matrix, parse_matrix
+from servelab.bench.runner import k6_env, run_matrix
+
+ROOT = Path(__file__).resolve().parents[3]
+SUMMARY = Path("run/summary.json")
+
+
+def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape() -> None:
+    cell = next(
+        c
+        for c in load_matrix(ROOT, "wait").cells("quick")
+        if (c.variant.name, c.endpoint.key) == ("uvicorn-cpu", "client /async")
+    )
+    assert k6_env(cell, "http://127.0.0.1:9", SUMMARY, None) == {
+        "BASE_URL": "http://127.0.0.1:9",
+        "WAITING_TIME": "0.2",
+        "MODEL": "cpu",
+        "WORKERS": "1",
+        "ENDPOINT": "/async",
+        "SHAPE": "client",
+        "VUS": "10",
+        "ITERATIONS": "1",
+        "MAX_DURATION": "60s",
+        "SUMMARY_JSON": str(SUMMARY),
+    }
+
+
+def test_a_payload_goes_to_k6_where_the_family_has_one() -> None:
+    cell = load_matrix(ROOT, "files").cells("quick")[0]
+    env = k6_env(cell, "http://127.0.0.1:9", SUMMARY, Path("run/health.jpg"))
+    assert env["PAYLOAD_FILE"] == "run/health.jpg"
+    assert env["WEB_CONCURRENCY"] == "1"
+    assert (env["SHAPE"], env["VUS"], env["DURATION"]) == ("wrk", "100", "3s")
+
+
+def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst() -> None:
+    """4 requests of 0.2 s at once on a pool of 2 threads: 2 rounds."""
+    matrix = parse_matrix(
+        {
+            "family": "runner-test",
+            "write_up": "loadtests/reference/wait.toml",
+            "workers_env": "WORKERS",
+            "pin": False,
+            "settings": {"quick": {"WAITING_TIME": "0.2"}},
+            "load": {"quick": {"shape": "client", "vus": 4, "iterations": 1, "max_duration_s": 30}},
+            "variants": {
+                "uvicorn": {
+                    "profile": "uvicorn",
+                    "service": "wait-uvicorn",
+                    "env": {"THREADPOOL_SIZE": "2"},
+                    "endpoints": "sync",
+                    "workers": {"quick": [1]},
+                }
+            },
+            "endpoints": {
+                "sync": [{"key": "/sync", "script": "wait.js", "env": {"ENDPOINT": "/sync"}}]
+            },
+        }
+    )
+    progress = io.StringIO()
+    run = run_matrix(ROOT, matrix, "quick", stream=progress)
+    [cell] = run.cells
+    assert cell.measurement is not None, cell.error
+    assert cell.settings == {"WAITING_TIME": "0.2", "THREADPOOL_SIZE": "2", "WORKERS": "1"}
+    assert cell.measurement.requests == 4
+    assert cell.measurement.checks_rate == 1.0
+    assert 0.4 <= cell.measurement.elapsed_s < 0.8
+    assert "total" in progress.getvalue()
