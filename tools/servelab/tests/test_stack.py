@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab.groups import members
 from servelab.stack import Stack, StackError
 
 SERVER = """\
@@ -36,22 +37,9 @@ http.server.HTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_fo
 """
 
 
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes whose process group is `pgid`."""
-    members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(stat.parent.name))
-    return members
-
-
 def wait_gone(pgid: int, timeout: float = 10.0) -> list[int]:
     deadline = time.monotonic() + timeout
-    while (left := group_members(pgid)) and time.monotonic() < deadline:
+    while (left := members(pgid)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
 
@@ -112,7 +100,7 @@ def test_services_run_with_compose_env_local_overrides_and_a_loopback_port(
         assert list(stack.running) == ["web", "proxy"]
         assert stack.running["proxy"].env["UPSTREAM"] == f"127.0.0.1:{stack.port('web')}"
         pgids = [running.pgid for running in stack.running.values()]
-        assert len(group_members(pgids[0])) == 2
+        assert len(members(pgids[0])) == 2
     for pgid in pgids:
         assert wait_gone(pgid, timeout=0) == []
 
@@ -154,7 +142,7 @@ def test_a_service_that_ignores_sigterm_is_killed_after_its_grace_period(
     with stack:
         pgid = stack.running["stubborn"].pgid
         time.sleep(0.3)
-        assert len(group_members(pgid)) == 3
+        assert len(members(pgid)) == 3
         started = time.monotonic()
     assert time.monotonic() - started >= 1.0
     assert wait_gone(pgid, timeout=0) == []

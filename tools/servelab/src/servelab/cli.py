@@ -6,7 +6,8 @@ import argparse
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import FrameType
 
 from servelab import sessions
@@ -64,24 +65,23 @@ def families(requested: list[str]) -> list[str]:
     )
 
 
-def bench(args: argparse.Namespace) -> int:
+def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:
+    """Write each family's report; a BenchError is one clear line and exit status 2."""
     try:
-        for family in families(args.family):
-            print(f"servelab: wrote {run_bench(family, args.quick)}", file=sys.stderr)
+        for family in families(requested):
+            print(f"servelab: wrote {write(family)}", file=sys.stderr)
     except BenchError as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def bench(args: argparse.Namespace) -> int:
+    return _each_family(args.family, lambda family: run_bench(family, args.quick))
 
 
 def report(args: argparse.Namespace) -> int:
-    try:
-        for family in families(args.family):
-            print(f"servelab: wrote {render_report(family)}", file=sys.stderr)
-    except BenchError as error:
-        print(f"servelab: {error}", file=sys.stderr)
-        return 2
-    return 0
+    return _each_family(args.family, render_report)
 
 
 def parser() -> argparse.ArgumentParser:
