@@ -1,0 +1,1 @@
+"""Thrift compute service: word and sentence vectors, nearest neighbours."""

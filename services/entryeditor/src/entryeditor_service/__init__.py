@@ -1,0 +1,1 @@
+"""Entry editor and corpus API (Django)."""
