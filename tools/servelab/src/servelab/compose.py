@@ -64,6 +64,9 @@ class Local:
 
     port_env: str | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
+    # "host:port" of a server this machine already runs (MariaDB, Redis): the local run
+    # uses it instead of starting the image.
+    server: str | None = None
 
 
 @dataclass(frozen=True)
@@ -212,6 +215,7 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
         local=Local(
             port_env=local.get("port"),
             environment={k: str(v) for k, v in (local.get("environment") or {}).items()},
+            server=local.get("server"),
         ),
     )
 

@@ -3,7 +3,10 @@
 Each service runs its compose command with its compose environment (plus the
 `x-local` overrides) in a process group of its own, on a loopback port the stack
 assigns. Services start in dependency order and the stack waits on each one's own
-healthcheck. Leaving the context stops every process group it started.
+healthcheck, or for a one-shot service (one that another depends on with
+`service_completed_successfully`) until it exits 0. A service whose `x-local.server` names
+a server the machine runs (MariaDB, Redis) starts nothing: the stack uses that server
+(servelab.attached). Leaving the context stops every process group it started.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from servelab import groups, nginx
+from servelab import attached, groups, nginx
 from servelab.compose import ComposeError, Service, find_project_dir, load_project
 from servelab.logs import LogPump, Sink
 from servelab.ports import LOOPBACK, free_port
@@ -29,6 +32,9 @@ from servelab.watchdog import Watchdog
 _PLACEHOLDER = re.compile(r"\{(port|volume):([\w.-]+)\}")
 _BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")
 _POLL = 0.1
+_COMPLETED = "service_completed_successfully"
+# How long to wait for the machine's server when its service has no healthcheck.
+_ATTACH_S = 30.0
 
 
 class StackError(RuntimeError):
@@ -84,6 +90,9 @@ class Stack:
         self._log = log
         self.ports: dict[str, int] = {}
         self.running: dict[str, Running] = {}
+        # Services served by the machine's own server (x-local.server), by address.
+        self.attached: dict[str, attached.Address] = {}
+        self._one_shots: set[str] = set()
         self._watchdog: Watchdog | None = None
 
     def __enter__(self) -> Stack:
@@ -124,18 +133,31 @@ class Stack:
             self.run_dir = Path(tempfile.mkdtemp(prefix="servelab-", dir=self._run_parent))
         for volume in project.volumes:
             self.volume(volume).mkdir(parents=True, exist_ok=True)
+        self._one_shots = {
+            dependency
+            for name in names
+            for dependency, condition in project.services[name].depends_on.items()
+            if condition == _COMPLETED
+        }
         for name in names:
             service = project.services[name]
-            if service.local.port_env:
+            if service.local.server:
+                self.ports[name] = self._address(service).port
+            elif service.local.port_env:
                 self.ports[name] = free_port(service.published_port if self.publish else None)
         width = max(len(name) for name in names)
         self._watchdog = Watchdog()
         try:
             for name in names:
-                self._wait_dependencies(project.services[name])
-                self._launch(project.services[name], width)
-            for name in names:
-                self._wait_healthy(self.running[name])
+                service = project.services[name]
+                self._wait_dependencies(service)
+                if service.local.server:
+                    self._attach(service)
+                else:
+                    self._launch(service, width)
+            for name, running in self.running.items():
+                if name not in self._one_shots:
+                    self._wait_healthy(running)
         except BaseException:
             self.stop()
             raise
@@ -198,10 +220,38 @@ class Stack:
         assert self._watchdog is not None
         self._watchdog.watch(process.pid, service.stop_grace_period)
 
+    def _address(self, service: Service) -> attached.Address:
+        try:
+            return attached.address(service)
+        except ComposeError as error:
+            raise StackError(str(error)) from error
+
+    def _attach(self, service: Service) -> None:
+        check = service.healthcheck
+        deadline = check.start_period + check.interval * check.retries if check else _ATTACH_S
+        try:
+            self.attached[service.name] = attached.attach(service, deadline)
+        except (ComposeError, OSError, subprocess.TimeoutExpired) as error:
+            raise StackError(str(error)) from error
+
     def _wait_dependencies(self, service: Service) -> None:
         for dependency, condition in service.depends_on.items():
+            if dependency in self.attached:
+                continue
             if condition == "service_healthy":
                 self._wait_healthy(self.running[dependency])
+            elif condition == _COMPLETED:
+                self._wait_completed(self.running[dependency])
+
+    def _wait_completed(self, running: Running) -> None:
+        """Wait for a one-shot service to exit; anything but status 0 fails the start."""
+        code = running.process.wait()
+        running.log.join(timeout=2)
+        if code != 0:
+            raise StackError(
+                f"{running.service.name} exited with status {code} "
+                f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
+            )
 
     def _wait_healthy(self, running: Running) -> None:
         check = running.service.healthcheck

@@ -1,0 +1,113 @@
+"""Infrastructure the machine already runs, used in place of a compose image.
+
+A service whose `x-local.server` names "host:port" (the machine's MariaDB or Redis)
+starts no process in a local run: the runner waits until the server accepts
+connections, then does what the image's entrypoint does on a first start that the
+app relies on. For mariadb and mysql images that is creating the database named by
+MARIADB_DATABASE / MYSQL_DATABASE, so each stack can use a database of its own on the
+shared server (and keep it between runs: a loaded corpus stays loaded).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from servelab.compose import ComposeError, Service
+
+# Images the runner knows how to use on the machine's own server.
+KNOWN = ("mariadb", "mysql", "redis")
+_POLL = 0.2
+
+
+@dataclass(frozen=True)
+class Address:
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def address(service: Service) -> Address:
+    """The `x-local.server` of a service as host and port."""
+    text = service.local.server or ""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise ComposeError(f"{service.name}: x-local.server must be host:port, not {text!r}")
+    return Address(host, int(port))
+
+
+def accepts_connections(where: Address, timeout: float = 1.0) -> bool:
+    try:
+        with socket.create_connection((where.host, where.port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def wait_accepting(service: Service, deadline_s: float) -> Address:
+    """Wait until the service's server accepts TCP connections."""
+    where = address(service)
+    deadline = time.monotonic() + deadline_s
+    while not accepts_connections(where):
+        if time.monotonic() > deadline:
+            raise ComposeError(
+                f"{service.name}: nothing accepts connections at {where} "
+                f"(x-local.server: is the machine's {service.infrastructure} running?)"
+            )
+        time.sleep(_POLL)
+    return where
+
+
+def _first(env: Mapping[str, str], *names: str) -> str:
+    return next((env[name] for name in names if env.get(name)), "")
+
+
+def _sql_client() -> str:
+    found = shutil.which("mariadb") or shutil.which("mysql")
+    if found is None:
+        raise ComposeError("no mariadb or mysql client: install the Debian package mariadb-client")
+    return found
+
+
+def create_database(service: Service, where: Address) -> str | None:
+    """CREATE DATABASE IF NOT EXISTS for the image's MARIADB_DATABASE (MYSQL_DATABASE), as
+    root with the image's root password; returns the database's name, if one is named."""
+    env = service.environment
+    name = _first(env, "MARIADB_DATABASE", "MYSQL_DATABASE")
+    if not name:
+        return None
+    if "`" in name:
+        raise ComposeError(f"{service.name}: bad database name {name!r}")
+    password = _first(env, "MARIADB_ROOT_PASSWORD", "MYSQL_ROOT_PASSWORD")
+    statement = f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4"
+    result = subprocess.run(
+        [_sql_client(), "-h", where.host, "-P", str(where.port), "-u", "root", "-e", statement],
+        env={**os.environ, "MYSQL_PWD": password},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise ComposeError(f"{service.name}: cannot create database {name}: {result.stderr}")
+    return name
+
+
+def attach(service: Service, deadline_s: float) -> Address:
+    """Make the machine's server ready for the stack, as the image would be."""
+    if service.infrastructure not in KNOWN:
+        raise ComposeError(
+            f"{service.name}: x-local.server is for the images {', '.join(KNOWN)}, "
+            f"not {service.image!r}"
+        )
+    where = wait_accepting(service, deadline_s)
+    if service.infrastructure in ("mariadb", "mysql"):
+        create_database(service, where)
+    return where
