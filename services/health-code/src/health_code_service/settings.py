@@ -27,6 +27,12 @@ class Settings(BaseSettings):
     ocr_device: str = Field(
         "cpu", description="Where the engine runs: `cpu`, or `cuda` / `cuda:N` (torch, paddle)."
     )
+    ocr_threads: int = Field(
+        1,
+        ge=1,
+        description="Intra-op threads of each engine session. 1 suits one worker per core; "
+        "raise it for a single worker on an otherwise idle machine.",
+    )
 
     # --- serving ---
     analyze_mode: Mode = Field(
@@ -43,4 +49,19 @@ class Settings(BaseSettings):
         ge=1,
         description="Largest image accepted, in pixels (width x height), checked before "
         "decoding: a decompression bomb gets a 413/422 instead of eating memory.",
+    )
+    batch_max_size: int = Field(
+        8, ge=1, description="batched: most images one engine call takes (Triton's max batch)."
+    )
+    batch_max_wait_ms: float = Field(
+        5.0,
+        ge=0,
+        description="batched: longest the oldest waiting image waits for others to join its "
+        "batch, in milliseconds (Triton's max queue delay).",
+    )
+    process_workers: int = Field(
+        0,
+        ge=0,
+        description="process: engine processes per server worker; 0 means one per CPU this "
+        "process may run on (os.sched_getaffinity).",
     )

@@ -1,0 +1,77 @@
+"""Find and decode the QR code of a health code, and measure its colour from its pixels."""
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import zxingcpp
+
+from health_code_service.usages import Colour
+
+# zxing needs about 2 px per module; health codes are 25-41 modules across a third or more
+# of the screen width, so a 720 px wide copy keeps them well readable and decodes faster.
+SEARCH_WIDTH = 720
+MIN_SATURATION = 0.35
+# Hue ranges in degrees.
+HUES: tuple[tuple[Colour, float, float], ...] = (
+    ("red", 0, 20),
+    ("yellow", 25, 75),
+    ("green", 80, 190),
+    ("red", 320, 360),
+)
+
+
+@dataclass(frozen=True)
+class QrCode:
+    text: str
+    corners: np.ndarray  # 4 x 2 float32 in image coordinates
+
+    @property
+    def bounds(self) -> tuple[int, int, int, int]:
+        x0, y0 = self.corners.min(axis=0)
+        x1, y1 = self.corners.max(axis=0)
+        return int(x0), int(y0), int(x1), int(y1)
+
+
+def find_qr(image: np.ndarray) -> QrCode | None:
+    """The largest QR code in `image` (RGB), or None."""
+    factor = min(1.0, SEARCH_WIDTH / image.shape[1])
+    # The darkest channel turns green, yellow and red modules dark on white alike.
+    grey = image.min(axis=2)
+    if factor < 1.0:
+        size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
+        grey = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+    found = zxingcpp.read_barcodes(
+        grey, formats=zxingcpp.BarcodeFormat.QRCode, try_rotate=False, try_invert=False
+    )
+    if not found:
+        return None
+    codes = [QrCode(code.text, _corners(code.position) / factor) for code in found]
+    return max(codes, key=lambda code: cv2.contourArea(code.corners))
+
+
+def _corners(position: zxingcpp.Position) -> np.ndarray:
+    points = (position.top_left, position.top_right, position.bottom_right, position.bottom_left)
+    return np.array([(p.x, p.y) for p in points], dtype=np.float32)
+
+
+def qr_colour(image: np.ndarray, code: QrCode) -> Colour | None:
+    """The colour of the code's dark modules, or None when they are not clearly coloured."""
+    x0, y0, x1, y1 = code.bounds
+    patch = image[max(0, y0) : y1 + 1, max(0, x0) : x1 + 1]
+    mask = np.zeros(patch.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(code.corners - (max(0, x0), max(0, y0))).astype(np.int32), 1)
+    pixels = patch[mask > 0].astype(np.float32)
+    if len(pixels) == 0:
+        return None
+    darkness = pixels.min(axis=1)
+    dark = pixels[darkness < (darkness.min() + darkness.max()) / 2]
+    mean = dark.mean(axis=0).astype(np.uint8).reshape(1, 1, 3)
+    hue, saturation, _ = cv2.cvtColor(mean, cv2.COLOR_RGB2HSV_FULL)[0, 0].astype(float)
+    if saturation / 255 < MIN_SATURATION:
+        return None
+    degrees = hue * 360 / 256
+    for colour, low, high in HUES:
+        if low <= degrees < high:
+            return colour
+    return None

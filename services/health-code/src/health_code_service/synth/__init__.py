@@ -1,0 +1,61 @@
+"""Synthetic screenshots with ground truth, for tests, the accuracy evaluation and load tests.
+
+`generate(usage, seed)` draws one screen of `usage` in one of its layouts, passes it through
+what happens to real screenshots (scaling, a slight rotation, JPEG compression) and answers
+the JPEG bytes with the fields the service should read from them.
+"""
+
+import io
+import random
+from typing import Any
+
+from PIL import Image
+
+from health_code_service.synth.layouts import LAYOUTS, Truth
+from health_code_service.usages import Usage
+
+COLOURS = ("green", "yellow", "red")
+
+
+def generate(
+    usage: Usage,
+    seed: int,
+    *,
+    layout: str | None = None,
+    colour: str | None = None,
+    scale: float | None = None,
+    rotation: float | None = None,
+    quality: int | None = None,
+) -> tuple[bytes, Truth]:
+    """One JPEG screenshot of `usage` and its truth; the same arguments give the same bytes.
+
+    Options left at None are drawn from `seed`: the layout, the code's colour, the scale of the
+    1080 px wide screen (0.5-1.0), a rotation of up to 1.5 degrees and the JPEG quality (60-95).
+    """
+    rng = random.Random(f"{usage}:{seed}")  # noqa: S311 (pictures, not secrets)
+    layouts = LAYOUTS[Usage(usage)]
+    layout = layout or rng.choice(sorted(layouts))
+    colour = colour or rng.choice(COLOURS)
+    scale = scale if scale is not None else rng.uniform(0.5, 1.0)
+    rotation = rotation if rotation is not None else rng.uniform(-1.5, 1.5)
+    quality = quality if quality is not None else rng.randint(60, 95)
+    image, truth = layouts[layout](rng, colour)
+    image = _degrade(image, scale, rotation)
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=quality)
+    details: dict[str, Any] = {
+        "layout": layout,
+        "scale": round(scale, 3),
+        "rotation": round(rotation, 3),
+        "quality": quality,
+    }
+    return out.getvalue(), {"usage": str(usage), **truth, "synth": details}
+
+
+def _degrade(image: Image.Image, scale: float, rotation: float) -> Image.Image:
+    size = (round(image.width * scale), round(image.height * scale))
+    image = image.resize(size, Image.Resampling.LANCZOS)
+    if rotation:
+        corner = image.getpixel((image.width // 2, image.height - 1))
+        image = image.rotate(rotation, Image.Resampling.BICUBIC, expand=False, fillcolor=corner)
+    return image

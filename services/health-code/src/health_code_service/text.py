@@ -1,0 +1,191 @@
+"""Text detection and recognition around an engine: regions in, recognised lines out.
+
+Every input to the networks depends only on its own image (detection inputs are resized to a
+size derived from the region; recognition crops are padded to a fixed width bucket), so a
+batch of any composition gives each image the same lines as a call of its own.
+"""
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from health_code_service.engines import Engine
+from health_code_service.engines.models import characters
+
+REC_HEIGHT = 48
+REC_BUCKET = 80
+REC_MIN_WIDTH = 320
+REC_MAX_WIDTH = 1600
+DET_MULTIPLE = 32
+DET_THRESHOLD = 0.3
+BOX_THRESHOLD = 0.5
+UNCLIP_RATIO = 1.6
+MIN_BOX_SIDE = 3
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where to look for text in an image (x0, y0, x1, y1), and the scale to detect it at."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    scale: float
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    score: float
+    box: np.ndarray  # 4 x 2 float32 corners in image coordinates, clockwise from top-left
+
+    @property
+    def top(self) -> float:
+        return float(self.box[:, 1].min())
+
+    @property
+    def bottom(self) -> float:
+        return float(self.box[:, 1].max())
+
+    @property
+    def left(self) -> float:
+        return float(self.box[:, 0].min())
+
+
+def read_lines(
+    engine: Engine, jobs: Sequence[tuple[np.ndarray, Sequence[Region]]]
+) -> list[list[Line]]:
+    """Detect and recognise text in every region of every image; lines per image, top-down."""
+    det_items = [
+        (index, image, region) for index, (image, regions) in enumerate(jobs) for region in regions
+    ]
+    boxes = _detect(engine, [(image, region) for _, image, region in det_items])
+    crops: list[tuple[int, np.ndarray, np.ndarray]] = []
+    for (index, image, _), found in zip(det_items, boxes, strict=True):
+        crops.extend((index, box, _crop(image, box)) for box in found)
+    texts = _recognize(engine, [crop for _, _, crop in crops])
+    lines: list[list[Line]] = [[] for _ in jobs]
+    for (index, box, _), (text, score) in zip(crops, texts, strict=True):
+        if text.strip():
+            lines[index].append(Line(text, score, box))
+    for found in lines:
+        found.sort(key=lambda line: (line.top, line.left))
+    return lines
+
+
+def _det_input(image: np.ndarray, region: Region) -> np.ndarray:
+    patch = image[region.y0 : region.y1, region.x0 : region.x1]
+    height = max(DET_MULTIPLE, round(patch.shape[0] * region.scale / DET_MULTIPLE) * DET_MULTIPLE)
+    width = max(DET_MULTIPLE, round(patch.shape[1] * region.scale / DET_MULTIPLE) * DET_MULTIPLE)
+    resized = cv2.resize(patch, (width, height), interpolation=cv2.INTER_AREA)
+    return _normalise(resized)
+
+
+def _normalise(rgb: np.ndarray) -> np.ndarray:
+    """RGB uint8 HxWx3 -> the networks' float32 3xHxW BGR in [-1, 1]."""
+    bgr = rgb[:, :, ::-1].astype(np.float32)
+    return np.ascontiguousarray((bgr / 127.5 - 1.0).transpose(2, 0, 1))
+
+
+def _detect(engine: Engine, items: Sequence[tuple[np.ndarray, Region]]) -> list[list[np.ndarray]]:
+    inputs = [_det_input(image, region) for image, region in items]
+    by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
+    for i, tensor in enumerate(inputs):
+        by_shape[tensor.shape].append(i)
+    maps: list[np.ndarray] = [np.empty(0)] * len(inputs)
+    for indices in by_shape.values():
+        out = engine.detect(np.stack([inputs[i] for i in indices]))
+        for i, prob in zip(indices, out, strict=True):
+            maps[i] = prob
+    return [_boxes(prob, image, region) for prob, (image, region) in zip(maps, items, strict=True)]
+
+
+def _boxes(prob: np.ndarray, image: np.ndarray, region: Region) -> list[np.ndarray]:
+    """DB post-processing: threshold, dilate, one rotated rectangle per blob, grown back out."""
+    mask = (prob > DET_THRESHOLD).astype(np.uint8)
+    mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    sx = (region.x1 - region.x0) / prob.shape[1]
+    sy = (region.y1 - region.y0) / prob.shape[0]
+    boxes = []
+    for contour in contours:
+        (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+        if min(w, h) < MIN_BOX_SIDE:
+            continue
+        x, y, bw, bh = cv2.boundingRect(contour)
+        if (
+            float(prob[y : y + bh, x : x + bw][mask[y : y + bh, x : x + bw] > 0].mean())
+            < BOX_THRESHOLD
+        ):
+            continue
+        grow = w * h * UNCLIP_RATIO / (2 * (w + h))
+        rect = ((cx, cy), (w + 2 * grow, h + 2 * grow), angle)
+        corners = _order(cv2.boxPoints(rect))
+        corners[:, 0] = corners[:, 0] * sx + region.x0
+        corners[:, 1] = corners[:, 1] * sy + region.y0
+        corners[:, 0] = corners[:, 0].clip(0, image.shape[1] - 1)
+        corners[:, 1] = corners[:, 1].clip(0, image.shape[0] - 1)
+        boxes.append(corners)
+    boxes.sort(key=lambda box: (round(float(box[:, 1].min())), float(box[:, 0].min())))
+    return boxes
+
+
+def _order(points: np.ndarray) -> np.ndarray:
+    """Corners clockwise from top-left."""
+    by_x = points[np.argsort(points[:, 0])]
+    left = by_x[:2][np.argsort(by_x[:2, 1])]
+    right = by_x[2:][np.argsort(by_x[2:, 1])]
+    return np.array([left[0], right[0], right[1], left[1]], dtype=np.float32)
+
+
+def _crop(image: np.ndarray, box: np.ndarray) -> np.ndarray:
+    width = round(max(np.linalg.norm(box[0] - box[1]), np.linalg.norm(box[2] - box[3])))
+    height = round(max(np.linalg.norm(box[0] - box[3]), np.linalg.norm(box[1] - box[2])))
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(box, target)
+    return cv2.warpPerspective(
+        image,
+        matrix,
+        (max(width, 1), max(height, 1)),
+        flags=cv2.INTER_CUBIC,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+def _rec_input(crop: np.ndarray) -> np.ndarray:
+    height, width = crop.shape[:2]
+    resized_width = min(REC_MAX_WIDTH, max(1, math.ceil(REC_HEIGHT * width / height)))
+    bucket = max(REC_MIN_WIDTH, math.ceil(resized_width / REC_BUCKET) * REC_BUCKET)
+    resized = cv2.resize(crop, (resized_width, REC_HEIGHT), interpolation=cv2.INTER_LINEAR)
+    tensor = np.zeros((3, REC_HEIGHT, bucket), dtype=np.float32)
+    tensor[:, :, :resized_width] = _normalise(resized)
+    return tensor
+
+
+def _recognize(engine: Engine, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+    inputs = [_rec_input(crop) for crop in crops]
+    by_width: dict[int, list[int]] = defaultdict(list)
+    for i, tensor in enumerate(inputs):
+        by_width[tensor.shape[2]].append(i)
+    results: list[tuple[str, float]] = [("", 0.0)] * len(inputs)
+    for indices in by_width.values():
+        out = engine.recognize(np.stack([inputs[i] for i in indices]))
+        for i, probs in zip(indices, out, strict=True):
+            results[i] = _ctc_decode(probs)
+    return results
+
+
+def _ctc_decode(probs: np.ndarray) -> tuple[str, float]:
+    table = characters()
+    best = probs.argmax(axis=1)
+    keep = best != 0
+    keep[1:] &= best[1:] != best[:-1]
+    if not keep.any():
+        return "", 0.0
+    text = "".join(table[i] for i in best[keep])
+    return text, float(probs.max(axis=1)[keep].mean())
