@@ -1,0 +1,169 @@
+"""How a request's image reaches the engine (ANALYZE_MODE), behind one call each:
+
+- Inline (async-blocking, threadpool): decode and analyze in the calling thread. The
+  route decides which thread that is: the event loop (`async def`) or a thread of
+  anyio's pool (`def`).
+- ProcessPool (process): decode and analyze in a pool of processes, one Analyzer each,
+  built when the process starts; the request sends the encoded bytes, not pixels.
+- Batched (batched): decode in anyio's thread pool, then analyze in micro-batches
+  (Analyzer.analyze_batch) in one dedicated thread, one batch at a time.
+
+Each turns the core's failures (ImageError, AnalysisError) into ApiError, so every mode
+answers bad input alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+import numpy as np
+from anyio import to_thread
+from pydantic import BaseModel
+
+from health_code_service.analyzer import AnalysisError, Analyzer
+from health_code_service.batcher import MicroBatcher
+from health_code_service.errors import ApiError
+from health_code_service.imaging import ImageError, decode_image
+from health_code_service.settings import Settings
+from health_code_service.usages import Usage
+
+CoreError = ImageError | AnalysisError
+
+
+def api_error(error: CoreError) -> ApiError:
+    return ApiError(error.status, error.message, code=error.code)
+
+
+class Inline:
+    """The engine in this process, called by whichever thread serves the request."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.max_pixels = settings.max_pixels
+        self.analyzer = Analyzer(settings)
+
+    def analyze(self, usage: Usage, data: bytes) -> BaseModel:
+        try:
+            return self.analyzer.analyze(usage, decode_image(data, self.max_pixels))
+        except (ImageError, AnalysisError) as error:
+            raise api_error(error) from None
+
+    def close(self) -> None:
+        """Nothing to release: the analyzer goes with the process."""
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A core error as a child process returns it: plain fields always unpickle."""
+
+    status: int
+    code: str
+    message: str
+
+
+_child_analyzer: Analyzer | None = None
+
+
+def _start_child(settings: Settings) -> None:
+    global _child_analyzer
+    _child_analyzer = Analyzer(settings)
+
+
+def _child_ready() -> int:
+    return os.getpid()
+
+
+def _analyze_in_child(usage: Usage, data: bytes, max_pixels: int) -> BaseModel | Failure:
+    assert _child_analyzer is not None, "the pool's initializer builds the analyzer"
+    try:
+        return _child_analyzer.analyze(usage, decode_image(data, max_pixels))
+    except (ImageError, AnalysisError) as error:
+        return Failure(error.status, error.code, error.message)
+
+
+def pool_size(settings: Settings) -> int:
+    return settings.process_workers or len(os.sched_getaffinity(0))
+
+
+class ProcessPool:
+    """A pool of engine processes. They are spawned, not forked: a fork of a server
+    worker would copy its event loop and threads, and the engine's thread pools."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.max_pixels = settings.max_pixels
+        self.size = pool_size(settings)
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.size,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_child,
+            initargs=(settings,),
+        )
+        # Start every process (and its analyzer) now rather than on the first requests.
+        pids = {f.result() for f in [self.pool.submit(_child_ready) for _ in range(self.size)]}
+        self.pids = sorted(pids)
+
+    async def analyze(self, usage: Usage, data: bytes) -> BaseModel:
+        loop = asyncio.get_running_loop()
+        try:
+            outcome = await loop.run_in_executor(
+                self.pool, _analyze_in_child, usage, data, self.max_pixels
+            )
+        except BrokenProcessPool:
+            raise ApiError(503, "an engine process died", code="engine_unavailable") from None
+        if isinstance(outcome, Failure):
+            raise ApiError(outcome.status, outcome.message, code=outcome.code)
+        return outcome
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+Item = tuple[Usage, np.ndarray]
+
+
+class Batched:
+    def __init__(self, settings: Settings) -> None:
+        self.max_pixels = settings.max_pixels
+        self.analyzer = Analyzer(settings)
+        self.batcher: MicroBatcher[Item, BaseModel] = MicroBatcher(
+            self._analyze_batch,
+            max_size=settings.batch_max_size,
+            max_wait_s=settings.batch_max_wait_ms / 1000,
+            name="engine-batches",
+        )
+
+    def _analyze_batch(self, items: Sequence[Item]) -> list[BaseModel | BaseException]:
+        outcomes: list[BaseModel | BaseException] = []
+        for outcome in self.analyzer.analyze_batch(list(items)):
+            outcomes.append(api_error(outcome) if isinstance(outcome, AnalysisError) else outcome)
+        return outcomes
+
+    def decode(self, data: bytes) -> np.ndarray:
+        try:
+            return decode_image(data, self.max_pixels)
+        except ImageError as error:
+            raise api_error(error) from None
+
+    async def analyze(self, usage: Usage, data: bytes) -> BaseModel:
+        image = await to_thread.run_sync(self.decode, data)
+        return await self.batcher.run((usage, image))
+
+    def close(self) -> None:
+        self.batcher.close()
+
+
+Mode = Inline | ProcessPool | Batched
+
+
+def start_mode(settings: Settings) -> Mode:
+    """The engine behind ANALYZE_MODE, ready to take requests."""
+    if settings.analyze_mode == "process":
+        return ProcessPool(settings)
+    if settings.analyze_mode == "batched":
+        return Batched(settings)
+    return Inline(settings)

@@ -1,0 +1,156 @@
+"""The endpoints. POST /analysis/{usage} is registered in the shape ANALYZE_MODE names:
+an `async def` that runs the engine on the event loop (async-blocking: the write-up's
+code, which serves one request at a time per worker), a `def` that FastAPI runs in
+anyio's thread pool (threadpool), or an `async def` that awaits a process pool or the
+micro-batcher (process, batched). The body is read by an async dependency in every shape.
+"""
+
+from collections.abc import Callable
+from typing import Annotated, Any, cast
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel
+from starlette.responses import JSONResponse, Response
+
+from health_code_service.bodies import MEDIA_TYPES, image_bytes
+from health_code_service.errors import ApiError
+from health_code_service.modes import Batched, Inline, ProcessPool
+from health_code_service.settings import Mode, Settings
+from health_code_service.usages import Usage
+
+router = APIRouter()
+
+ANALYSIS_PATH = "/analysis/{usage}"
+
+
+async def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+async def get_usage(usage: str) -> Usage:
+    """The usage named in the path; an unknown one is a 404 before the body is read."""
+    try:
+        return Usage(usage)
+    except ValueError:
+        known = ", ".join(u.value for u in Usage)
+        message = f"unknown usage {usage!r}: use one of {known}"
+        raise ApiError(404, message, code="unknown_usage") from None
+
+
+async def get_image(request: Request, _: Annotated[Usage, Depends(get_usage)]) -> bytes:
+    settings: Settings = request.app.state.settings
+    return await image_bytes(request, settings.max_body_bytes)
+
+
+async def get_inline(request: Request) -> Inline:
+    return cast(Inline, request.app.state.mode)
+
+
+async def get_pool(request: Request) -> ProcessPool:
+    return cast(ProcessPool, request.app.state.mode)
+
+
+async def get_batched(request: Request) -> Batched:
+    return cast(Batched, request.app.state.mode)
+
+
+UsageDep = Annotated[Usage, Depends(get_usage)]
+ImageDep = Annotated[bytes, Depends(get_image)]
+
+
+def answer(result: BaseModel) -> Response:
+    return Response(result.model_dump_json(), media_type="application/json")
+
+
+async def analyze_on_the_loop(
+    usage: UsageDep, data: ImageDep, engine: Annotated[Inline, Depends(get_inline)]
+) -> Response:
+    """async-blocking: blocking work inside `async def` stalls every other request."""
+    return answer(engine.analyze(usage, data))
+
+
+def analyze_in_a_thread(
+    usage: UsageDep, data: ImageDep, engine: Annotated[Inline, Depends(get_inline)]
+) -> Response:
+    """threadpool: a `def` endpoint, run by FastAPI in anyio's thread pool."""
+    return answer(engine.analyze(usage, data))
+
+
+async def analyze_in_a_process(
+    usage: UsageDep, data: ImageDep, engine: Annotated[ProcessPool, Depends(get_pool)]
+) -> Response:
+    """process: the event loop waits while a pool process decodes and analyzes."""
+    return answer(await engine.analyze(usage, data))
+
+
+async def analyze_in_a_batch(
+    usage: UsageDep, data: ImageDep, engine: Annotated[Batched, Depends(get_batched)]
+) -> Response:
+    """batched: the image joins a micro-batch; the engine thread runs one batch at a time."""
+    return answer(await engine.analyze(usage, data))
+
+
+ENDPOINTS: dict[str, Callable[..., Any]] = {
+    "async-blocking": analyze_on_the_loop,
+    "threadpool": analyze_in_a_thread,
+    "process": analyze_in_a_process,
+    "batched": analyze_in_a_batch,
+}
+
+_REQUEST_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["base64"],
+                "properties": {"base64": {"type": "string", "contentEncoding": "base64"}},
+            }
+        },
+        **{
+            media: {"schema": {"type": "string", "format": "binary"}}
+            for media in MEDIA_TYPES
+            if media.startswith(("image/", "application/octet"))
+        },
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {"file": {"type": "string", "format": "binary"}},
+            }
+        },
+    },
+}
+
+
+def analysis_router(mode: Mode) -> APIRouter:
+    """POST /analysis/{usage} in the shape of `mode`."""
+    analysis = APIRouter(tags=["analysis"])
+    analysis.add_api_route(
+        ANALYSIS_PATH,
+        ENDPOINTS[mode],
+        methods=["POST"],
+        summary="Read a health code, trip code or nucleic-acid result from an image",
+        openapi_extra={"requestBody": _REQUEST_BODY},
+        response_class=JSONResponse,
+    )
+    return analysis
+
+
+class Health(BaseModel):
+    status: str
+    mode: Mode
+    engine: str
+    device: str
+
+
+@router.get("/healthz", tags=["health"])
+async def healthz(settings: Annotated[Settings, Depends(get_settings)]) -> Health:
+    """The process answers and its engine is loaded (it loads before the server listens)."""
+    return Health(
+        status="ok",
+        mode=settings.analyze_mode,
+        engine=settings.ocr_engine,
+        device=settings.ocr_device,
+    )
