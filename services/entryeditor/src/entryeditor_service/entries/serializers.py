@@ -1,0 +1,110 @@
+"""Entry representations and the validation of what clients send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
+from entryeditor_service.entries.models import Entry
+
+
+class SenseSerializer(serializers.Serializer):
+    pos = serializers.CharField(max_length=8, allow_blank=True, required=False, default="")
+    definition = serializers.CharField(max_length=2000, allow_blank=True)
+    examples = serializers.ListField(
+        child=serializers.CharField(max_length=2000), max_length=50, default=list
+    )
+
+
+class ExampleSerializer(serializers.Serializer):
+    sentence_id = serializers.IntegerField(min_value=1, required=False)
+    text = serializers.CharField(max_length=5000)
+
+
+class CollocateSerializer(serializers.Serializer):
+    word = serializers.CharField(max_length=64)
+    pos = serializers.CharField(max_length=8)
+    count = serializers.IntegerField(min_value=0)
+    freq = serializers.IntegerField(min_value=0, required=False)
+    pmi = serializers.FloatField(required=False)
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    senses = SenseSerializer(many=True, required=False)
+    examples = ExampleSerializer(many=True, required=False)
+    collocates = CollocateSerializer(many=True, required=False)
+    pos_distribution = serializers.DictField(
+        child=serializers.IntegerField(min_value=0), required=False
+    )
+    frequency = serializers.IntegerField(min_value=0, required=False)
+
+    class Meta:
+        model = Entry
+        fields = (
+            "id",
+            "word",
+            "pos",
+            "senses",
+            "frequency",
+            "pos_distribution",
+            "examples",
+            "collocates",
+            "version",
+            "created_at",
+            "updated_at",
+        )
+        read_only_fields = ("id", "version", "created_at", "updated_at")
+
+    def validate_word(self, value: str) -> str:
+        try:
+            return check_word(value)
+        except PatternError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def validate_pos(self, value: str) -> str:
+        if not value:
+            return value
+        try:
+            return check_pos(value)
+        except PatternError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, instance: Entry) -> dict[str, Any]:
+        # The JSON fields are stored validated; hand them back as they are.
+        data = {name: getattr(instance, name) for name in self.Meta.fields}
+        data["created_at"] = instance.created_at.isoformat()
+        data["updated_at"] = instance.updated_at.isoformat()
+        return data
+
+
+class EntrySummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Entry
+        fields = ("id", "word", "pos", "frequency", "version", "updated_at")
+
+
+SUMMARY_FIELDS = EntrySummarySerializer.Meta.fields
+
+
+class VersionSerializer(serializers.Serializer):
+    """The version an update was based on (409 when it is no longer the current one)."""
+
+    version = serializers.IntegerField(min_value=1)
+
+
+class InitSerializer(serializers.Serializer):
+    word = serializers.CharField(max_length=64)
+    empty = serializers.BooleanField(default=False)
+    version = serializers.IntegerField(min_value=1, required=False)
+
+    def validate_word(self, value: str) -> str:
+        try:
+            return check_word(value)
+        except PatternError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+
+class CommandSerializer(serializers.Serializer):
+    command = serializers.CharField(max_length=1000, trim_whitespace=False)

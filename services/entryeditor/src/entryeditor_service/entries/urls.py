@@ -1,0 +1,13 @@
+"""Routes under /entryeditor/ (each with and without its trailing slash)."""
+
+from __future__ import annotations
+
+from entryeditor_service.entries import views
+from entryeditor_service.routes import route
+
+ID = r"(?P<entry_id>[0-9]{1,9})"
+
+urlpatterns = [
+    route(r"entryeditor", views.entry_list, "entry-list"),
+    route(rf"entryeditor/{ID}", views.entry_detail, "entry-detail"),
+]

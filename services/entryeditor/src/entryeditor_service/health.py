@@ -1,0 +1,44 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import DatabaseError
+from rest_framework.decorators import api_view
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from entryeditor_service import budget, cache
+
+
+@api_view(["GET"])
+def healthz(request: Request) -> Response:
+    """The process answers; touches nothing else."""
+    return Response({"status": "ok"})
+
+
+@api_view(["GET"])
+def readyz(request: Request) -> Response:
+    """200 when the database answers and the connection budget fits its max_connections;
+    503 otherwise. Says whether the cache answers (an outage there only slows get_pmi)."""
+    database: dict[str, Any] = {"ok": False}
+    the_budget = budget.Budget.from_settings()
+    try:
+        limit = budget.max_connections()
+    except DatabaseError as exc:
+        database["error"] = str(exc)
+    else:
+        database.update({"ok": True, "connection_budget": the_budget.total})
+        if limit is not None:
+            database["max_connections"] = limit
+            problem = the_budget.problem(limit)
+            if problem is not None:
+                database.update({"ok": False, "error": problem})
+    ready = database["ok"]
+    body = {
+        "status": "ok" if ready else "unavailable",
+        "database": database,
+        "cache": cache.probe(),
+    }
+    return Response(body, status=200 if ready else 503)
