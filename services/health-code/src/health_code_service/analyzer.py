@@ -14,11 +14,11 @@ from health_code_service.usages import Result, Usage
 
 # Text is detected on a copy this wide (screens are drawn for ~1080 px; 448 keeps their
 # smallest text about 12 px high, which the detector still finds).
-DET_WIDTH = 448
+DET_WIDTH = 320
 # The name and time of a health code lie within these multiples of the code's side above
 # and below it.
-ABOVE_QR = 1.3
-BELOW_QR = 0.9
+ABOVE_QR = 1.0
+BELOW_QR = 0.5
 # The phone's status bar, which holds nothing a usage reads.
 STATUS_BAR = 0.035
 

@@ -9,8 +9,10 @@ import zxingcpp
 from health_code_service.usages import Colour
 
 # zxing needs about 2 px per module; health codes are 25-41 modules across a third or more
-# of the screen width, so a 720 px wide copy keeps them well readable and decodes faster.
-SEARCH_WIDTH = 720
+# of the screen width, so a 480 px wide copy keeps 4-6 px per module and decodes fast.
+SEARCH_WIDTH = 480
+# The colour is measured on a copy of the code this many pixels across.
+COLOUR_SIDE = 96
 MIN_SATURATION = 0.35
 # Hue ranges in degrees.
 HUES: tuple[tuple[Colour, float, float], ...] = (
@@ -36,13 +38,16 @@ class QrCode:
 def find_qr(image: np.ndarray) -> QrCode | None:
     """The largest QR code in `image` (RGB), or None."""
     factor = min(1.0, SEARCH_WIDTH / image.shape[1])
-    # The darkest channel turns green, yellow and red modules dark on white alike.
-    grey = image.min(axis=2)
     if factor < 1.0:
         size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
-        grey = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    # The darkest channel turns green, yellow and red modules dark on white alike.
     found = zxingcpp.read_barcodes(
-        grey, formats=zxingcpp.BarcodeFormat.QRCode, try_rotate=False, try_invert=False
+        image.min(axis=2),
+        formats=zxingcpp.BarcodeFormat.QRCode,
+        try_rotate=False,
+        try_invert=False,
+        try_downscale=False,
     )
     if not found:
         return None
@@ -57,10 +62,15 @@ def _corners(position: zxingcpp.Position) -> np.ndarray:
 
 def qr_colour(image: np.ndarray, code: QrCode) -> Colour | None:
     """The colour of the code's dark modules, or None when they are not clearly coloured."""
-    x0, y0, x1, y1 = code.bounds
-    patch = image[max(0, y0) : y1 + 1, max(0, x0) : x1 + 1]
+    x0, y0, x1, y1 = (max(0, v) for v in code.bounds)
+    patch = image[y0 : y1 + 1, x0 : x1 + 1]
+    shrink = min(1.0, COLOUR_SIDE / max(patch.shape[:2]))
+    corners = (code.corners - (x0, y0)) * shrink
+    if shrink < 1.0:
+        size = (max(1, round(patch.shape[1] * shrink)), max(1, round(patch.shape[0] * shrink)))
+        patch = cv2.resize(patch, size, interpolation=cv2.INTER_AREA)
     mask = np.zeros(patch.shape[:2], np.uint8)
-    cv2.fillConvexPoly(mask, np.round(code.corners - (max(0, x0), max(0, y0))).astype(np.int32), 1)
+    cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 1)
     pixels = patch[mask > 0].astype(np.float32)
     if len(pixels) == 0:
         return None

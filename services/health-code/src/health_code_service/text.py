@@ -18,7 +18,7 @@ from health_code_service.engines.models import characters
 
 REC_HEIGHT = 48
 REC_BUCKET = 80
-REC_MIN_WIDTH = 320
+REC_MIN_WIDTH = 80
 REC_MAX_WIDTH = 1600
 DET_MULTIPLE = 32
 DET_THRESHOLD = 0.3
