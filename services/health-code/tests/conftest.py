@@ -1,0 +1,117 @@
+"""Fixtures: generated screenshots with their expected answers, and the service run as
+compose.yaml runs it (servelab.testing.serve_service)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import httpx
+import pytest
+
+from health_code_service.synth import generate
+from health_code_service.usages import Usage
+from servelab.stack import Stack
+from servelab.testing import serve_service
+
+Serve = Callable[..., AbstractContextManager[Stack]]
+# compose profile -> the health-code service it runs
+SERVERS = {"uvicorn": "health-code-uvicorn", "gunicorn": "health-code-gunicorn"}
+MODES = ("async-blocking", "threadpool", "process", "batched")
+TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Sample:
+    usage: Usage
+    jpeg: bytes
+    answer: dict[str, Any]
+
+
+@cache
+def sample(usage: Usage, seed: int = 1) -> Sample:
+    """A generated screenshot of `usage` at half size (quick to analyze) and the answer the
+    service must give for it: the generator's truth."""
+    jpeg, truth = generate(usage, seed, scale=0.5)
+    answer = {key: value for key, value in truth.items() if key != "synth"}
+    return Sample(Usage(usage), jpeg, answer)
+
+
+def body(kind: str, jpeg: bytes) -> tuple[bytes, str]:
+    """The request body and its Content-Type: the write-up's JSON, raw, or multipart."""
+    if kind == "json":
+        return json.dumps({"base64": base64.b64encode(jpeg).decode()}).encode(), "application/json"
+    if kind == "raw":
+        return jpeg, "image/jpeg"
+    boundary = "testboundary42"
+    multipart = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\n'
+            "Content-Type: image/jpeg\r\n\r\n"
+        ).encode()
+        + jpeg
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    return multipart, f"multipart/form-data; boundary={boundary}"
+
+
+def post(url: str, usage: str, jpeg: bytes, kind: str = "raw") -> httpx.Response:
+    content, content_type = body(kind, jpeg)
+    return httpx.post(
+        f"{url}/analysis/{usage}",
+        content=content,
+        headers={"content-type": content_type},
+        timeout=TIMEOUT,
+    )
+
+
+async def _at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx.Response]:
+    async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+        return list(
+            await asyncio.gather(
+                *(
+                    client.post(
+                        f"{url}/analysis/{usage}",
+                        content=jpeg,
+                        headers={"content-type": "image/jpeg"},
+                    )
+                    for usage, jpeg in requests
+                )
+            )
+        )
+
+
+def post_at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx.Response]:
+    """POST every (usage, image) at the same time, each on its own connection."""
+    return asyncio.run(_at_once(url, requests))
+
+
+@pytest.fixture
+def serve() -> Serve:
+    return serve_service
+
+
+@pytest.fixture(name="sample")
+def sample_fixture() -> Callable[..., Sample]:
+    return sample
+
+
+@pytest.fixture(name="body")
+def body_fixture() -> Callable[[str, bytes], tuple[bytes, str]]:
+    return body
+
+
+@pytest.fixture(name="post")
+def post_fixture() -> Callable[..., httpx.Response]:
+    return post
+
+
+@pytest.fixture(name="post_at_once")
+def post_at_once_fixture() -> Callable[..., list[httpx.Response]]:
+    return post_at_once

@@ -1,0 +1,52 @@
+"""Every serving mode under both servers, run as compose.yaml runs them: the right answer
+for each usage, one bad image failing only its own request, and the same answer for the
+same image under 20 concurrent requests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+import httpx
+import pytest
+
+from health_code_service.usages import Usage
+from servelab.stack import Stack
+
+Serve = Callable[..., AbstractContextManager[Stack]]
+AtOnce = Callable[..., list[httpx.Response]]
+SampleOf = Callable[..., Any]
+
+MODES = ("async-blocking", "threadpool", "process", "batched")
+# uvicorn with one worker (as the write-up's first runs), gunicorn with two.
+SERVERS = {"uvicorn": ("health-code-uvicorn", 1), "gunicorn": ("health-code-gunicorn", 2)}
+CONCURRENT = 20
+
+
+@pytest.mark.parametrize("server", sorted(SERVERS))
+@pytest.mark.parametrize("mode", MODES)
+def test_every_mode_answers_rightly_and_alike_under_concurrency(
+    serve: Serve, post_at_once: AtOnce, sample: SampleOf, mode: str, server: str
+) -> None:
+    service, workers = SERVERS[server]
+    env = {"ANALYZE_MODE": mode, "WORKERS": str(workers), "BATCH_MAX_WAIT_MS": "20"}
+    with serve(server, service, env) as stack:
+        url = stack.url(service)
+        assert httpx.get(f"{url}/healthz").json()["mode"] == mode
+
+        screenshots = [sample(usage) for usage in Usage]
+        wrong = sample(Usage.TRIP_CODE)
+        requests = [(s.usage.value, s.jpeg) for s in screenshots]
+        responses = post_at_once(url, [*requests, ("health-code", wrong.jpeg)])
+        for screenshot, response in zip(screenshots, responses, strict=False):
+            assert response.status_code == 200, response.text
+            assert response.json() == screenshot.answer
+        assert responses[-1].status_code == 422
+        assert responses[-1].json()["error"]["code"] == "no_code_found"
+
+        same = sample(Usage.HEALTH_CODE, 2)
+        answers = post_at_once(url, [("health-code", same.jpeg)] * CONCURRENT)
+        assert [r.status_code for r in answers] == [200] * CONCURRENT
+        assert {r.content for r in answers} == {answers[0].content}
+        assert answers[0].json() == same.answer
