@@ -122,6 +122,19 @@ WEB_THREADS = env_int("WEB_THREADS", 1, minimum=1)
 COMPUTE_DB_POOL = env_int("COMPUTE_DB_POOL", 4)
 DB_CONNECTION_MARGIN = env_int("DB_CONNECTION_MARGIN", 3)
 
+# The compute service (Thrift, entryeditor_service.compute): where it listens, the timeouts
+# of each call (connect, then read: no call waits much longer than their sum), this
+# process's connections to it (one per thread: no request waits for one), and its circuit
+# breaker (opens after COMPUTE_BREAKER_FAILURES calls in a row got no answer; probes again
+# after COMPUTE_BREAKER_RESET seconds).
+COMPUTE_ADDR = env_str("COMPUTE_ADDR", "127.0.0.1:9090")
+COMPUTE_CONNECT_TIMEOUT = env_float("COMPUTE_CONNECT_TIMEOUT", 0.2)
+COMPUTE_TIMEOUT = env_float("COMPUTE_TIMEOUT", 0.7)
+COMPUTE_POOL_SIZE = env_int("COMPUTE_POOL_SIZE", WEB_THREADS, minimum=1)
+COMPUTE_BREAKER_FAILURES = env_int("COMPUTE_BREAKER_FAILURES", 5, minimum=1)
+COMPUTE_BREAKER_RESET = env_float("COMPUTE_BREAKER_RESET", 1.0)
+COMPUTE_MAX_K = env_int("COMPUTE_MAX_K", 100, minimum=1)
+
 # Cache: Redis with short timeouts (an outage means computing without the cache), or
 # local memory.
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
