@@ -1,13 +1,14 @@
 """The entry editor against the machine's MariaDB and Redis.
 
 Django is configured when this module is imported, from TEST_ENV (the process environment is left as
-it was): the test database `ee_test_app` (created and dropped here) holds the first
-CORPUS_LIMIT sentences of the corpus; the cache is Redis DB 1 under the prefix `ee_test:`.
+it was): the test database `ee_test_app_<pid>` (created and dropped here) holds the first
+CORPUS_LIMIT sentences of the corpus; the cache is Redis DB 1 under `ee_test:<pid>:`.
 """
 
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,10 @@ import redis
 if TYPE_CHECKING:
     from django.test import Client
 
-TEST_DATABASE = "ee_test_app"
+# Per process, so that two sessions running these tests at once do not meet.
+TEST_DATABASE = f"ee_test_app_{os.getpid()}"
 REDIS_URL = "redis://127.0.0.1:6379/1"
-KEY_PREFIX = "ee_test"
+KEY_PREFIX = f"ee_test:{os.getpid()}"
 CORPUS_LIMIT = 2000
 TEST_ENV = {
     "DJANGO_SETTINGS_MODULE": "entryeditor_service.settings",

@@ -90,6 +90,10 @@ def get_or_compute(
             return value, Outcome.HIT
         if _call(cache.add, lock_key, token, LOCK_TTL):
             try:
+                # Stored between our first look and taking the lock? Then it is done.
+                value = _call(cache.get, key, MISSING)
+                if value is not MISSING:
+                    return value, Outcome.HIT
                 value = compute()
                 _quietly(cache.set, key, value, timeout)
             finally:

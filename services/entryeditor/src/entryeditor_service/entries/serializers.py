@@ -10,6 +10,15 @@ from entryeditor_service.corpus.patterns import PatternError, check_pos, check_w
 from entryeditor_service.entries.models import Entry
 
 
+class StrictCharField(serializers.CharField):
+    """A string, and only a string (DRF's CharField would take 5 as "5")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class SenseSerializer(serializers.Serializer):
     pos = serializers.CharField(max_length=8, allow_blank=True, required=False, default="")
     definition = serializers.CharField(max_length=2000, allow_blank=True)
@@ -95,7 +104,7 @@ class VersionSerializer(serializers.Serializer):
 
 
 class InitSerializer(serializers.Serializer):
-    word = serializers.CharField(max_length=64)
+    word = StrictCharField(max_length=64)
     empty = serializers.BooleanField(default=False)
     version = serializers.IntegerField(min_value=1, required=False)
 
@@ -107,4 +116,4 @@ class InitSerializer(serializers.Serializer):
 
 
 class CommandSerializer(serializers.Serializer):
-    command = serializers.CharField(max_length=1000, trim_whitespace=False)
+    command = StrictCharField(max_length=1000, trim_whitespace=False)

@@ -8,13 +8,19 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from entryeditor_service.entries import store
+from entryeditor_service.entries import builder, store
+from entryeditor_service.entries.diff import diff
+from entryeditor_service.entries.execute import execute
 from entryeditor_service.entries.models import Entry
+from entryeditor_service.entries.querylang import CommandError
 from entryeditor_service.entries.serializers import (
     SUMMARY_FIELDS,
+    CommandSerializer,
     EntrySerializer,
+    InitSerializer,
     VersionSerializer,
 )
+from entryeditor_service.errors import ApiError
 
 
 class Pages(PageNumberPagination):
@@ -58,3 +64,44 @@ def entry_detail(request: Request, entry_id: str) -> Response:
     if not partial:
         data = {**store.BLANK, **data}
     return Response(EntrySerializer(store.update(pk, data, version)).data)
+
+
+@api_view(["POST"])
+def entry_execute(request: Request, entry_id: str) -> Response:
+    """Run a query-language command; the pattern defaults to the entry's word."""
+    pk = int(entry_id)
+    serializer = CommandSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    word = Entry.objects.filter(pk=pk).values_list("word", flat=True).first()
+    if word is None:
+        raise ApiError(404, "not_found", f"No entry {pk}")
+    try:
+        result = execute(serializer.validated_data["command"], word)
+    except CommandError as exc:
+        raise ApiError(400, "bad_command", exc.message, **exc.details()) from None
+    return Response({"entry": pk, **result})
+
+
+@api_view(["POST"])
+def entry_init(request: Request, entry_id: str) -> Response:
+    """(Re)fill entry `entry_id` for a word from the corpus, or empty; creates it if new."""
+    pk = int(entry_id)
+    serializer = InitSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    word = serializer.validated_data["word"]
+    data = builder.empty(word) if serializer.validated_data["empty"] else builder.from_corpus(word)
+    entry, created = store.put(pk, data, serializer.validated_data.get("version"))
+    return Response(
+        EntrySerializer(entry).data,
+        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+    )
+
+
+@api_view(["GET"])
+def entry_diff(request: Request, entry_id: str, other_id: str) -> Response:
+    a, b = int(entry_id), int(other_id)
+    entries = Entry.objects.in_bulk([a, b])
+    for pk in (a, b):
+        if pk not in entries:
+            raise ApiError(404, "not_found", f"No entry {pk}")
+    return Response(diff(entries[a], entries[b]))

@@ -1,0 +1,102 @@
+"""With nothing set but SECRET_KEY, the service runs on an SQLite file and the local-memory
+cache: migrate, load_corpus and a real gunicorn serving the API."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+BIN = Path(sys.executable).parent
+UNSET = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def embedded_env(tmp_path: Path) -> dict[str, str]:
+    env = {name: value for name, value in os.environ.items() if name not in UNSET}
+    env.update(
+        {
+            "SECRET_KEY": "embedded-test",
+            "SQLITE_PATH": str(tmp_path / "entryeditor.sqlite3"),
+            "ALLOWED_HOSTS": "127.0.0.1",
+        }
+    )
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [BIN / "entryeditor-manage", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_secret_key_is_required_without_debug(tmp_path: Path) -> None:
+    env = embedded_env(tmp_path)
+    del env["SECRET_KEY"]
+    done = subprocess.run(
+        [BIN / "entryeditor-manage", "check"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert "SECRET_KEY is not set" in done.stderr
+
+
+def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
+    env = embedded_env(tmp_path)
+    manage(env, "migrate", "--noinput")
+    assert "Loaded 1200 sentences" in manage(env, "load_corpus", "--limit", "1200")
+    assert "nothing to do" in manage(env, "load_corpus", "--limit", "1200")
+    manage(env, "check", "--database", "default")
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            BIN / "gunicorn",
+            *("-b", f"127.0.0.1:{port}", "-w", "1", "--threads", "2"),
+            "entryeditor_service.wsgi:application",
+        ],
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    client.get("/healthz")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline, "gunicorn did not start"
+                    time.sleep(0.2)
+            ready = client.get("/readyz").json()
+            assert ready["database"]["ok"] is True
+            assert "max_connections" not in ready["database"]
+            assert ready["cache"] == {"ok": True, "backend": "locmem"}
+            sentence = client.get("/corpus/sentence/1000").json()
+            assert sentence["text"] == "第二，大力发展两岸经济合作，互补互利、共同繁荣。"
+            first = client.get("/corpus/statistics/get_pmi/", params={"word": "发展"})
+            again = client.get("/corpus/statistics/get_pmi/", params={"word": "发展"})
+            assert (first.headers["X-Cache"], again.headers["X-Cache"]) == ("miss", "hit")
+            init = client.post("/entryeditor/entryeditor/51/init/", json={"word": "发展"})
+            assert init.status_code == 201
+            assert init.json()["frequency"] > 0
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
