@@ -5,8 +5,12 @@ import http from 'k6/http';
 import { Counter } from 'k6/metrics';
 
 export const ERROR_KINDS = ['connect', 'read', 'write', 'timeout', 'non_2xx', 'other'];
+// The non-2xx answers also counted by status (status_502 ...): a proxy's 502 (no upstream),
+// 503 (load shed) and 504 (upstream too slow) tell apart what non_2xx lumps together.
+export const COUNTED_STATUSES = [502, 503, 504];
 
 const counters = Object.fromEntries(ERROR_KINDS.map((kind) => [kind, new Counter(`errors_${kind}`)]));
+const statuses = Object.fromEntries(COUNTED_STATUSES.map((s) => [s, new Counter(`status_${s}`)]));
 
 // Only 2xx answers count as successful (k6's default also accepts 3xx), so that
 // http_req_failed and the counters below agree.
@@ -51,5 +55,8 @@ export function countError(res, tags) {
   const kind = errorKind(res);
   if (kind !== null) {
     counters[kind].add(1, tags);
+  }
+  if (statuses[res.status] !== undefined) {
+    statuses[res.status].add(1, tags);
   }
 }

@@ -7,13 +7,20 @@
 //           ITERATIONS requests, until all are answered (per-vu-iterations).
 //   client  write-up 002's Python client: 10 requests gathered at once (asyncio.gather),
 //           one connection each; per-vu-iterations with VUS=10.
+//   vegeta  `vegeta attack -rate RATE -duration DURATION`: RATE requests started every second
+//           whatever the answers take (constant-arrival-rate), from VUS pre-allocated VUs and
+//           up to MAX_VUS; a request k6 had no free VU for is a dropped iteration.
+//   boom    `boom -c VUS`: VUS connections back to back for DURATION (constant-vus).
+//   ab      `ab -n ITERATIONS -c VUS`: VUS clients share ITERATIONS requests in all
+//           (shared-iterations), each request on a new connection, as ab sends them
+//           without -k (noConnectionReuse).
 //
-// Env: SHAPE, VUS, DURATION, WARMUP (wrk only; 0s), ITERATIONS, MAX_DURATION (hey and
-// client: the run is stopped after it; 10m), THRESHOLD_FAILED (the highest allowed rate of
+// Env: SHAPE, VUS, DURATION, WARMUP (wrk only; 0s), ITERATIONS, MAX_DURATION (hey, ab and
+// client: the run is stopped after it; 10m), RATE and MAX_VUS (vegeta), THRESHOLD_FAILED (the highest allowed rate of
 // failed requests, e.g. 0), THRESHOLD_CHECKS (the lowest allowed rate of passed checks,
 // e.g. 1).
 import exec from 'k6/execution';
-import { ERROR_KINDS } from './errors.js';
+import { COUNTED_STATUSES, ERROR_KINDS } from './errors.js';
 
 const UNITS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
 
@@ -32,7 +39,15 @@ export const SHAPES = {
   wrk: { executor: 'constant-vus', vus: 100, duration: '10s' },
   hey: { executor: 'per-vu-iterations', vus: 1000, iterations: 1 },
   client: { executor: 'per-vu-iterations', vus: 10, iterations: 1 },
+  vegeta: { executor: 'constant-arrival-rate', rate: 100, duration: '5s', vus: 50, max_vus: 1000 },
+  boom: { executor: 'constant-vus', vus: 10, duration: '5s' },
+  ab: { executor: 'shared-iterations', vus: 20, iterations: 200, noConnectionReuse: true },
 };
+
+// Shapes that run for a fixed time (with an optional warm-up) rather than a fixed count.
+export function timed(executor) {
+  return executor === 'constant-vus' || executor === 'constant-arrival-rate';
+}
 
 // The shape in force: `defaults` (the script's) under the environment's settings.
 export function resolveShape(defaults, env) {
@@ -51,8 +66,10 @@ export function resolveShape(defaults, env) {
     durationMs: 0,
     iterations: 0,
     maxDurationMs: 0,
+    rate: 0,
+    maxVus: 0,
   };
-  if (base.executor === 'constant-vus') {
+  if (timed(base.executor)) {
     shape.durationMs = parseDuration(pick('DURATION'));
     shape.warmupMs = parseDuration(pick('WARMUP', '0s'));
   } else {
@@ -61,6 +78,10 @@ export function resolveShape(defaults, env) {
     }
     shape.iterations = parseInt(pick('ITERATIONS'), 10);
     shape.maxDurationMs = parseDuration(pick('MAX_DURATION', '10m'));
+  }
+  if (base.executor === 'constant-arrival-rate') {
+    shape.rate = parseInt(pick('RATE'), 10);
+    shape.maxVus = Math.max(shape.vus, parseInt(pick('MAX_VUS'), 10));
   }
   return shape;
 }
@@ -80,10 +101,24 @@ function thresholds() {
   for (const kind of ERROR_KINDS) {
     result[`errors_${kind}${MEASURED}`] = ['count>=0'];
   }
+  for (const status of COUNTED_STATUSES) {
+    result[`status_${status}${MEASURED}`] = ['count>=0'];
+  }
+  result.dropped_iterations = ['count>=0'];
   return result;
 }
 
 function scenario(shape) {
+  if (shape.executor === 'constant-arrival-rate') {
+    return {
+      executor: shape.executor,
+      rate: shape.rate,
+      timeUnit: '1s',
+      duration: `${shape.warmupMs + shape.durationMs}ms`,
+      preAllocatedVUs: shape.vus,
+      maxVUs: shape.maxVus,
+    };
+  }
   if (shape.executor === 'constant-vus') {
     return { executor: shape.executor, vus: shape.vus, duration: `${shape.warmupMs + shape.durationMs}ms` };
   }
@@ -110,7 +145,9 @@ export function loadOptions(defaults = {}) {
   current = resolveShape(defaults, __ENV);
   return {
     scenarios: { [current.name]: scenario(current) },
-    summaryTrendStats: ['avg', 'min', 'med', 'p(50)', 'p(75)', 'p(90)', 'p(99)', 'max'],
+    // ab's percentile table (50 66 75 80 90 95 98 99 100) is a superset of the others'.
+    summaryTrendStats: ['avg', 'min', 'med', 'p(50)', 'p(66)', 'p(75)', 'p(80)', 'p(90)', 'p(95)', 'p(98)', 'p(99)', 'max'],
+    noConnectionReuse: SHAPES[current.name].noConnectionReuse === true,
     thresholds: thresholds(),
   };
 }

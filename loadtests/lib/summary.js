@@ -1,7 +1,7 @@
 // handleSummary for every script: the full summary as JSON to the file named by
 // SUMMARY_JSON (when set), and the measured figures in wrk's (or hey's) terms on stdout.
-import { shape } from './options.js';
-import { ERROR_KINDS } from './errors.js';
+import { shape, timed } from './options.js';
+import { COUNTED_STATUSES, ERROR_KINDS } from './errors.js';
 
 const MEASURED = '{phase:measure}';
 
@@ -29,18 +29,40 @@ function failedThresholds(data) {
 // Seconds the measured requests took: the fixed duration of a timed shape (wrk's), or the
 // whole run of a counted one (hey's "Total").
 function measuredSeconds(data, run) {
-  if (run.executor === 'constant-vus') {
+  if (timed(run.executor)) {
     return run.durationMs / 1000;
   }
   return data.state.testRunDurationMs / 1000;
 }
 
 function describe(run, seconds) {
+  if (run.executor === 'constant-arrival-rate') {
+    const warmup = run.warmupMs > 0 ? ` after ${run.warmupMs / 1000}s warm-up` : '';
+    return `${run.name}: ${run.rate} requests/s (${run.vus}..${run.maxVus} VUs), ${seconds}s measured${warmup}`;
+  }
   if (run.executor === 'constant-vus') {
     const warmup = run.warmupMs > 0 ? ` after ${run.warmupMs / 1000}s warm-up` : '';
     return `${run.name}: ${run.vus} VUs, ${seconds}s measured${warmup}`;
   }
+  if (run.executor === 'shared-iterations') {
+    return `${run.name}: ${run.vus} VUs sharing ${run.iterations} requests, total ${seconds.toFixed(3)}s`;
+  }
   return `${run.name}: ${run.vus} VUs x ${run.iterations} request(s), total ${seconds.toFixed(3)}s`;
+}
+
+// ab's "Percentage of the requests served within a certain time (ms)".
+const AB_PERCENTILES = [50, 66, 75, 80, 90, 95, 98, 99];
+
+function abPercentiles(latency) {
+  const rows = AB_PERCENTILES.map((p) => `${p}% ${ms(latency[`p(${p})`])}`);
+  return `  served in   ${rows.join('  ')}  100% ${ms(latency.max)}`;
+}
+
+// Answers a script judged wrong (errors_wrong_answer: a 2xx that is not the expected
+// answer, ab's "Length" failures), where the script counts them.
+function wrongAnswers(data) {
+  const metric = data.metrics['errors_wrong_answer{phase:measure}'];
+  return metric === undefined ? [] : [`  wrong       ${metric.values.count || 0} answer(s) not the expected one`];
 }
 
 export function textSummary(data) {
@@ -49,6 +71,8 @@ export function textSummary(data) {
   const failedRate = measured(data, 'http_req_failed').rate || 0;
   const checks = measured(data, 'checks');
   const errors = ERROR_KINDS.map((kind) => `${kind} ${measured(data, `errors_${kind}`).count || 0}`);
+  const statuses = COUNTED_STATUSES.map((s) => `${s} ${measured(data, `status_${s}`).count || 0}`);
+  const dropped = (data.metrics.dropped_iterations || { values: {} }).values.count || 0;
   const run = shape();
   const seconds = measuredSeconds(data, run);
   const failed = failedThresholds(data);
@@ -56,8 +80,12 @@ export function textSummary(data) {
     `  ${describe(run, seconds)}`,
     `  requests    ${requests} (${(requests / seconds).toFixed(2)}/s)`,
     `  latency     avg ${ms(latency.avg)}  p50 ${ms(latency['p(50)'])}  p75 ${ms(latency['p(75)'])}` +
-      `  p90 ${ms(latency['p(90)'])}  p99 ${ms(latency['p(99)'])}  max ${ms(latency.max)}`,
-    `  failed      ${(failedRate * 100).toFixed(2)}%  (${errors.join(', ')})`,
+      `  p90 ${ms(latency['p(90)'])}  p95 ${ms(latency['p(95)'])}  p99 ${ms(latency['p(99)'])}` +
+      `  max ${ms(latency.max)}`,
+    `  failed      ${(failedRate * 100).toFixed(2)}%  (${errors.join(', ')}; by status ${statuses.join(', ')})`,
+    `  dropped     ${dropped} iteration(s) k6 had no free VU for (whole run)`,
+    ...(run.name === 'ab' ? [abPercentiles(latency)] : []),
+    ...wrongAnswers(data),
     `  checks      ${checks.rate === undefined ? '-' : `${(checks.rate * 100).toFixed(2)}%`}`,
     `  thresholds  ${failed.length === 0 ? 'ok' : `FAILED: ${failed.join('; ')}`}`,
     '',

@@ -52,6 +52,49 @@ def test_a_counted_load_runs_until_its_limit() -> None:
     assert "1000 VUs at once, 1 request(s) each" in load.describe()
 
 
+def test_an_ab_load_shares_its_requests_among_its_vus() -> None:
+    raw = {"shape": "ab", "vus": 20, "iterations": 200, "max_duration_s": 300}
+    load = parse_load(raw, "load.quick")
+    assert load == Load(vus=20, shape="ab", iterations=200, max_duration_s=300.0)
+    assert load.counted
+    assert load.seconds == 300.0
+    assert load.k6_env() == {
+        "SHAPE": "ab",
+        "VUS": "20",
+        "ITERATIONS": "200",
+        "MAX_DURATION": "300s",
+    }
+    assert load.describe().startswith("ab: 20 VUs sharing 200 requests, each on a new connection")
+    with pytest.raises(LoadError, match="ab is counted, duration_s does not apply"):
+        parse_load({**raw, "duration_s": 5}, "load.quick")
+
+
+def _options(script: str, env: dict[str, str]) -> dict[str, Any]:
+    argv = [k6_binary(), "inspect"]
+    for key, value in env.items():
+        argv += ["-e", f"{key}={value}"]
+    result = subprocess.run(
+        [*argv, str(ROOT / "loadtests" / script)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    options: dict[str, Any] = json.loads(result.stdout)
+    return options
+
+
+def test_the_ab_shape_opens_a_connection_per_request_like_ab_without_keep_alive() -> None:
+    options = _options("wait.js", {"SHAPE": "ab", "VUS": "3", "ITERATIONS": "9"})
+    assert options["noConnectionReuse"] is True
+    assert _picked(options["scenarios"]["ab"], "executor", "vus", "iterations") == (
+        "shared-iterations",
+        3,
+        9,
+    )
+    assert _options("wait.js", {"SHAPE": "hey"})["noConnectionReuse"] is False
+
+
 def test_a_named_shape_is_the_default_of_its_table() -> None:
     load = parse_load({"vus": 10, "iterations": 1, "max_duration_s": 60}, "shapes.client", "client")
     assert (load.shape, load.vus, load.counted) == ("client", 10, True)
@@ -60,7 +103,7 @@ def test_a_named_shape_is_the_default_of_its_table() -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"shape": "ab", "vus": 1, "duration_s": 1}, "shape 'ab' is none of wrk, hey, client"),
+        ({"shape": "siege", "vus": 1, "duration_s": 1}, "shape 'siege' is none of wrk, hey"),
         ({"vus": 1}, "missing `duration_s`"),
         ({"duration_s": 1}, "missing `vus`"),
         ({"shape": "hey", "vus": 1, "max_duration_s": 9}, "missing `iterations`"),

@@ -90,6 +90,11 @@ def test_repository_compose_file_is_valid() -> None:
     for profile in ("uvicorn", "gunicorn", "granian", "nginx", "reference"):
         services = load_project(root, [profile]).services
         assert services, profile
+        needed = {d: c for s in services.values() for d, c in s.depends_on.items()}
         for service in services.values():
+            if needed.get(service.name) == "service_completed_successfully":
+                continue  # a one-shot service: it runs to completion
             assert service.healthcheck is not None, service.name
-            assert service.local.port_env, service.name
+            # A port of its own, the machine's server, or a unix socket behind another service.
+            reached = service.local.port_env or service.local.server or service.name in needed
+            assert reached, service.name

@@ -76,6 +76,32 @@ def _sql_client() -> str:
     return found
 
 
+def run_sql(where: Address, statement: str, password: str = "") -> str:
+    """Run one statement as root with the mariadb (mysql) client; its output, tab-separated."""
+    result = subprocess.run(
+        [
+            _sql_client(),
+            "-h",
+            where.host,
+            "-P",
+            str(where.port),
+            "-u",
+            "root",
+            "-N",
+            "-e",
+            statement,
+        ],
+        env={**os.environ, "MYSQL_PWD": password},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise ComposeError(f"{where}: {statement}: {result.stderr.strip()}")
+    return result.stdout
+
+
 def create_database(service: Service, where: Address) -> str | None:
     """CREATE DATABASE IF NOT EXISTS for the image's MARIADB_DATABASE (MYSQL_DATABASE), as
     root with the image's root password; returns the database's name, if one is named."""
@@ -86,17 +112,10 @@ def create_database(service: Service, where: Address) -> str | None:
     if "`" in name:
         raise ComposeError(f"{service.name}: bad database name {name!r}")
     password = _first(env, "MARIADB_ROOT_PASSWORD", "MYSQL_ROOT_PASSWORD")
-    statement = f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4"
-    result = subprocess.run(
-        [_sql_client(), "-h", where.host, "-P", str(where.port), "-u", "root", "-e", statement],
-        env={**os.environ, "MYSQL_PWD": password},
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise ComposeError(f"{service.name}: cannot create database {name}: {result.stderr}")
+    try:
+        run_sql(where, f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4", password)
+    except ComposeError as error:
+        raise ComposeError(f"{service.name}: cannot create database {name}: {error}") from None
     return name
 
 

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import signal
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+from servelab.attached import Address, run_sql
 from servelab.groups import members
 from servelab.stack import Stack
+
+# The machine's MariaDB (root, no password), as compose.yaml's x-local.server names it.
+MARIADB = Address("127.0.0.1", 3306)
 
 
 @contextmanager
@@ -23,3 +28,14 @@ def serve_service(
     for run in running:
         assert run.process.returncode != -signal.SIGKILL, f"{run.service.name} needed SIGKILL"
         assert members(run.pgid) == [], f"{run.service.name} left processes behind"
+
+
+@contextmanager
+def scratch_database(prefix: str, server: Address = MARIADB) -> Iterator[str]:
+    """A new database name `<prefix><random>` for a stack to create on the machine's
+    MariaDB (its MARIADB_DATABASE); the database is dropped afterwards."""
+    name = f"{prefix}{uuid.uuid4().hex[:10]}"
+    try:
+        yield name
+    finally:
+        run_sql(server, f"DROP DATABASE IF EXISTS `{name}`")

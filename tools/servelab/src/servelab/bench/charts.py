@@ -52,7 +52,7 @@ def _metric_chart(
     endpoints = list(dict.fromkeys(cell.endpoint for cell in cells))
     servers = list(dict.fromkeys((cell.variant, cell.workers) for cell in cells))
     values = {
-        (c.variant, c.workers, c.endpoint): c.measurement.metric(metric)
+        (c.variant, c.workers, c.endpoint): c.measurement.metric(metric) or 0.0
         for c in cells
         if c.measurement is not None
     }

@@ -1,8 +1,10 @@
 """A load shape (loadtests/lib/options.js): how k6 drives one cell, as its environment.
 
-Timed shapes (wrk's `-c -d`: constant VUs for a duration) measure a fixed time after a
-warm-up; counted shapes (hey's `-n -c`: every VU sends its requests, all at once) run
-until every request is answered, and their measured time is that whole run.
+Timed shapes (wrk's and boom's `-c -d`: constant VUs for a duration; vegeta's `-rate
+-duration`: a constant rate of new requests) measure a fixed time after a warm-up; counted
+shapes (hey's `-n -c`: every VU sends its requests, all at once; ab's `-n -c`: the VUs
+share the requests) run until every request is answered, and their measured time is that
+whole run.
 """
 
 from __future__ import annotations
@@ -13,9 +15,20 @@ from typing import Any
 
 TIMED = "constant-vus"
 COUNTED = "per-vu-iterations"
+ARRIVAL = "constant-arrival-rate"
+SHARED = "shared-iterations"
 
 # lib/options.js SHAPES: each shape's k6 executor.
-SHAPES: Mapping[str, str] = {"wrk": TIMED, "hey": COUNTED, "client": COUNTED}
+SHAPES: Mapping[str, str] = {
+    "wrk": TIMED,
+    "hey": COUNTED,
+    "client": COUNTED,
+    "vegeta": ARRIVAL,
+    "boom": TIMED,
+    "ab": SHARED,
+}
+# Shapes that send a fixed number of requests: ITERATIONS per VU, or in all (shared).
+COUNTED_EXECUTORS = frozenset({COUNTED, SHARED})
 
 
 class LoadError(ValueError):
@@ -34,10 +47,17 @@ class Load:
     shape: str = "wrk"
     iterations: int = 0
     max_duration_s: float = 0.0
+    # vegeta: requests started per second, from `vus` pre-allocated VUs up to `max_vus`.
+    rate: int = 0
+    max_vus: int = 0
 
     @property
     def counted(self) -> bool:
-        return SHAPES[self.shape] == COUNTED
+        return SHAPES[self.shape] in COUNTED_EXECUTORS
+
+    @property
+    def arrival(self) -> bool:
+        return SHAPES[self.shape] == ARRIVAL
 
     @property
     def seconds(self) -> float:
@@ -53,19 +73,34 @@ class Load:
                 "ITERATIONS": str(self.iterations),
                 "MAX_DURATION": _seconds(self.max_duration_s),
             }
-        return {
+        env = {
             "SHAPE": self.shape,
             "VUS": str(self.vus),
             "DURATION": _seconds(self.duration_s),
             "WARMUP": _seconds(self.warmup_s),
         }
+        if self.arrival:
+            env |= {"RATE": str(self.rate), "MAX_VUS": str(self.max_vus)}
+        return env
 
     def describe(self) -> str:
+        if SHAPES[self.shape] == SHARED:
+            return (
+                f"{self.shape}: {self.vus} VUs sharing {self.iterations} requests, each on a "
+                f"new connection, measured until the last answer (k6 shared-iterations, "
+                f"stopped after {self.max_duration_s:g} s)"
+            )
         if self.counted:
             return (
                 f"{self.shape}: {self.vus} VUs at once, {self.iterations} request(s) each, "
                 f"measured until the last answer (k6 per-vu-iterations, stopped after "
                 f"{self.max_duration_s:g} s)"
+            )
+        if self.arrival:
+            return (
+                f"{self.shape}: {self.rate} requests/s started whatever the answers take "
+                f"({self.vus} to {self.max_vus} VUs), {self.warmup_s:g} s warm-up "
+                f"+ {self.duration_s:g} s measured (k6 constant-arrival-rate)"
             )
         return (
             f"{self.shape}: {self.vus} VUs (connections), {self.warmup_s:g} s warm-up "
@@ -81,12 +116,13 @@ def _field(table: Mapping[str, Any], key: str, where: str) -> Any:
 
 def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:
     """A load table: `shape` (default `shape`), `vus`, and `duration_s` / `warmup_s` for a
-    timed shape or `iterations` / `max_duration_s` for a counted one."""
+    timed shape (plus `rate` and `max_vus` for vegeta's) or `iterations` / `max_duration_s`
+    for a counted one."""
     name = table.get("shape", shape)
     if name not in SHAPES:
         raise LoadError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
     vus = int(_field(table, "vus", where))
-    if SHAPES[name] == COUNTED:
+    if SHAPES[name] in COUNTED_EXECUTORS:
         stray = {"duration_s", "warmup_s"} & set(table)
         if stray:
             raise LoadError(f"{where}: {name} is counted, {sorted(stray)[0]} does not apply")
@@ -96,9 +132,12 @@ def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load
             iterations=int(_field(table, "iterations", where)),
             max_duration_s=float(_field(table, "max_duration_s", where)),
         )
+    arrival = SHAPES[name] == ARRIVAL
     return Load(
         vus=vus,
         shape=name,
         duration_s=float(_field(table, "duration_s", where)),
         warmup_s=float(table.get("warmup_s", 0)),
+        rate=int(_field(table, "rate", where)) if arrival else 0,
+        max_vus=max(vus, int(table.get("max_vus", vus))) if arrival else 0,
     )

@@ -94,6 +94,9 @@ class Matrix:
     shapes: Mapping[str, Mapping[str, Load]]
     settings: Mapping[str, Mapping[str, str]]
     notes: str = ""
+    # `[report] columns`: the per-server tables' columns (report.COLUMNS) instead of the
+    # default set.
+    columns: tuple[str, ...] = ()
 
     def load(self, form: str, shape: str | None = None) -> Load:
         """The form's default load, or that of the named shape."""
@@ -205,11 +208,15 @@ def _variant(
 def _side(raw: Mapping[str, Any]) -> Side:
     variants = raw.get("variants")
     workers = raw.get("workers")
+    metric = raw.get("metric")
+    if metric is not None and metric not in METRICS:
+        raise MatrixError(f"ratio side: unknown metric {metric!r} (known: {', '.join(METRICS)})")
     return Side(
         variants=tuple(variants) if variants else None,
         endpoint=raw.get("endpoint"),
         setting=raw.get("setting"),
         workers=int(workers) if workers is not None else None,
+        metric=metric,
     )
 
 
@@ -311,6 +318,7 @@ def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
         },
         settings={form: _strings(table) for form, table in raw.get("settings", {}).items()},
         notes=raw.get("report", {}).get("notes", "").strip(),
+        columns=tuple(raw.get("report", {}).get("columns", ())),
     )
     for form in matrix.loads:
         matrix.cells(form)

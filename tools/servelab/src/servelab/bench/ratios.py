@@ -4,7 +4,8 @@ Absolute requests/s depend on the machine (and on k6 sharing it); the ratio of t
 cells measured in the same run carries across machines, so the reports compare
 those with the write-up's. A ratio divides one metric (successful requests/s unless
 it names another) of a cell by that of another cell; or, cell by cell, by one of the
-cell's own settings (total seconds / WAITING_TIME), or by nothing (the metric itself).
+cell's own settings (total seconds / WAITING_TIME) or by another of its own metrics
+(p99 / p50), or by nothing (the metric itself).
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ class Side:
     """One side of a ratio: which variants (None: the other side's; several in a
     denominator: the fastest of them, the limit) and which endpoint (None: every endpoint
     the two sides share, combined as a geometric mean). A denominator may fix its number
-    of `workers` (None: the numerator's), or name a `setting` of the numerator's cell
-    instead of a cell."""
+    of `workers` (None: the numerator's), or name a `setting` or another `metric` of the
+    numerator's cell instead of a cell."""
 
     variants: tuple[str, ...] | None = None
     endpoint: str | None = None
     setting: str | None = None
     workers: int | None = None
+    metric: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,11 @@ class RatioSpec:
 
     @property
     def per_cell(self) -> bool:
-        """The metric itself or over the cell's own setting: a value for every cell."""
-        return self.denominator is None or self.denominator.setting is not None
+        """The metric itself or over the cell's own setting or metric: a value for every
+        cell."""
+        if self.denominator is None:
+            return True
+        return self.denominator.setting is not None or self.denominator.metric is not None
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,11 @@ def _value(
     return RatioValue(spec.name, variant, workers, geometric_mean(quotients), len(quotients))
 
 
-def _divisor(spec: RatioSpec, settings: Settings, key: Key) -> float | None:
+def _divisor(
+    spec: RatioSpec, settings: Settings, key: Key, divisors: Values | None
+) -> float | None:
+    if spec.denominator is not None and spec.denominator.metric is not None:
+        return (divisors or {}).get(key)
     if spec.denominator is None or spec.denominator.setting is None:
         return 1.0
     setting = settings.get(key, {}).get(spec.denominator.setting)
@@ -141,14 +150,18 @@ def _divisor(spec: RatioSpec, settings: Settings, key: Key) -> float | None:
 
 
 def _cell_values(
-    spec: RatioSpec, values: Values, variants: Sequence[str], settings: Settings
+    spec: RatioSpec,
+    values: Values,
+    variants: Sequence[str],
+    settings: Settings,
+    divisors: Values | None,
 ) -> list[RatioValue]:
     one_endpoint = spec.numerator.endpoint
     result = []
     for variant in spec.numerator.variants or variants:
         for key, value in values.items():
             name, workers, endpoint = key
-            divisor = _divisor(spec, settings, key)
+            divisor = _divisor(spec, settings, key, divisors)
             if name != variant or one_endpoint not in (None, endpoint) or not divisor:
                 continue
             shown = None if one_endpoint else endpoint
@@ -161,12 +174,14 @@ def ratio_values(
     values: Values,
     variants: Sequence[str],
     settings: Settings | None = None,
+    divisors: Values | None = None,
 ) -> list[RatioValue]:
     """The ratio for each numerator variant and worker count that has both sides measured
-    (against the fastest denominator variant); for a plain metric or one over a setting,
-    its value in every cell of the numerator's variants (and endpoint)."""
+    (against the fastest denominator variant); for a plain metric or one over a setting
+    or over another metric of the cell (`divisors`: that metric of every cell), its value
+    in every cell of the numerator's variants (and endpoint)."""
     if spec.per_cell:
-        return _cell_values(spec, values, variants, settings or {})
+        return _cell_values(spec, values, variants, settings or {}, divisors)
     assert spec.denominator is not None
     result = []
     for workers in sorted({w for (_, w, _) in values}):

@@ -4,12 +4,14 @@ write-up's figures, and the exact commands."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
+from servelab.bench.errors import BenchError
 from servelab.bench.matrix import Matrix
 from servelab.bench.ratios import GoalResult, RatioSpec, RatioValue, goal_results, ratio_values
 from servelab.bench.results import BenchRun, CellResult
-from servelab.bench.summary import ERROR_KINDS
+from servelab.bench.summary import ERROR_KINDS, Measurement
 from servelab.bench.writeup import Figure, WriteUp
 
 _DASH = "—"
@@ -125,9 +127,22 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
     ]
     rows, measured = [], []
     for spec in matrix.ratios:
-        ours = ratio_values(spec, run.values(spec.metric), names, run.settings())
+        over = spec.denominator.metric if spec.denominator is not None else None
+        ours = ratio_values(
+            spec,
+            run.values(spec.metric),
+            names,
+            run.settings(),
+            run.values(over) if over else None,
+        )
         published = write_up.values(mapped, spec.metric)
-        theirs = ratio_values(spec, published, names, write_up.cell_settings(published))
+        theirs = ratio_values(
+            spec,
+            published,
+            names,
+            write_up.cell_settings(published),
+            write_up.values(mapped, over) if over else None,
+        )
         measured += ours
         for where in dict.fromkeys(value.where for value in [*ours, *theirs]):
             mine = {v.workers: v for v in ours if v.where == where}
@@ -211,6 +226,99 @@ def _their_row(figure: Figure, totals: bool) -> list[str]:
     ]
 
 
+def _statuses(m: Measurement) -> str:
+    """The errors by kind, and the non-2xx answers by status where any were counted."""
+    kinds = _error_kinds(m.errors)
+    counted = [f"{status} {count}" for status, count in m.statuses.items() if count]
+    return f"{kinds} ({', '.join(counted)})" if counted else kinds
+
+
+def _ratio_of(value: float | None) -> str:
+    return _DASH if value is None else f"{value:.4f}"
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    ours: Callable[[CellResult, Measurement], str]
+    theirs: Callable[[Figure], str]
+
+
+# What `[report] columns` may name: vegeta's and boom's figures beside the default ones.
+COLUMNS: Mapping[str, Column] = {
+    "load": Column(
+        "load",
+        lambda c, m: f"{c.load.rate}/s" if c.load.arrival else f"{c.load.vus} VUs",
+        lambda f: str(f.printed.get("load", _DASH)),
+    ),
+    "requests": Column("requests", lambda c, m: str(m.requests), lambda f: _number(f.requests, 0)),
+    "seconds": Column(
+        "duration s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
+    ),
+    "rps": Column("req/s", lambda c, m: f"{m.rps:.1f}", lambda f: _number(f.rps, 2)),
+    "success": Column(
+        "success",
+        lambda c, m: _ratio_of(m.success_ratio),
+        lambda f: _ratio_of(f.success_ratio),
+    ),
+    "avg": Column("mean ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
+    "p50": Column("p50 ms", lambda c, m: _ms(m.p50_ms), lambda f: _ms(f.p50_ms)),
+    "p66": Column("p66 ms", lambda c, m: _ms(m.p66_ms), lambda f: _ms(f.p66_ms)),
+    "p75": Column("p75 ms", lambda c, m: _ms(m.p75_ms), lambda f: _ms(f.p75_ms)),
+    "p80": Column("p80 ms", lambda c, m: _ms(m.p80_ms), lambda f: _ms(f.p80_ms)),
+    "p90": Column("p90 ms", lambda c, m: _ms(m.p90_ms), lambda f: _ms(f.p90_ms)),
+    "p95": Column("p95 ms", lambda c, m: _ms(m.p95_ms), lambda f: _ms(f.p95_ms)),
+    "p98": Column("p98 ms", lambda c, m: _ms(m.p98_ms), lambda f: _ms(f.p98_ms)),
+    "p99": Column("p99 ms", lambda c, m: _ms(m.p99_ms), lambda f: _ms(f.p99_ms)),
+    "max": Column("max ms", lambda c, m: _ms(m.max_ms), lambda f: _ms(f.max_ms)),
+    "errors": Column(
+        "errors (by status)",
+        lambda c, m: _statuses(m),
+        lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
+    ),
+    "dropped": Column("dropped", lambda c, m: str(m.dropped), lambda f: _DASH),
+    "k6": Column(
+        "k6 CPU s (load)", lambda c, m: f"{c.k6_cpu_s:.1f} ({c.k6_load:.0%})", lambda f: _DASH
+    ),
+}
+
+
+def _chosen(matrix: Matrix) -> list[Column]:
+    unknown = [name for name in matrix.columns if name not in COLUMNS]
+    if unknown:
+        raise BenchError(
+            f"{matrix.family}: [report] columns names unknown {unknown} "
+            f"(known: {', '.join(COLUMNS)})"
+        )
+    return [COLUMNS[name] for name in matrix.columns]
+
+
+def _column_row(cell: CellResult, columns: Sequence[Column]) -> list[str]:
+    m = cell.measurement
+    run = f"ours, {_workers(cell.workers)}"
+    if m is None:
+        return [cell.endpoint, run, *(_DASH for _ in columns[:-1]), _errors(cell)]
+    return [cell.endpoint, run, *(column.ours(cell, m) for column in columns)]
+
+
+def _column_rows(
+    cells: Sequence[CellResult], write_up_server: str | None, write_up: WriteUp, matrix: Matrix
+) -> tuple[list[str], list[list[str]]]:
+    """A variant's rows under the matrix's own columns, the write-up's beside them."""
+    columns = _chosen(matrix)
+    rows = []
+    for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
+        rows += [_column_row(c, columns) for c in cells if c.endpoint == endpoint]
+        if write_up_server is None:
+            continue
+        for workers in write_up.workers(write_up_server):
+            figure = write_up.figure(write_up_server, workers, endpoint)
+            if figure is not None:
+                theirs = [column.theirs(figure) for column in columns]
+                rows.append([endpoint, f"write-up, {_workers(workers)}", *theirs])
+    return ["endpoint", "run", *(column.header for column in columns)], rows
+
+
 def _server_tables(
     run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]
 ) -> list[str]:
@@ -259,6 +367,10 @@ def _server_tables(
         for key, path in charts.items():
             if key.startswith(f"latency:{variant.name}:"):
                 lines += [f"![latency percentiles, {variant.name}]({path})", ""]
+        if matrix.columns:
+            own, rows = _column_rows(cells, variant.write_up, write_up, matrix)
+            lines += _table(own, rows)
+            continue
         rows = []
         for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
             rows += [_our_row(cell, totals) for cell in cells if cell.endpoint == endpoint]

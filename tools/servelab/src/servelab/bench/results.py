@@ -63,9 +63,10 @@ class BenchRun:
         """One metric (successful requests/s by default) of every cell that ran, keyed
         for ratios."""
         return {
-            cell.key: cell.measurement.metric(metric)
+            cell.key: value
             for cell in self.cells
             if cell.measurement is not None
+            and (value := cell.measurement.metric(metric)) is not None
         }
 
     def settings(self) -> dict[Key, Mapping[str, str]]:

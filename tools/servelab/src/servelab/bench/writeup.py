@@ -33,6 +33,13 @@ class Figure:
     min_ms: float | None = None
     elapsed_s: float | None = None
     errors: Mapping[str, int] | None = None
+    # vegeta's and boom's: the P95, and the share of requests that succeeded.
+    p95_ms: float | None = None
+    success_ratio: float | None = None
+    # ab's percentile table: the rest of 50 66 75 80 90 95 98 99 100.
+    p66_ms: float | None = None
+    p80_ms: float | None = None
+    p98_ms: float | None = None
     printed: Mapping[str, Any] = field(default_factory=dict)
 
     @property

@@ -1,0 +1,100 @@
+"""loadtests/entryeditor.js against the uWSGI + nginx stack: every request of the write-up in
+the shape it was measured with (vegeta's constant rate, boom's constant concurrency), with
+thresholds that fail on a single failed request or check; and the summary the benchmark
+reads (success, p95, 503s by status, dropped iterations)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
+from servelab.bench.load import Load
+from servelab.bench.summary import measurement
+from servelab.stack import Stack
+from servelab.testing import scratch_database, serve_service
+
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPT = ROOT / "loadtests" / "entryeditor.js"
+SMOKE = {"DURATION": "2s", "THRESHOLD_FAILED": "0", "THRESHOLD_CHECKS": "1"}
+VEGETA = ["static", "list", "detail", "execute", "sentence", "get_instance", "get_count"]
+BOOM = ["init", "diff", "get_pmi"]
+REDIS_DB = 2
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    with scratch_database("ee_stack_k6_") as database:
+        env = {
+            "EE_DATABASE": database,
+            "EE_REDIS_DB": str(REDIS_DB),
+            "CORPUS_LIMIT": "1500",
+            "WEB_PROCESSES": "2",
+            "WEB_THREADS": "4",
+        }
+        with serve_service("uwsgi", "entryeditor-nginx", env) as running:
+            yield running
+        client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+        keys = list(client.scan_iter(f"{database}:*"))
+        if keys:
+            client.delete(*keys)
+
+
+def k6(stack: Stack, tmp_path: Path, **env: str) -> tuple[int, dict[str, Any], str]:
+    summary = tmp_path / "summary.json"
+    argv = k6_argv(
+        k6_binary(),
+        SCRIPT,
+        {"BASE_URL": stack.url("entryeditor-nginx"), **env, "SUMMARY_JSON": str(summary)},
+    )
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    output = result.stdout + result.stderr[-2000:]
+    assert summary.is_file(), output
+    return result.returncode, json.loads(summary.read_text()), output
+
+
+@pytest.mark.parametrize("name", VEGETA)
+def test_vegeta_shape_smoke(stack: Stack, tmp_path: Path, name: str) -> None:
+    code, summary, output = k6(
+        stack, tmp_path, NAME=name, RATE="20", VUS="5", MAX_VUS="40", **SMOKE
+    )
+    assert code == 0, output
+    m = measurement(summary, Load(vus=5, duration_s=2, shape="vegeta", rate=20, max_vus=40))
+    assert m.requests + m.dropped >= 40
+    assert m.success_ratio == 1
+    assert m.p95_ms is not None
+    assert "vegeta: 20 requests/s" in output
+
+
+@pytest.mark.parametrize("name", BOOM)
+def test_boom_shape_smoke(stack: Stack, tmp_path: Path, name: str) -> None:
+    code, summary, output = k6(stack, tmp_path, NAME=name, VUS="2", **SMOKE)
+    assert code == 0, output
+    m = measurement(summary, Load(vus=2, duration_s=2, shape="boom"))
+    assert m.requests > 0
+    assert m.success_ratio == 1
+    assert "boom: 2 VUs" in output
+
+
+def test_an_answer_that_is_not_2xx_fails_the_thresholds_and_is_counted(
+    stack: Stack, tmp_path: Path
+) -> None:
+    code, summary, _ = k6(
+        stack,
+        tmp_path,
+        NAME="detail",
+        ENDPOINT="/entryeditor/entryeditor/999999",
+        RATE="10",
+        **SMOKE,
+    )
+    assert code == THRESHOLDS_FAILED
+    m = measurement(summary, Load(vus=50, duration_s=2, shape="vegeta", rate=10, max_vus=50))
+    assert m.success_ratio == 0
+    assert m.errors["non_2xx"] == m.requests
+    assert m.unexpected_non_2xx == m.requests  # 404s: neither 502, 503 nor 504

@@ -1,0 +1,156 @@
+"""The compose recipes run as compose runs them (servelab's Stack): nginx in front of uWSGI or
+gunicorn, the machine's MariaDB and Redis, the one-shot init (migrate, collectstatic, a
+CORPUS_LIMIT corpus, the demo entries); answers through nginx, static files from nginx,
+JSON errors, fast 503s rather than 502s when the app server is full, and a clean stop."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+from servelab.stack import Stack, StackError
+from servelab.testing import scratch_database, serve_service
+
+CORPUS_LIMIT = 300
+REDIS_DB = 2
+STATIC = "rest_framework/css/default.css"
+# (profile, the nginx service in front, the app server behind it)
+VARIANTS = [
+    ("uwsgi", "entryeditor-nginx", "entryeditor-uwsgi"),
+    ("gunicorn", "entryeditor-gunicorn-nginx", "entryeditor-gunicorn"),
+]
+IDS = [variant[0] for variant in VARIANTS]
+
+
+def clear_cache(prefix: str) -> None:
+    client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+    keys = list(client.scan_iter(f"{prefix}:*"))
+    if keys:
+        client.delete(*keys)
+
+
+@pytest.fixture(scope="module")
+def database() -> Iterator[str]:
+    """One database for the module: the first stack loads the corpus, the others find it
+    loaded (load_corpus is idempotent), as bench cells do."""
+    with scratch_database("ee_stack_") as name:
+        yield name
+        clear_cache(name)
+
+
+def stack_env(database: str, **extra: str) -> dict[str, str]:
+    return {
+        "EE_DATABASE": database,
+        "EE_REDIS_DB": str(REDIS_DB),
+        "CORPUS_LIMIT": str(CORPUS_LIMIT),
+        "WEB_PROCESSES": "2",
+        "WEB_THREADS": "2",
+        **extra,
+    }
+
+
+@pytest.mark.parametrize(("profile", "nginx", "server"), VARIANTS, ids=IDS)
+def test_the_stack_answers_through_nginx(
+    database: str, profile: str, nginx: str, server: str
+) -> None:
+    with serve_service(profile, nginx, stack_env(database)) as stack:
+        assert list(stack.attached) == ["entryeditor-mariadb", "entryeditor-redis"]
+        assert stack.running["entryeditor-init"].process.returncode == 0
+        with httpx.Client(base_url=stack.url(nginx), timeout=30) as client:
+            ready = client.get("/readyz")
+            assert ready.status_code == 200, ready.text
+            assert ready.json()["cache"]["backend"] == "redis"
+
+            entries = client.get("/entryeditor/entryeditor/")
+            assert entries.status_code == 200
+            assert entries.json()["count"] >= 51
+            assert client.get("/entryeditor/entryeditor/47").json()["id"] == 47
+
+            # The corpus is the first CORPUS_LIMIT sentences.
+            assert client.get(f"/corpus/sentence/{CORPUS_LIMIT}").status_code == 200
+            missing = client.get(f"/corpus/sentence/{CORPUS_LIMIT + 1}")
+            assert missing.status_code == 404
+            assert missing.headers["content-type"].startswith("application/json")
+
+            executed = client.post(
+                "/entryeditor/entryeditor/47/execute/", json={"command": "freq(pattern=水)"}
+            )
+            assert executed.status_code == 200, executed.text
+
+
+def test_nginx_serves_static_files_compresses_json_and_answers_errors_in_json(
+    database: str,
+) -> None:
+    with (
+        serve_service("uwsgi", "entryeditor-nginx", stack_env(database)) as stack,
+        httpx.Client(base_url=stack.url("entryeditor-nginx"), timeout=30) as client,
+    ):
+        static = client.get(f"/static/{STATIC}")
+        assert static.status_code == 200
+        assert static.headers["content-type"] == "text/css"
+        assert static.content == (stack.volume("entryeditor-static") / STATIC).read_bytes()
+        # Collected by the init service into the volume nginx reads, not served by Django.
+        assert "expires" in static.headers
+
+        listed = client.get(
+            "/entryeditor/entryeditor/?page_size=50", headers={"Accept-Encoding": "gzip"}
+        )
+        assert listed.headers["content-encoding"] == "gzip"
+        assert listed.json()["count"] >= 51  # httpx decompressed it
+
+        too_large = client.post(
+            "/entryeditor/entryeditor/47/execute/",
+            content=b'{"command": "' + b"x" * (2 * 1024 * 1024) + b'"}',
+            headers={"Content-Type": "application/json"},
+        )
+        assert too_large.status_code == 413
+        assert too_large.json()["error"] == "too_large"
+
+        unknown = client.get("/no/such/path")
+        assert unknown.status_code == 404
+        assert unknown.headers["content-type"].startswith("application/json")
+
+
+def burst(url: str, requests: int, concurrency: int) -> list[httpx.Response]:
+    """`requests` GETs, `concurrency` at a time, each on a connection of its own."""
+
+    def one(_: int) -> httpx.Response:
+        return httpx.get(url, timeout=30)
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        return list(pool.map(one, range(requests)))
+
+
+@pytest.mark.parametrize(("profile", "nginx", "server"), VARIANTS, ids=IDS)
+def test_a_full_app_server_sheds_load_as_503_json_never_502(
+    database: str, profile: str, nginx: str, server: str
+) -> None:
+    # One thread and a listen queue of one: a burst of 40 at once overflows it.
+    env = stack_env(database, WEB_PROCESSES="1", WEB_THREADS="1", UWSGI_LISTEN="1")
+    with serve_service(profile, nginx, env) as stack:
+        url = stack.url(nginx) + "/corpus/statistics/get_instance/?word=%E4%B8%AD"
+        answers = burst(url, requests=160, concurrency=40)
+        statuses = Counter(answer.status_code for answer in answers)
+        assert set(statuses) == {200, 503}, statuses
+        for answer in answers:
+            if answer.status_code == 503:
+                assert answer.headers["retry-after"] == "1"
+                assert answer.json()["error"] == "overloaded"
+        # The app server itself stayed up and answers again once the burst is over.
+        assert httpx.get(url, timeout=30).status_code == 200
+        assert stack.running[server].process.poll() is None
+
+
+def test_the_init_service_fails_the_start_on_a_bad_setting(database: str) -> None:
+    env = stack_env(database, CORPUS_LIMIT="many")
+    stack = Stack("uwsgi", only=["entryeditor-nginx"], env=env, log=None)
+    with pytest.raises(StackError, match="entryeditor-init exited with status"):
+        stack.start()
+    assert "entryeditor-uwsgi" not in stack.running
+    assert not Path(stack.run_dir).exists()
