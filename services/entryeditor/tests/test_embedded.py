@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -58,12 +60,9 @@ def test_secret_key_is_required_without_debug(tmp_path: Path) -> None:
     assert "SECRET_KEY is not set" in done.stderr
 
 
-def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
-    env = embedded_env(tmp_path)
-    manage(env, "migrate", "--noinput")
-    assert "Loaded 1200 sentences" in manage(env, "load_corpus", "--limit", "1200")
-    assert "nothing to do" in manage(env, "load_corpus", "--limit", "1200")
-    manage(env, "check", "--database", "default")
+@contextmanager
+def gunicorn(env: dict[str, str], cwd: Path) -> Iterator[httpx.Client]:
+    """The WSGI app under a real gunicorn on a free loopback port, once it answers."""
     port = free_port()
     server = subprocess.Popen(
         [
@@ -72,7 +71,7 @@ def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
             "entryeditor_service.wsgi:application",
         ],
         env=env,
-        cwd=tmp_path,
+        cwd=cwd,
         start_new_session=True,
     )
     try:
@@ -85,18 +84,46 @@ def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
                 except httpx.TransportError:
                     assert time.monotonic() < deadline, "gunicorn did not start"
                     time.sleep(0.2)
-            ready = client.get("/readyz").json()
-            assert ready["database"]["ok"] is True
-            assert "max_connections" not in ready["database"]
-            assert ready["cache"] == {"ok": True, "backend": "locmem"}
-            sentence = client.get("/corpus/sentence/1000").json()
-            assert sentence["text"] == "第二，大力发展两岸经济合作，互补互利、共同繁荣。"
-            first = client.get("/corpus/statistics/get_pmi/", params={"word": "发展"})
-            again = client.get("/corpus/statistics/get_pmi/", params={"word": "发展"})
-            assert (first.headers["X-Cache"], again.headers["X-Cache"]) == ("miss", "hit")
-            init = client.post("/entryeditor/entryeditor/51/init/", json={"word": "发展"})
-            assert init.status_code == 201
-            assert init.json()["frequency"] > 0
+            yield client
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
+    env = embedded_env(tmp_path)
+    manage(env, "migrate", "--noinput")
+    assert "Loaded 1200 sentences" in manage(env, "load_corpus", "--limit", "1200")
+    assert "nothing to do" in manage(env, "load_corpus", "--limit", "1200")
+    manage(env, "check", "--database", "default")
+    with gunicorn(env, tmp_path) as client:
+        ready = client.get("/readyz").json()
+        assert ready["database"]["ok"] is True
+        assert "max_connections" not in ready["database"]
+        assert ready["cache"] == {"ok": True, "backend": "locmem"}
+        sentence = client.get("/corpus/sentence/1000").json()
+        assert sentence["text"] == "第二，大力发展两岸经济合作，互补互利、共同繁荣。"
+        first = client.get("/corpus/statistics/get_pmi/", params={"word": "发展"})
+        again = client.get("/corpus/statistics/get_pmi/", params={"word": "发展"})
+        assert (first.headers["X-Cache"], again.headers["X-Cache"]) == ("miss", "hit")
+        init = client.post("/entryeditor/entryeditor/51/init/", json={"word": "发展"})
+        assert init.status_code == 201
+        assert init.json()["frequency"] > 0
+
+
+def test_a_database_outage_is_503_json(tmp_path: Path) -> None:
+    env = embedded_env(tmp_path)
+    env["DATABASE_URL"] = f"mysql://root@127.0.0.1:{free_port()}/ee_test_nowhere"
+    with gunicorn(env, tmp_path) as client:
+        assert client.get("/healthz").status_code == 200
+        ready = client.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["database"]["ok"] is False
+        for response in (
+            client.get("/corpus/sentence/1"),
+            client.get("/entryeditor/entryeditor/"),
+            client.post("/entryeditor/entryeditor/51/init/", json={"word": "水"}),
+        ):
+            assert response.status_code == 503
+            assert response.json()["error"]["code"] == "database_unavailable"
+            assert response.headers["Retry-After"] == "1"

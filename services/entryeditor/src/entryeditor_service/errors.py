@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 JSON_DUMPS = {"ensure_ascii": False}
+RETRY_AFTER = "1"  # seconds, on 503 database_unavailable
+log = logging.getLogger(__name__)
 
 
 def error_body(code: str, message: str, **details: Any) -> dict[str, Any]:
@@ -32,7 +36,13 @@ class ApiError(exceptions.APIException):
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, reshaped: ValidationError -> 400 invalid + fields; the rest keep
-    their status with a code named after the exception."""
+    their status with a code named after the exception. A database that does not answer
+    (or has no connection left) is a 503, not a 500."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        log.warning("database unavailable: %s", exc)
+        response = error_response(503, "database_unavailable", "The database is unavailable")
+        response["Retry-After"] = RETRY_AFTER
+        return response
     if isinstance(exc, ApiError):
         return error_response(exc.status_code, exc.error_code, str(exc.detail), **exc.details)
     response = drf_exception_handler(exc, context)
