@@ -199,7 +199,7 @@ def serve_compute() -> ServeCompute:
 
 @pytest.fixture(scope="module")
 def server(corpus: Database, model_dir: Path) -> Iterator[ComputeServer]:
-    """One threadpool server on the session corpus, shared by a module's tests (and stopped
+    """One server (the default kind) on the session corpus, shared by a module's tests (and stopped
     after them, so that the next module counts only its own database connections)."""
     with run_compute(corpus, model_dir) as running:
         yield running

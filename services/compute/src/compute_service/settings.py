@@ -24,10 +24,12 @@ class Settings:
     database_url: str = "mysql://root@127.0.0.1:3306/entryeditor"
     host: str = "127.0.0.1"
     port: int = 9090
-    # The Thrift server (see README: threadpool measured best for this workload).
-    server: ServerKind = "threadpool"
-    # Request threads (threadpool, nonblocking) or worker processes (processpool).
-    threads: int = 16
+    # The Thrift server (README: the nonblocking one serves any number of client
+    # connections with `threads` workers, as fast as the others or faster).
+    server: ServerKind = "nonblocking"
+    # Worker threads (nonblocking) or threads serving one connection each (threadpool).
+    threads: int = 4
+    # Processes serving one connection each (processpool).
     processes: int = 2
     # Database connections the service may hold at most, per process; counted in the
     # entry editor's connection budget. A request waits up to db_wait_s for one.
