@@ -74,8 +74,8 @@ def _start_child(settings: Settings) -> None:
     _child_analyzer = Analyzer(settings)
 
 
-def _child_ready() -> int:
-    return os.getpid()
+def _child_ready() -> None:
+    """Returns once the process's initializer has built its analyzer."""
 
 
 def _analyze_in_child(usage: Usage, data: bytes, max_pixels: int) -> BaseModel | Failure:
@@ -103,9 +103,10 @@ class ProcessPool:
             initializer=_start_child,
             initargs=(settings,),
         )
-        # Start every process (and its analyzer) now rather than on the first requests.
-        pids = {f.result() for f in [self.pool.submit(_child_ready) for _ in range(self.size)]}
-        self.pids = sorted(pids)
+        # Start every process (and its analyzer) now rather than on the first requests:
+        # each call finds no idle process yet, so the pool spawns one for it.
+        for started in [self.pool.submit(_child_ready) for _ in range(self.size)]:
+            started.result()
 
     async def analyze(self, usage: Usage, data: bytes) -> BaseModel:
         loop = asyncio.get_running_loop()
