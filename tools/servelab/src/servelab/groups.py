@@ -7,6 +7,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 
 
@@ -80,4 +81,14 @@ def stop_group(pgid: int, grace: float, leader: subprocess.Popen[bytes] | None =
     while group_alive(pgid) and time.monotonic() < deadline + 5:
         if leader is not None:
             leader.poll()
+        time.sleep(0.05)
+
+
+def kill_group(pgid: int, leader: subprocess.Popen[bytes]) -> None:
+    """SIGKILL every member of the group at once and reap the leader."""
+    with suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    leader.wait()
+    deadline = time.monotonic() + 5
+    while group_alive(pgid) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -90,8 +90,10 @@ class Stack:
         self._log = log
         self.ports: dict[str, int] = {}
         self.running: dict[str, Running] = {}
-        # Services served by the machine's own server (x-local.server), by address.
+        # Services served by the machine's own server (x-local.server), by address, and the
+        # database each of those has there (MariaDB's MARIADB_DATABASE).
         self.attached: dict[str, attached.Address] = {}
+        self.databases: dict[str, str] = {}
         self._one_shots: set[str] = set()
         self._watchdog: Watchdog | None = None
 
@@ -162,6 +164,22 @@ class Stack:
             self.stop()
             raise
 
+    def kill(self, service: str) -> None:
+        """SIGKILL a running service's whole process group, as a crash would (an outage
+        drill). It keeps its port: restart() brings it back where clients expect it."""
+        running = self._running(service)
+        groups.kill_group(running.pgid, running.process)
+        running.log.join(timeout=2)
+
+    def restart(self, service: str) -> None:
+        """Start a killed or exited service again, with the same command, environment and
+        port, and wait until its healthcheck passes."""
+        running = self._running(service)
+        if running.process.poll() is None:
+            raise StackError(f"{service} is still running: kill it first")
+        self._launch(running.service, max(len(name) for name in self.running))
+        self._wait_healthy(self.running[service])
+
     def stop(self) -> None:
         """Stop every process group this stack started, last started first."""
         for running in reversed(list(self.running.values())):
@@ -220,6 +238,11 @@ class Stack:
         assert self._watchdog is not None
         self._watchdog.watch(process.pid, service.stop_grace_period)
 
+    def _running(self, service: str) -> Running:
+        if service not in self.running:
+            raise StackError(f"{service} is not a process of this stack")
+        return self.running[service]
+
     def _address(self, service: Service) -> attached.Address:
         try:
             return attached.address(service)
@@ -231,6 +254,9 @@ class Stack:
         deadline = check.start_period + check.interval * check.retries if check else _ATTACH_S
         try:
             self.attached[service.name] = attached.attach(service, deadline)
+            name = attached.database(service)
+            if name:
+                self.databases[service.name] = name
         except (ComposeError, OSError, subprocess.TimeoutExpired) as error:
             raise StackError(str(error)) from error
 

@@ -1,0 +1,67 @@
+"""The neighbours endpoint as compose runs it (servelab's Stack, profile uwsgi): nginx,
+uWSGI, the compute service and the machine's MariaDB; then the compute process crashes
+(SIGKILL of its process group) and comes back on its port."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import redis
+
+from servelab.groups import members
+from servelab.stack import Stack
+from servelab.testing import scratch_database
+
+REDIS_DB = 2
+NEIGHBORS = "/corpus/sentence/100/neighbors/?k=5"
+
+
+@pytest.fixture
+def database() -> Iterator[str]:
+    with scratch_database("compute_test_") as name:
+        yield name
+        cache = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+        keys = list(cache.scan_iter(f"{name}:*"))
+        if keys:
+            cache.delete(*keys)
+
+
+def test_neighbors_through_nginx_survive_a_compute_crash(database: str) -> None:
+    env = {
+        "EE_DATABASE": database,
+        "EE_REDIS_DB": str(REDIS_DB),
+        "CORPUS_LIMIT": "300",
+        "WEB_PROCESSES": "2",
+        "WEB_THREADS": "2",
+    }
+    with (
+        Stack("uwsgi", only=["entryeditor-nginx"], env=env, log=None) as stack,
+        httpx.Client(base_url=stack.url("entryeditor-nginx"), timeout=10) as client,
+    ):
+        answer = client.get(NEIGHBORS)
+        assert answer.status_code == 200, answer.text
+        assert len(answer.json()["neighbors"]) == 5
+
+        stack.kill("entryeditor-compute")
+        for _ in range(12):
+            started = time.perf_counter()
+            down = client.get(NEIGHBORS)
+            assert time.perf_counter() - started < 1.0
+            assert down.status_code == 503
+            assert int(down.headers["Retry-After"]) >= 1
+            assert down.json()["error"]["code"] == "compute_unavailable"
+        # The rest of the API does not depend on compute.
+        assert client.get("/corpus/sentence/100").status_code == 200
+
+        stack.restart("entryeditor-compute")
+        back = time.monotonic()
+        while (status := client.get(NEIGHBORS).status_code) != 200:
+            assert status == 503
+            assert time.monotonic() - back < 5.0, "no recovery within 5 s of compute's return"
+            time.sleep(0.05)
+        pgids = [running.pgid for running in stack.running.values()]
+    for pgid in pgids:
+        assert members(pgid) == []
