@@ -48,6 +48,29 @@ def clear() -> None:
         connection.ops.execute_sql_flush(statements)
 
 
+def _index_names(model: type[Token] | type[WordFreq]) -> set[str]:
+    with connection.cursor() as cursor:
+        return set(connection.introspection.get_constraints(cursor, model._meta.db_table))
+
+
+def drop_token_indexes() -> None:
+    """Drop corpus_token's secondary indexes: rows go in faster, and the indexes are then
+    built once, sorted, instead of row by row."""
+    present = _index_names(Token)
+    with connection.schema_editor() as editor:
+        for index in Token._meta.indexes:
+            if index.name in present:
+                editor.remove_index(Token, index)
+
+
+def build_token_indexes() -> None:
+    present = _index_names(Token)
+    with connection.schema_editor() as editor:
+        for index in Token._meta.indexes:
+            if index.name not in present:
+                editor.add_index(Token, index)
+
+
 def insert_batch(sentences: list[source.Sentence], first_token_id: int) -> int:
     """Insert sentences and their tokens in one transaction; return the next token id."""
     sentence_rows = [(s.id, s.para, s.text, len(s.words)) for s in sentences]
@@ -90,6 +113,7 @@ def load(
         return LoadResult(False, loaded.sentences, loaded.tokens, 0.0)
     started = time.perf_counter()
     clear()
+    drop_token_indexes()
     n_sentences = 0
     next_token = 1
     reported = 0
@@ -104,6 +128,8 @@ def load(
                     f"  {n_sentences} sentences, {next_token - 1} tokens, "
                     f"{n_sentences / elapsed:.0f} sentences/s"
                 )
+    progress("  building the indexes")
+    build_token_indexes()
     progress("  building the word frequency table")
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(INSERT_WORDFREQ)
