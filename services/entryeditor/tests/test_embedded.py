@@ -92,6 +92,10 @@ def gunicorn(env: dict[str, str], cwd: Path) -> Iterator[httpx.Client]:
 
 def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
     env = embedded_env(tmp_path)
+    with gunicorn(env, tmp_path) as client:
+        unmigrated = client.get("/readyz")
+        assert unmigrated.status_code == 503
+        assert "corpus_load" in unmigrated.json()["database"]["error"]
     manage(env, "migrate", "--noinput")
     assert "Loaded 1200 sentences" in manage(env, "load_corpus", "--limit", "1200")
     assert "nothing to do" in manage(env, "load_corpus", "--limit", "1200")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -110,3 +111,18 @@ def test_form_body_is_415(client: Client) -> None:
     response = client.post(BASE, {"word": "水"})
     assert response.status_code == 415
     assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_oversized_body_is_413(client: Client) -> None:
+    sense = {"definition": "定义" * 500, "examples": []}
+    body = json.dumps({"word": "水", "senses": [sense] * 600})
+    assert len(body.encode()) > 1024 * 1024
+    response = client.post(BASE, body, "application/json")
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "body_too_large"
+
+
+def test_too_many_senses_is_400(client: Client) -> None:
+    response = client.post(BASE, {"word": "水", "senses": [SENSE] * 101}, "application/json")
+    assert response.status_code == 400
+    assert "senses" in response.json()["error"]["fields"]

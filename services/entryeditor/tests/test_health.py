@@ -9,6 +9,8 @@ from django.test import Client, override_settings
 
 from entryeditor_service.budget import Budget, check_budget, max_connections
 
+from .conftest import CORPUS_LIMIT
+
 
 def test_healthz_answers_without_the_database(client: Client) -> None:
     for path in ("/healthz", "/healthz/"):
@@ -26,6 +28,7 @@ def test_readyz_reports_database_budget_and_cache(client: Client) -> None:
     assert body["database"]["max_connections"] == max_connections()
     assert body["database"]["connection_budget"] == 2 * 4 + 4 + 3
     assert body["cache"] == {"ok": True, "backend": "redis"}
+    assert body["corpus"]["sentences"] == CORPUS_LIMIT
 
 
 def test_readyz_is_503_when_the_budget_exceeds_max_connections(client: Client) -> None:

@@ -77,3 +77,6 @@ def test_load_corpus_is_idempotent_and_reloads_on_another_limit(client: Client) 
     assert "sentences/s" in restored  # progress lines with the rate
     assert Sentence.objects.count() == CORPUS_LIMIT
     assert Token.objects.count() == before.tokens
+    with connection.cursor() as cursor:
+        indexes = connection.introspection.get_constraints(cursor, "corpus_token")
+    assert indexes["corpus_token_word_pos"]["columns"] == ["word", "pos", "sentence_id", "position"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, JsonResponse
 from rest_framework import exceptions, status
@@ -36,13 +38,16 @@ class ApiError(exceptions.APIException):
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, reshaped: ValidationError -> 400 invalid + fields; the rest keep
-    their status with a code named after the exception. A database that does not answer
-    (or has no connection left) is a 503, not a 500."""
+    their status with a code named after the exception. A body over MAX_BODY_SIZE is a
+    413; a database that does not answer (or has no connection left) a 503, not a 500."""
     if isinstance(exc, OperationalError | InterfaceError):
         log.warning("database unavailable: %s", exc)
         response = error_response(503, "database_unavailable", "The database is unavailable")
         response["Retry-After"] = RETRY_AFTER
         return response
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return error_response(413, "body_too_large", f"The body is over {limit} bytes")
     if isinstance(exc, ApiError):
         return error_response(exc.status_code, exc.error_code, str(exc.detail), **exc.details)
     response = drf_exception_handler(exc, context)

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from entryeditor_service import budget, cache
+from entryeditor_service.corpus import queries
 
 
 @api_view(["GET"])
@@ -20,25 +21,25 @@ def healthz(request: Request) -> Response:
 
 @api_view(["GET"])
 def readyz(request: Request) -> Response:
-    """200 when the database answers and the connection budget fits its max_connections;
-    503 otherwise. Says whether the cache answers (an outage there only slows get_pmi)."""
+    """200 when the database answers, has our tables and fits the connection budget in its
+    max_connections; 503 otherwise. Says whether the cache answers (an outage there only
+    slows get_pmi) and how much corpus is loaded."""
     database: dict[str, Any] = {"ok": False}
+    body: dict[str, Any] = {"database": database}
     the_budget = budget.Budget.from_settings()
     try:
         limit = budget.max_connections()
+        corpus = queries.info()
     except DatabaseError as exc:
         database["error"] = str(exc)
     else:
         database.update({"ok": True, "connection_budget": the_budget.total})
+        body["corpus"] = {"sentences": corpus.sentences, "tokens": corpus.tokens}
         if limit is not None:
             database["max_connections"] = limit
             problem = the_budget.problem(limit)
             if problem is not None:
                 database.update({"ok": False, "error": problem})
     ready = database["ok"]
-    body = {
-        "status": "ok" if ready else "unavailable",
-        "database": database,
-        "cache": cache.probe(),
-    }
+    body.update({"status": "ok" if ready else "unavailable", "cache": cache.probe()})
     return Response(body, status=200 if ready else 503)

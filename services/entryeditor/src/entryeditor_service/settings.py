@@ -86,6 +86,8 @@ SILENCED_SYSTEM_CHECKS = ["security.W003"]
 ROOT_URLCONF = "entryeditor_service.urls"
 WSGI_APPLICATION = "entryeditor_service.wsgi.application"
 APPEND_SLASH = False  # every route answers with and without its trailing slash
+# Largest request body (413 above it, before reading it when Content-Length says so).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_BODY_SIZE", 1024 * 1024, minimum=1024)
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",

@@ -41,9 +41,9 @@ class CollocateSerializer(serializers.Serializer):
 
 
 class EntrySerializer(serializers.ModelSerializer):
-    senses = SenseSerializer(many=True, required=False)
-    examples = ExampleSerializer(many=True, required=False)
-    collocates = CollocateSerializer(many=True, required=False)
+    senses = SenseSerializer(many=True, required=False, max_length=100)
+    examples = ExampleSerializer(many=True, required=False, max_length=100)
+    collocates = CollocateSerializer(many=True, required=False, max_length=200)
     pos_distribution = serializers.DictField(
         child=serializers.IntegerField(min_value=0), required=False
     )
