@@ -67,7 +67,7 @@ def test_cold_stampede_computes_once(client: Client, counted_collocates: list[fl
     assert {status for status, _, _ in results} == {200}
     outcomes = [outcome for _, outcome, _ in results]
     assert outcomes.count("miss") == 1
-    assert outcomes.count("wait") > STAMPEDE // 2
+    assert outcomes.count("wait") >= 10  # requests overlapped the computation
     assert set(outcomes) <= {"miss", "wait", "hit"}
     assert len({content for _, _, content in results}) == 1
     warm = client.get(PMI, params)
