@@ -1,0 +1,40 @@
+// An outage drill (`servelab outage <drill>`, loadtests/outage/*.toml): requests at a
+// constant rate (vegeta's shape) while the runner kills one service of the stack and starts
+// it again. Every answer is recorded in the `outage_answer` metric (its duration, stamped
+// when it arrived, tagged with its status and whether it carried Retry-After), which the
+// runner reads from k6's CSV output to draw the timeline.
+//
+//   k6 run -e BASE_URL=http://127.0.0.1:8401 -e ENDPOINT=/corpus/sentence/1000/neighbors/ \
+//          -e RATE=50 -e DURATION=25s --out csv=answers.csv loadtests/outage.js
+//
+// A good answer is a 2xx, or during the outage a fast 503 with Retry-After and a JSON body
+// (the checks); anything else (a 502, a timeout, a 503 without Retry-After) fails them.
+//
+// Env: BASE_URL, ENDPOINT, TIMEOUT (5s), SUMMARY_JSON (lib/summary.js) and the load shape
+// (lib/options.js; vegeta by default: RATE, DURATION, VUS, MAX_VUS).
+import http from 'k6/http';
+import { check } from 'k6';
+import { Trend } from 'k6/metrics';
+import { countError } from './lib/errors.js';
+import { loadOptions, phase } from './lib/options.js';
+
+export { handleSummary } from './lib/summary.js';
+
+export const options = loadOptions({ shape: 'vegeta', rate: 50, duration: '25s', vus: 50, max_vus: 500 });
+
+const URL = `${__ENV.BASE_URL || 'http://localhost:8000'}${__ENV.ENDPOINT || '/'}`;
+const PARAMS = { timeout: __ENV.TIMEOUT || '5s' };
+const answers = new Trend('outage_answer', true);
+
+export default function () {
+  const tags = { phase: phase() };
+  const res = http.get(URL, { ...PARAMS, tags });
+  countError(res, tags);
+  const retryAfter = Boolean(res.headers['Retry-After']);
+  answers.add(res.timings.duration, { status: String(res.status), retry_after: retryAfter ? 'yes' : 'no' });
+  const json = String(res.headers['Content-Type'] || '').startsWith('application/json');
+  check(res, {
+    'a 2xx, or a 503 with Retry-After': (r) => (r.status >= 200 && r.status < 300) || (r.status === 503 && retryAfter),
+    'a JSON body': () => json,
+  }, tags);
+}
