@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 
+import MySQLdb
+import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection
 from django.test import Client
 
@@ -80,3 +83,18 @@ def test_load_corpus_is_idempotent_and_reloads_on_another_limit(client: Client) 
     with connection.cursor() as cursor:
         indexes = connection.introspection.get_constraints(cursor, "corpus_token")
     assert indexes["corpus_token_word_pos"]["columns"] == ["word", "pos", "sentence_id", "position"]
+
+
+def test_a_second_load_waits_for_the_first(client: Client) -> None:
+    name = f"entryeditor.load_corpus.{connection.settings_dict['NAME']}"
+    holder = MySQLdb.connect(host="127.0.0.1", user="root")
+    try:
+        cursor = holder.cursor()
+        cursor.execute("SELECT GET_LOCK(%s, 0)", [name])
+        assert cursor.fetchone()[0] == 1
+        with pytest.raises(CommandError, match="another load_corpus holds the lock"):
+            call_command("load_corpus", limit=CORPUS_LIMIT, wait=0.5, stdout=io.StringIO())
+        cursor.execute("SELECT RELEASE_LOCK(%s)", [name])
+    finally:
+        holder.close()
+    assert "nothing to do" in load(CORPUS_LIMIT)

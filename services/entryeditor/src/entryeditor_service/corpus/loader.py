@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,29 @@ class LoadResult:
 
 
 Progress = Callable[[str], None]
+
+
+class LoadBusy(RuntimeError):
+    pass
+
+
+@contextmanager
+def exclusive(wait: float) -> Iterator[None]:
+    """One load at a time per database (a MySQL named lock, waited for up to `wait`
+    seconds): a second load_corpus started meanwhile then finds the corpus loaded."""
+    if connection.vendor != "mysql":
+        yield
+        return
+    name = f"entryeditor.load_corpus.{connection.settings_dict['NAME']}"[:64]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT GET_LOCK(%s, %s)", [name, wait])
+        if cursor.fetchone()[0] != 1:
+            raise LoadBusy(f"another load_corpus holds the lock {name!r} (waited {wait:g} s)")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT RELEASE_LOCK(%s)", [name])
 
 
 def current(digest: str, limit: int | None) -> CorpusLoad | None:

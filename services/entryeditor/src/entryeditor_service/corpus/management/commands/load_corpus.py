@@ -21,6 +21,9 @@ class Command(BaseCommand):
             "--progress-every", type=int, default=10000, help="report every N sentences"
         )
         parser.add_argument("--force", action="store_true", help="reload even if loaded")
+        parser.add_argument(
+            "--wait", type=float, default=600, help="seconds to wait for a load in progress"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         limit = options["limit"]
@@ -33,14 +36,18 @@ class Command(BaseCommand):
             raise CommandError(f"corpus file not found: {path}")
         what = f"{path} ({'all' if limit is None else f'first {limit}'} sentences)"
         self.stdout.write(f"Loading {what}")
-        result = loader.load(
-            path,
-            limit=limit,
-            batch_size=options["batch_size"],
-            progress_every=options["progress_every"],
-            force=options["force"],
-            progress=self.stdout.write,
-        )
+        try:
+            with loader.exclusive(options["wait"]):
+                result = loader.load(
+                    path,
+                    limit=limit,
+                    batch_size=options["batch_size"],
+                    progress_every=options["progress_every"],
+                    force=options["force"],
+                    progress=self.stdout.write,
+                )
+        except loader.LoadBusy as exc:
+            raise CommandError(str(exc)) from None
         if not result.loaded:
             self.stdout.write(
                 f"Corpus already loaded ({result.sentences} sentences, {result.tokens} tokens): "
