@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.db import connections
 from django.test import Client
 from strsimpy.cosine import Cosine
 from strsimpy.jaccard import Jaccard
@@ -134,6 +137,23 @@ def test_init_empty_creates_a_new_entry(client: Client, empty: Any) -> None:
         0,
         [],
     )
+
+
+def test_concurrent_inits_of_a_new_entry_create_it_once(client: Client) -> None:
+    threads = 10
+    barrier = threading.Barrier(threads)
+
+    def init(_: int) -> int:
+        try:
+            barrier.wait()
+            return post(Client(), f"{BASE}900002/init/", {"word": "发展"}).status_code
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(threads) as pool:
+        statuses = sorted(pool.map(init, range(threads)))
+    assert statuses == [200] * (threads - 1) + [201]
+    assert client.get(f"{BASE}900002").json()["version"] == threads
 
 
 def test_init_with_a_stale_version_is_409(client: Client, seeded: str) -> None:
