@@ -23,6 +23,7 @@ def save(model: Model, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".model-", suffix=".npz")
     try:
+        os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide it from other users of the volume
         with os.fdopen(fd, "wb") as file:
             np.savez(
                 file,
