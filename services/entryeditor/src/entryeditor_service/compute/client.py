@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
-from thrift.Thrift import TApplicationException
+from thrift.Thrift import TApplicationException, TException
 from thrift.transport import TSocket, TTransport
 
 from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker
@@ -125,8 +125,11 @@ class ComputeClient:
                 f"compute at {self.endpoint.host}:{self.endpoint.port}: {error}",
                 self.breaker.reset_s,
             ) from error
+        except TException:
+            self.breaker.success()  # a typed error (UnknownSentence...) is an answer
+            raise
         except BaseException:
-            self.breaker.success()  # a typed error is an answer: compute is up
+            self.breaker.failure()  # whatever it was, a probe must not stay pending
             raise
         self.breaker.success()
         return result
@@ -155,8 +158,11 @@ class ComputeClient:
         except _NO_ANSWER:
             connection.close()
             raise
-        except BaseException:
+        except TException:  # an answer (a typed error): the connection is in step
             self._keep(connection)
+            raise
+        except BaseException:  # interrupted mid-call: what is left on the wire is unknown
+            connection.close()
             raise
         self._keep(connection)
         return result
