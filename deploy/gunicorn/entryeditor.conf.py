@@ -13,13 +13,13 @@ umask = 0o000  # the socket is shared with nginx's workers, another user
 
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_PROCESSES", "4"))
-threads = int(os.environ.get("WEB_THREADS", "8"))
+threads = int(os.environ.get("WEB_THREADS", "4"))
 
 # Load shedding as uWSGI does it: a short listen queue (LISTEN), and each worker accepts only
 # as many connections as it has threads (gthread's default of 1000 would take every
 # request in and queue it inside the worker). When the queue is full nginx's connect() fails
 # at once and it answers a fast 503.
-backlog = int(os.environ.get("LISTEN", "64"))
+backlog = int(os.environ.get("LISTEN", "32"))
 worker_connections = threads
 
 # uWSGI's harakiri: a worker silent for longer is killed and replaced (nginx waits longer).

@@ -250,7 +250,7 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns() -> N
     }
     run = entryeditor_run(
         [
-            cell("list @1000/s", rate, overloaded),
+            {**cell("list @1000/s", rate, overloaded), "db_connections": 19},
             cell("init c10", boom, {"requests": 150, "rps": 30.0}),
         ]
     )
@@ -258,11 +258,12 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns() -> N
     markdown = render(run, matrix, load_write_up(ROOT / matrix.write_up), {})
     assert (
         "| endpoint | run | load | requests | duration s | req/s | success | mean ms | p95 ms "
-        "| p99 ms | max ms | errors (by status) | dropped | k6 CPU s (load) |" in markdown
+        "| p99 ms | max ms | errors (by status) | dropped | DB conns (peak) | k6 CPU s (load) |"
+        in markdown
     )
     assert (
         "| list @1000/s | ours, 4 workers | 1000/s | 5000 | 5.00 | 1000.0 | 0.6000 | 5.00 | 9.00 "
-        "| 20.00 | 30.00 | non_2xx 2000 (503 2000) | 12 |" in markdown
+        "| 20.00 | 30.00 | non_2xx 2000 (503 2000) | 12 | 19 | 3.0 (21%) |" in markdown
     )
     assert (
         "| list @1000/s | write-up, 12 workers | 1000/s | 5000 | 5.00 | 1000.20 | 0.3192 "

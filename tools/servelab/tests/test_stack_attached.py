@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab.bench.dbwatch import ConnectionWatch
 from servelab.groups import members
 from servelab.ports import free_port
 from servelab.stack import Stack, StackError
@@ -195,3 +196,30 @@ def test_mariadb_gets_the_images_database_on_the_machines_server(
         with Stack("app", env={"DB_NAME": database}, project_dir=directory, log=None) as stack:
             assert stack.port("db") == 3306
             assert sql(f"SHOW DATABASES LIKE '{database}'").split() == [database]
+
+
+def test_the_connection_watch_counts_the_stacks_connections_to_its_database(
+    project: Callable[[str], Path], database: str
+) -> None:
+    assert SQL is not None
+    directory = project(
+        f"""
+        services:
+          db:
+            profiles: [app]
+            image: mariadb:11
+            environment:
+              MARIADB_DATABASE: {database}
+            x-local:
+              server: {MARIADB}
+        """
+    )
+    with Stack("app", project_dir=directory, log=None) as stack:
+        assert stack.databases == {"db": database}
+        host, port = MARIADB.split(":")
+        client = [SQL, "-h", host, "-P", port, "-u", "root", database, "-e", "SELECT SLEEP(1.5)"]
+        with ConnectionWatch(stack, interval_s=0.1) as watch:
+            held = [subprocess.Popen(client, stdout=subprocess.DEVNULL) for _ in range(3)]
+            for process in held:
+                process.wait(timeout=30)
+        assert watch.peak == 3

@@ -102,11 +102,19 @@ def run_sql(where: Address, statement: str, password: str = "") -> str:
     return result.stdout
 
 
+def database(service: Service) -> str | None:
+    """The database a mariadb or mysql image creates on first start (MARIADB_DATABASE or
+    MYSQL_DATABASE), if it names one."""
+    if service.infrastructure not in ("mariadb", "mysql"):
+        return None
+    return _first(service.environment, "MARIADB_DATABASE", "MYSQL_DATABASE") or None
+
+
 def create_database(service: Service, where: Address) -> str | None:
     """CREATE DATABASE IF NOT EXISTS for the image's MARIADB_DATABASE (MYSQL_DATABASE), as
     root with the image's root password; returns the database's name, if one is named."""
     env = service.environment
-    name = _first(env, "MARIADB_DATABASE", "MYSQL_DATABASE")
+    name = database(service)
     if not name:
         return None
     if "`" in name:

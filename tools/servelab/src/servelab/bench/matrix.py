@@ -233,6 +233,7 @@ def _ratio(item: Mapping[str, Any]) -> RatioSpec:
         numerator=_side(_require(item, "numerator", "ratios")),
         denominator=_side(denominator) if denominator is not None else None,
         metric=metric,
+        shown=bool(item.get("table", True)),
     )
 
 

@@ -44,6 +44,9 @@ class RatioSpec:
     numerator: Side
     denominator: Side | None
     metric: str = "ok_rps"
+    # False: only goals use it (its values are in the per-server tables already), the
+    # report's ratio table leaves it out.
+    shown: bool = True
 
     @property
     def plain(self) -> bool:

@@ -144,6 +144,8 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
             write_up.values(mapped, over) if over else None,
         )
         measured += ours
+        if not spec.shown:
+            continue
         for where in dict.fromkeys(value.where for value in [*ours, *theirs]):
             mine = {v.workers: v for v in ours if v.where == where}
             other = {v.workers: v for v in theirs if v.where == where}
@@ -155,7 +157,7 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
                     *(_ratio(spec, other.get(w)) for w in their_workers),
                 ]
             )
-    about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios]
+    about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios if spec.shown]
     lines = [
         "## Ratios",
         "",
@@ -277,6 +279,11 @@ COLUMNS: Mapping[str, Column] = {
         lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
     ),
     "dropped": Column("dropped", lambda c, m: str(m.dropped), lambda f: _DASH),
+    "db": Column(
+        "DB conns (peak)",
+        lambda c, m: _DASH if c.db_connections is None else str(c.db_connections),
+        lambda f: _DASH,
+    ),
     "k6": Column(
         "k6 CPU s (load)", lambda c, m: f"{c.k6_cpu_s:.1f} ({c.k6_load:.0%})", lambda f: _DASH
     ),

@@ -34,6 +34,9 @@ class CellResult:
     load: Load
     settings: Mapping[str, str]
     error: str | None = None
+    # The most connections the stack held to its databases on the machine's MariaDB while
+    # k6 ran (bench.dbwatch); None where it has none, or for results saved before.
+    db_connections: int | None = None
 
     @property
     def key(self) -> Key:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from servelab.bench.cpus import Pinning, available_cpus, plan
+from servelab.bench.dbwatch import ConnectionWatch
 from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
 from servelab.bench.machine import this_machine
 from servelab.bench.matrix import Cell, Matrix
@@ -65,6 +66,7 @@ class _Measured:
     measurement: Measurement
     k6: K6Run
     commands: dict[str, list[str]]
+    db_connections: int | None
 
 
 def _commands(stack: Stack) -> dict[str, list[str]]:
@@ -91,17 +93,18 @@ def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack
     log = ctx.work_dir / f"{slug}.k6.log"
     env = k6_env(cell, stack.url(cell.variant.service), summary, ctx.payload_file)
     argv = k6_argv(ctx.k6, Path("loadtests") / cell.endpoint.script, env)
-    run = run_k6(
-        argv,
-        cwd=ctx.project_dir,
-        log=log,
-        timeout_s=cell.load.seconds + _K6_GRACE_S,
-        cpus=pinning.client,
-    )
+    with ConnectionWatch(stack) as watch:
+        run = run_k6(
+            argv,
+            cwd=ctx.project_dir,
+            log=log,
+            timeout_s=cell.load.seconds + _K6_GRACE_S,
+            cpus=pinning.client,
+        )
     if run.returncode != 0:
         raise K6Error(f"k6 exited with status {run.returncode} (log: {log})\n{_tail(log)}")
     measured = measurement(json.loads(summary.read_text()), cell.load)
-    return _Measured(measured, run, _commands(stack))
+    return _Measured(measured, run, _commands(stack), watch.peak)
 
 
 def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
@@ -152,6 +155,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         k6_wall_s=round(measured.k6.wall_s, 3),
         wall_s=_since(started),
         measurement=measured.measurement,
+        db_connections=measured.db_connections,
     )
 
 

@@ -1,0 +1,77 @@
+"""The most database connections a cell's stack held at once, sampled while k6 runs.
+
+The write-up's MySQL answered "Too many connections" once its threads wanted more than
+max_connections (151). For each database the stack has on the machine's MariaDB, this
+counts the server's connections to it (information_schema.PROCESSLIST, idle ones
+included: a connection kept for CONN_MAX_AGE still takes a slot) twice a second.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import threading
+from types import TracebackType
+
+from servelab.attached import Address, run_sql
+from servelab.compose import ComposeError
+from servelab.stack import Stack
+
+_INTERVAL_S = 0.5
+_NAME = re.compile(r"[A-Za-z0-9_$]+")
+
+
+class ConnectionWatch:
+    """`with ConnectionWatch(stack) as watch: ...`, then `watch.peak` (None: nothing to watch
+    or nothing could be read)."""
+
+    def __init__(self, stack: Stack, interval_s: float = _INTERVAL_S) -> None:
+        self._targets = [
+            (stack.attached[service], name) for service, name in stack.databases.items()
+        ]
+        self._interval = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="db-connections", daemon=True)
+        self.peak: int | None = None
+
+    def __enter__(self) -> ConnectionWatch:
+        if self._targets:
+            self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            self.sample()
+            if self._stop.wait(self._interval):
+                return
+
+    def sample(self) -> None:
+        total = 0
+        for where, name in self._targets:
+            count = connections(where, name)
+            if count is None:
+                return
+            total += count
+        self.peak = total if self.peak is None else max(self.peak, total)
+
+
+def connections(where: Address, database: str) -> int | None:
+    """Connections the server at `where` has open to `database`; None if it cannot say."""
+    if not _NAME.fullmatch(database):
+        return None
+    # The name is checked above: letters, digits, _ and $ only.
+    statement = f"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '{database}'"  # noqa: S608
+    try:
+        return int(run_sql(where, statement).strip())
+    except (ComposeError, OSError, ValueError, subprocess.TimeoutExpired):
+        return None
