@@ -1,6 +1,7 @@
 """Request bytes -> RGB pixels, refusing what is not a whole image of an acceptable size."""
 
 import io
+import re
 import warnings
 
 import numpy as np
@@ -37,13 +38,15 @@ def decode_image(data: bytes, max_pixels: int) -> np.ndarray:
         try:
             image = Image.open(io.BytesIO(data))
         except Image.DecompressionBombError as exc:
-            raise _too_many_pixels(max_pixels) from exc
+            # PIL's own limit (twice Image.MAX_IMAGE_PIXELS) fired while reading the header.
+            declared = re.search(r"\((\d+) pixels\)", str(exc))
+            raise _too_many_pixels(max_pixels, int(declared[1]) if declared else 0) from exc
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
             raise not_an_image() from exc
         with image:
             width, height = image.size
             if width * height > max_pixels:
-                raise _too_many_pixels(max_pixels, width, height)
+                raise _too_many_pixels(max_pixels, width * height, f"{width}x{height}")
             if width == 0 or height == 0:
                 raise not_an_image("the image has no pixels")
             return _pixels(image)
@@ -62,8 +65,8 @@ def _pixels(image: ImageFile.ImageFile | Image.Image) -> np.ndarray:
         ) from exc
 
 
-def _too_many_pixels(max_pixels: int, width: int = 0, height: int = 0) -> ImageError:
-    size = f"{width}x{height} = {width * height} pixels" if width else "the image"
+def _too_many_pixels(max_pixels: int, pixels: int, size: str = "") -> ImageError:
+    what = f"{size} = {pixels} pixels" if size else f"{pixels} pixels" if pixels else "the image"
     return ImageError(
-        "too_many_pixels", 413, f"{size} is more than the limit of {max_pixels} pixels"
+        "too_many_pixels", 413, f"{what} is more than the limit of {max_pixels} pixels"
     )

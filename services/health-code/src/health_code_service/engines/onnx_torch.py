@@ -1,0 +1,204 @@
+"""The packaged ONNX graphs as torch modules.
+
+onnx2torch would do this, but it imports torchvision, whose PyPI wheels are CUDA builds that
+do not load next to the CPU build of torch. The two PP-OCR graphs use 27 plain operators
+(opset 12), which map one to one onto torch functions; this module is that mapping.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import helper, numpy_helper
+
+Op = Callable[..., torch.Tensor]
+Attrs = dict[str, Any]
+
+
+def _ints(value: torch.Tensor) -> list[int]:
+    return [int(v) for v in value.tolist()]
+
+
+def _conv(attrs: Attrs) -> Op:
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    strides, dilations, groups = (
+        attrs.get("strides", 1),
+        attrs.get("dilations", 1),
+        attrs.get("group", 1),
+    )
+    if pads[0] == pads[2] and pads[1] == pads[3]:
+        padding = (pads[0], pads[1])
+        return lambda x, w, b=None: F.conv2d(x, w, b, strides, padding, dilations, groups)
+    edges = (pads[1], pads[3], pads[0], pads[2])
+    return lambda x, w, b=None: F.conv2d(F.pad(x, edges), w, b, strides, 0, dilations, groups)
+
+
+def _conv_transpose(attrs: Attrs) -> Op:
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    if pads[0] != pads[2] or pads[1] != pads[3]:
+        raise NotImplementedError("ConvTranspose with uneven pads")
+    stride, groups, dilation = (
+        attrs.get("strides", 1),
+        attrs.get("group", 1),
+        attrs.get("dilations", 1),
+    )
+    padding, extra = (pads[0], pads[1]), tuple(attrs.get("output_padding", (0, 0)))
+    return lambda x, w, b=None: F.conv_transpose2d(
+        x, w, b, stride, padding, extra, groups, dilation
+    )
+
+
+def _batch_norm(attrs: Attrs) -> Op:
+    eps = attrs.get("epsilon", 1e-5)
+    return lambda x, scale, bias, mean, var: F.batch_norm(
+        x, mean, var, scale, bias, False, 0.0, eps
+    )
+
+
+def _hard_sigmoid(attrs: Attrs) -> Op:
+    alpha, beta = attrs.get("alpha", 0.2), attrs.get("beta", 0.5)
+    return lambda x: torch.clamp(x * alpha + beta, 0.0, 1.0)
+
+
+def _clip(attrs: Attrs) -> Op:
+    def clip(
+        x: torch.Tensor, low: torch.Tensor | None = None, high: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        return torch.clamp(
+            x, None if low is None else float(low), None if high is None else float(high)
+        )
+
+    return clip
+
+
+def _resize(attrs: Attrs) -> Op:
+    if (
+        attrs.get("mode", b"nearest") != b"nearest"
+        or attrs.get("coordinate_transformation_mode") != b"asymmetric"
+    ):
+        raise NotImplementedError("Resize other than nearest/asymmetric")
+
+    def resize(x: torch.Tensor, roi: torch.Tensor | None, scales: torch.Tensor) -> torch.Tensor:
+        size = [
+            int(dim * float(s)) for dim, s in zip(x.shape[2:], scales.tolist()[2:], strict=True)
+        ]
+        return F.interpolate(x, size=size, mode="nearest")
+
+    return resize
+
+
+def _average_pool(attrs: Attrs) -> Op:
+    pads = attrs.get("pads", [0, 0, 0, 0])
+    kernel, strides = attrs["kernel_shape"], attrs.get("strides", attrs["kernel_shape"])
+    ceil, include = bool(attrs.get("ceil_mode", 0)), bool(attrs.get("count_include_pad", 0))
+    return lambda x: F.avg_pool2d(x, kernel, strides, (pads[0], pads[1]), ceil, include)
+
+
+def _reshape(attrs: Attrs) -> Op:
+    def reshape(x: torch.Tensor, shape: torch.Tensor) -> torch.Tensor:
+        dims = [x.shape[i] if d == 0 else d for i, d in enumerate(_ints(shape))]
+        return x.reshape(dims)
+
+    return reshape
+
+
+def _slice(attrs: Attrs) -> Op:
+    def slice_(
+        x: torch.Tensor,
+        starts: torch.Tensor,
+        ends: torch.Tensor,
+        axes: torch.Tensor | None = None,
+        steps: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        index: list[slice] = [slice(None)] * x.dim()
+        axes_ = _ints(axes) if axes is not None else list(range(len(starts)))
+        steps_ = _ints(steps) if steps is not None else [1] * len(axes_)
+        for axis, start, end, step in zip(axes_, _ints(starts), _ints(ends), steps_, strict=True):
+            index[axis] = slice(start, min(end, x.shape[axis]), step)
+        return x[tuple(index)]
+
+    return slice_
+
+
+_DTYPES = {1: torch.float32, 6: torch.int32, 7: torch.int64, 9: torch.bool, 11: torch.float64}
+
+OPS: dict[str, Callable[[Attrs], Op]] = {
+    "Add": lambda a: torch.add,
+    "Sub": lambda a: torch.sub,
+    "Mul": lambda a: torch.mul,
+    "Div": lambda a: torch.div,
+    "Pow": lambda a: torch.pow,
+    "Sqrt": lambda a: torch.sqrt,
+    "Relu": lambda a: F.relu,
+    "Sigmoid": lambda a: torch.sigmoid,
+    "MatMul": lambda a: torch.matmul,
+    "Conv": _conv,
+    "ConvTranspose": _conv_transpose,
+    "BatchNormalization": _batch_norm,
+    "HardSigmoid": _hard_sigmoid,
+    "Clip": _clip,
+    "Resize": _resize,
+    "AveragePool": _average_pool,
+    "GlobalAveragePool": lambda a: lambda x: x.mean(dim=(2, 3), keepdim=True),
+    "Concat": lambda a: lambda *xs: torch.cat(xs, dim=a["axis"]),
+    "Cast": lambda a: lambda x: x.to(_DTYPES[a["to"]]),
+    # Softmax-12 flattens from `axis` on; the PP-OCR graphs only use it on the last axis.
+    "Softmax": lambda a: lambda x: torch.softmax(x, dim=-1),
+    "ReduceMean": lambda a: (
+        lambda x: x.mean(dim=tuple(a["axes"]), keepdim=bool(a.get("keepdims", 1)))
+    ),
+    "Reshape": _reshape,
+    "Shape": lambda a: lambda x: torch.tensor(x.shape, dtype=torch.int64),
+    "Slice": _slice,
+    "Squeeze": lambda a: lambda x: x.squeeze(tuple(a["axes"])),
+    "Transpose": lambda a: lambda x: x.permute(a["perm"]),
+}
+
+
+@dataclass(frozen=True)
+class _Step:
+    op: Op
+    inputs: tuple[str, ...]
+    output: str
+
+
+class OnnxModule(torch.nn.Module):
+    """Evaluates a single-input, single-output ONNX graph node by node with torch functions."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        graph = onnx.load(str(path)).graph
+        self._constants: dict[str, str] = {}
+        self._steps: list[_Step] = []
+        for tensor in graph.initializer:
+            self._constant(tensor.name, numpy_helper.to_array(tensor))
+        for node in graph.node:
+            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            if node.op_type == "Constant":
+                self._constant(node.output[0], numpy_helper.to_array(attrs["value"]))
+            elif node.op_type in OPS:
+                self._steps.append(
+                    _Step(OPS[node.op_type](attrs), tuple(node.input), node.output[0])
+                )
+            else:
+                raise NotImplementedError(f"{path.name}: ONNX operator {node.op_type}")
+        self._input = graph.input[0].name
+        self._output = graph.output[0].name
+
+    def _constant(self, name: str, array: Any) -> None:
+        key = f"constant_{len(self._constants)}"
+        self.register_buffer(key, torch.from_numpy(array.copy()), persistent=False)
+        self._constants[name] = key
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        values: dict[str, torch.Tensor] = {
+            name: getattr(self, key) for name, key in self._constants.items()
+        }
+        values[self._input] = x
+        for step in self._steps:
+            values[step.output] = step.op(*(values[name] if name else None for name in step.inputs))
+        return values[self._output]

