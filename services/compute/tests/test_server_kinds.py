@@ -46,3 +46,13 @@ def test_settings_from_the_environment() -> None:
         Settings.from_env({"COMPUTE_DB_POOL": "0"})
     with pytest.raises(SettingsError, match="not a number"):
         Settings.from_env({"COMPUTE_PORT": "http"})
+
+
+def test_loadgen_measures_a_running_server(server: Any) -> None:
+    """The load generator the README's server-kind table comes from."""
+    from compute_service.loadgen import run
+
+    result = run(server.port, clients=2, processes=1, seconds=0.5, k=3)
+    assert result.errors == []
+    assert result.calls > 0
+    assert 0 < result.p50_ms <= result.p99_ms

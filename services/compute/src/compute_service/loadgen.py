@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
 from thrift.Thrift import TException
@@ -73,11 +73,22 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def run(port: int, clients: int, processes: int, seconds: float, k: int) -> dict[str, object]:
+@dataclass(frozen=True)
+class Result:
+    clients: int
+    seconds: float
+    k: int
+    calls: int
+    calls_per_s: float
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    errors: list[str]
+
+
+def run(port: int, clients: int, processes: int, seconds: float, k: int) -> Result:
     results: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
-    shares = [
-        clients // processes + (1 if n < clients % processes else 0) for n in range(processes)
-    ]
+    shares = [clients // processes + (n < clients % processes) for n in range(processes)]
     workers = []
     offset = 0
     for share in shares:
@@ -95,18 +106,17 @@ def run(port: int, clients: int, processes: int, seconds: float, k: int) -> dict
     for worker in workers:
         worker.join()
     ordered = sorted(latencies)
-    return {
-        "clients": clients,
-        "seconds": seconds,
-        "k": k,
-        "calls": len(ordered),
-        "calls_per_s": round(len(ordered) / seconds, 1),
-        "p50_ms": round(_percentile(ordered, 0.50) * 1000, 2),
-        "p99_ms": round(_percentile(ordered, 0.99) * 1000, 2),
-        "max_ms": round((ordered[-1] if ordered else 0.0) * 1000, 2),
-        "errors": errors[:5],
-        "error_count": len(errors),
-    }
+    return Result(
+        clients=clients,
+        seconds=seconds,
+        k=k,
+        calls=len(ordered),
+        calls_per_s=round(len(ordered) / seconds, 1),
+        p50_ms=round(_percentile(ordered, 0.50) * 1000, 2),
+        p99_ms=round(_percentile(ordered, 0.99) * 1000, 2),
+        max_ms=round((ordered[-1] if ordered else 0.0) * 1000, 2),
+        errors=errors,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,8 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=10)
     args = parser.parse_args(argv)
     result = run(args.port, args.clients, max(1, args.processes), args.seconds, args.k)
-    print(json.dumps(result))
-    return 1 if result["error_count"] else 0
+    print(json.dumps({**asdict(result), "errors": result.errors[:5]}))
+    return 1 if result.errors else 0
 
 
 if __name__ == "__main__":
