@@ -1,20 +1,25 @@
 """The neighbours endpoint as compose runs it (servelab's Stack, profile uwsgi): nginx,
-uWSGI, the compute service and the machine's MariaDB; then the compute process crashes
-(SIGKILL of its process group) and comes back on its port."""
+uWSGI, the compute service and the machine's MariaDB, under loadtests/entryeditor.js's
+vegeta shape; then the compute process crashes (SIGKILL of its process group) and comes
+back on its port."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 import redis
 
+from servelab.bench.k6 import k6_argv, k6_binary
 from servelab.groups import members
 from servelab.stack import Stack
 from servelab.testing import scratch_database
 
+ROOT = Path(__file__).resolve().parents[3]
 REDIS_DB = 2
 NEIGHBORS = "/corpus/sentence/100/neighbors/?k=5"
 
@@ -44,6 +49,20 @@ def test_neighbors_through_nginx_survive_a_compute_crash(database: str) -> None:
         answer = client.get(NEIGHBORS)
         assert answer.status_code == 200, answer.text
         assert len(answer.json()["neighbors"]) == 5
+
+        # The benchmark's script and shape: not one failed request or check at 40/s.
+        smoke = {
+            "NAME": "neighbors",
+            "ENDPOINT": NEIGHBORS,  # the preset's sentence 1000 is past CORPUS_LIMIT
+            "RATE": "40",
+            "VUS": "10",
+            "DURATION": "2s",
+        }
+        thresholds = {"THRESHOLD_FAILED": "0", "THRESHOLD_CHECKS": "1"}
+        url = {"BASE_URL": stack.url("entryeditor-nginx")}
+        argv = k6_argv(k6_binary(), "loadtests/entryeditor.js", {**url, **smoke, **thresholds})
+        run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stdout + run.stderr[-2000:]
 
         stack.kill("entryeditor-compute")
         for _ in range(12):
