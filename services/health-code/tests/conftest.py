@@ -10,11 +10,16 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
+from importlib.util import find_spec
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
+from health_code_service.analyzer import Analyzer
+from health_code_service.imaging import decode_image
+from health_code_service.settings import Settings
 from health_code_service.synth import generate
 from health_code_service.usages import Usage
 from servelab.stack import Stack
@@ -115,3 +120,45 @@ def post_fixture() -> Callable[..., httpx.Response]:
 @pytest.fixture(name="post_at_once")
 def post_at_once_fixture() -> Callable[..., list[httpx.Response]]:
     return post_at_once
+
+
+# --- recognition core: every engine this machine has installed ---
+
+# engine -> the module it needs; the default engine's is a base dependency.
+ENGINE_MODULES = {"onnxruntime": "onnxruntime", "torch": "torch", "paddle": "paddle"}
+ENGINES = [engine for engine, module in ENGINE_MODULES.items() if find_spec(module)]
+
+
+@cache
+def analyzer_for(engine: str) -> Analyzer:
+    """One Analyzer per engine for the whole session (loading models takes seconds)."""
+    return Analyzer(Settings(ocr_engine=engine))
+
+
+@cache
+def screenshot(usage: Usage, seed: int, **options: Any) -> tuple[np.ndarray, dict[str, Any]]:
+    """A generated screenshot, decoded, and the fields its result must have."""
+    jpeg, truth = generate(usage, seed, **options)
+    fields = {key: value for key, value in truth.items() if key != "synth"}
+    return decode_image(jpeg, 25_000_000), fields
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def analyzer(engine: str) -> Analyzer:
+    return analyzer_for(engine)
+
+
+@pytest.fixture
+def default_analyzer() -> Analyzer:
+    """The default engine's (onnxruntime)."""
+    return analyzer_for("onnxruntime")
+
+
+@pytest.fixture(name="screenshot")
+def screenshot_fixture() -> Callable[..., tuple[np.ndarray, dict[str, Any]]]:
+    return screenshot

@@ -89,6 +89,19 @@ def report(args: argparse.Namespace) -> int:
     return _each_family(args.family, render_report)
 
 
+def evaluate(args: argparse.Namespace) -> int:
+    """Accuracy per field of a service's recognition on generated images (health-code)."""
+    from health_code_service.evaluate import evaluate as run_eval
+    from health_code_service.evaluate import render as render_eval
+    from health_code_service.settings import Settings
+    from health_code_service.usages import Usage
+
+    settings = Settings(ocr_engine=args.engine, ocr_device=args.device)
+    usages = [Usage(usage) for usage in args.usage] if args.usage else list(Usage)
+    print(render_eval(run_eval(settings, args.count, args.seed, usages), args.engine))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="servelab", description="Run compose.yaml profiles locally and benchmark them."
@@ -122,6 +135,24 @@ def parser() -> argparse.ArgumentParser:
     render = commands.add_parser("report", help="re-render reports from saved results")
     render.add_argument("family", nargs="*", help="default: all")
     render.set_defaults(handler=report)
+
+    score = commands.add_parser(
+        "eval", help="accuracy per field of health-code recognition on generated screenshots"
+    )
+    score.add_argument("service", choices=["health-code"])
+    score.add_argument("--count", type=int, default=100, help="images per usage (default 100)")
+    score.add_argument("--seed", type=int, default=0, help="first generator seed (default 0)")
+    score.add_argument(
+        "--engine", choices=["onnxruntime", "torch", "paddle"], default="onnxruntime"
+    )
+    score.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (torch, paddle)")
+    score.add_argument(
+        "--usage",
+        action="append",
+        choices=["health-code", "trip-code", "nucleic-acid"],
+        help="only this usage (repeatable; default: all)",
+    )
+    score.set_defaults(handler=evaluate)
     return root
 
 

@@ -53,9 +53,17 @@ class PaddleEngine:
 
     @staticmethod
     def _run(predictor: inference.Predictor, batch: np.ndarray) -> np.ndarray:
-        predictor.get_input_handle(predictor.get_input_names()[0]).copy_from_cpu(batch)
-        predictor.run()
-        return predictor.get_output_handle(predictor.get_output_names()[0]).copy_to_cpu()
+        """One item at a time: oneDNN builds its kernels for each new input shape (seconds),
+        so a batch size that varies would keep building them; single items of the pipeline's
+        few bucketed sizes reuse them."""
+        inputs = predictor.get_input_handle(predictor.get_input_names()[0])
+        output = predictor.get_output_handle(predictor.get_output_names()[0])
+        results = []
+        for item in batch:
+            inputs.copy_from_cpu(item[None])
+            predictor.run()
+            results.append(output.copy_to_cpu())
+        return np.concatenate(results)
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
         return self._thread.submit(self._run, self._det, batch).result()[:, 0]

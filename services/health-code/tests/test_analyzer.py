@@ -1,0 +1,109 @@
+"""Analyzer: the ground truth from generated screenshots, alike on every engine, deterministic
+under concurrency and whatever the batch, and a clear error for an image without a code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pytest
+import zxingcpp
+from PIL import Image, ImageDraw
+
+from health_code_service.analyzer import AnalysisError, Analyzer
+from health_code_service.synth.layouts import LAYOUTS
+from health_code_service.usages import Usage
+
+Screenshot = Callable[..., tuple[np.ndarray, dict[str, Any]]]
+SEEDS = (0, 1)
+CASES = [(usage, layout) for usage, layouts in LAYOUTS.items() for layout in layouts]
+
+
+def answer(analyzer: Analyzer, usage: Usage, image: np.ndarray) -> dict[str, Any]:
+    return analyzer.analyze(usage, image).model_dump(mode="json")
+
+
+@pytest.mark.parametrize(("usage", "layout"), CASES)
+def test_every_layout_gives_the_ground_truth(
+    default_analyzer: Analyzer, screenshot: Screenshot, usage: Usage, layout: str
+) -> None:
+    for seed in SEEDS:
+        image, truth = screenshot(usage, seed, layout=layout)
+        assert answer(default_analyzer, usage, image) == truth
+
+
+def test_every_engine_reads_the_same_fields(analyzer: Analyzer, screenshot: Screenshot) -> None:
+    for usage, layout in CASES:
+        image, truth = screenshot(usage, SEEDS[0], layout=layout)
+        assert answer(analyzer, usage, image) == truth
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0])
+def test_small_and_large_screens_alike(
+    default_analyzer: Analyzer, screenshot: Screenshot, scale: float
+) -> None:
+    for usage in Usage:
+        image, truth = screenshot(usage, 11, scale=scale)
+        assert answer(default_analyzer, usage, image) == truth
+
+
+@pytest.mark.parametrize("colour", ["green", "yellow", "red"])
+def test_colour_is_measured_from_the_code(
+    default_analyzer: Analyzer, screenshot: Screenshot, colour: str
+) -> None:
+    image, _ = screenshot(Usage.HEALTH_CODE, 4, colour=colour)
+    assert default_analyzer.analyze(Usage.HEALTH_CODE, image).colour == colour
+
+
+def test_20_threads_at_once_get_the_answers_of_one_thread(
+    analyzer: Analyzer, screenshot: Screenshot
+) -> None:
+    images = [(usage, screenshot(usage, 5, scale=0.5)[0]) for usage in Usage]
+    alone = [answer(analyzer, usage, image) for usage, image in images]
+    calls = [images[i % len(images)] for i in range(20)]
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        together = list(pool.map(lambda item: answer(analyzer, *item), calls))
+    assert together == [alone[i % len(images)] for i in range(20)]
+
+
+def test_a_batch_gives_each_image_its_single_answer(
+    analyzer: Analyzer, screenshot: Screenshot
+) -> None:
+    items = [(usage, screenshot(usage, 7, scale=0.5)[0]) for usage in Usage]
+    items.append((Usage.HEALTH_CODE, screenshot(Usage.HEALTH_CODE, 8, scale=0.5)[0]))
+    blank = np.full((800, 400, 3), 255, np.uint8)
+    alone = [answer(analyzer, usage, image) for usage, image in items]
+    mixed = [items[3], (Usage.HEALTH_CODE, blank), items[0], items[2], items[1]]
+    results = analyzer.analyze_batch(mixed)
+    assert isinstance(results[1], AnalysisError)
+    got = [r.model_dump(mode="json") for r in results if not isinstance(r, AnalysisError)]
+    assert got == [alone[3], alone[0], alone[2], alone[1]]
+    whole = analyzer.analyze_batch(items)
+    assert [r.model_dump(mode="json") for r in whole if not isinstance(r, AnalysisError)] == alone
+
+
+def _photo_without_code() -> np.ndarray:
+    image = Image.new("RGB", (600, 900), (200, 220, 240))
+    draw = ImageDraw.Draw(image)
+    for i in range(12):
+        draw.ellipse((20 + i * 40, 100 + i * 50, 120 + i * 40, 200 + i * 50), fill=(i * 20, 90, 60))
+    return np.asarray(image)
+
+
+@pytest.mark.parametrize("usage", list(Usage))
+def test_an_image_without_a_code_is_no_code_found(analyzer: Analyzer, usage: Usage) -> None:
+    with pytest.raises(AnalysisError) as caught:
+        analyzer.analyze(usage, _photo_without_code())
+    assert (caught.value.code, caught.value.status) == ("no_code_found", 422)
+    assert caught.value.message
+
+
+def test_a_black_qr_code_is_not_a_health_code(default_analyzer: Analyzer) -> None:
+    code = zxingcpp.create_barcode("https://example.cn/menu", zxingcpp.BarcodeFormat.QRCode)
+    image = Image.new("RGB", (600, 900), "white")
+    image.paste(Image.fromarray(np.asarray(code.to_image(scale=12))).convert("RGB"), (100, 250))
+    with pytest.raises(AnalysisError, match="green, yellow or red") as caught:
+        default_analyzer.analyze(Usage.HEALTH_CODE, np.asarray(image))
+    assert caught.value.code == "no_code_found"

@@ -1,0 +1,30 @@
+"""The accuracy evaluation: scores each field against the generator's truth."""
+
+from __future__ import annotations
+
+from health_code_service.evaluate import FIELDS, UsageScore, evaluate, render
+from health_code_service.settings import Settings
+from health_code_service.usages import Usage
+
+
+def test_scores_every_field_of_every_image() -> None:
+    (score,) = evaluate(Settings(), count=3, seed=20, usages=[Usage.HEALTH_CODE])
+    assert score.images == 3 and score.errors == 0
+    assert set(score.correct) <= set(FIELDS[Usage.HEALTH_CODE])
+    assert score.accuracy("colour") == 1.0 and score.accuracy("qr_text") == 1.0
+    assert len(score.cpu_ms) == 3 and all(ms > 0 for ms in score.cpu_ms)
+    table = render([score], "onnxruntime")
+    assert "health-code   colour        100.0%" in table
+    assert "health-code   qr_text       100.0%" in table
+
+
+def test_the_table_shows_each_fields_share_of_right_answers() -> None:
+    score = UsageScore(Usage.TRIP_CODE, images=4, errors=1)
+    score.correct = {"phone": 3, "cities": 2, "star": 3}
+    score.cpu_ms = [100.0, 120.0, 140.0, 400.0]
+    table = render([score], "torch").splitlines()
+    assert table[0] == "engine torch"
+    assert "trip-code     phone          75.0%" in table
+    assert "trip-code     updated_at      0.0%" in table
+    assert "trip-code     cities         50.0%" in table
+    assert table[-1].split() == ["trip-code", "4", "1", "130", "400", "190"]

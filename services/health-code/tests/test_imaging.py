@@ -1,0 +1,96 @@
+"""decode_image: whole images in, everything else refused with the right code and status."""
+
+from __future__ import annotations
+
+import io
+import struct
+import time
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from health_code_service.imaging import ImageError, decode_image
+from health_code_service.synth import generate
+from health_code_service.usages import Usage
+
+LIMIT = 25_000_000
+
+
+def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
+    out = io.BytesIO()
+    image.save(out, fmt, **options)
+    return out.getvalue()
+
+
+def refused(data: bytes, max_pixels: int = LIMIT) -> ImageError:
+    with pytest.raises(ImageError) as caught:
+        decode_image(data, max_pixels)
+    return caught.value
+
+
+def test_jpeg_decodes_to_rgb_pixels() -> None:
+    jpeg, _ = generate(Usage.HEALTH_CODE, 1, scale=0.5)
+    pixels = decode_image(jpeg, LIMIT)
+    with Image.open(io.BytesIO(jpeg)) as image:
+        assert pixels.shape == (image.height, image.width, 3)
+        assert np.array_equal(pixels, np.asarray(image.convert("RGB")))
+    assert pixels.dtype == np.uint8
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "L", "P"])
+def test_png_of_any_mode_becomes_rgb(mode: str) -> None:
+    image = Image.new("RGB", (40, 30), (10, 200, 30)).convert(mode)
+    pixels = decode_image(encoded(image, "PNG"), LIMIT)
+    assert pixels.shape == (30, 40, 3)
+
+
+def test_exif_orientation_is_applied() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotated 90 degrees: the upright image is 30 wide, 40 high
+    data = encoded(Image.new("RGB", (40, 30), "white"), "JPEG", exif=exif)
+    assert decode_image(data, LIMIT).shape == (40, 30, 3)
+
+
+@pytest.mark.parametrize(
+    "data", [b"", b"hello", b'{"base64": "abc"}', b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff"]
+)
+def test_non_images_are_415(data: bytes) -> None:
+    error = refused(data)
+    assert (error.code, error.status) == ("not_an_image", 415)
+    assert error.message
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG"])
+def test_truncated_images_are_422(fmt: str) -> None:
+    noise = np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8)
+    data = encoded(Image.fromarray(noise), fmt)
+    error = refused(data[: len(data) * 2 // 3])
+    assert (error.code, error.status) == ("truncated_image", 422)
+
+
+def _png_declaring(width: int, height: int) -> bytes:
+    """A small PNG whose header claims width x height (a decompression bomb's header)."""
+    data = encoded(Image.new("L", (8, 8)), "PNG")
+    ihdr = struct.pack(">II", width, height) + data[24:29]
+    chunk = b"IHDR" + ihdr
+    return (
+        data[:8] + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk)) + data[33:]
+    )
+
+
+@pytest.mark.parametrize("size", [(100_000, 100_000), (6000, 5000)])
+def test_pixel_bombs_are_413_before_decoding(size: tuple[int, int]) -> None:
+    data = _png_declaring(*size)
+    started = time.perf_counter()
+    error = refused(data)
+    assert time.perf_counter() - started < 0.5
+    assert (error.code, error.status) == ("too_many_pixels", 413)
+    assert str(size[0] * size[1]) in error.message
+
+
+def test_the_pixel_limit_is_the_callers() -> None:
+    data = encoded(Image.new("RGB", (100, 100)), "PNG")
+    assert decode_image(data, 10_000).shape == (100, 100, 3)
+    assert refused(data, 9_999).code == "too_many_pixels"
