@@ -166,7 +166,7 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
         "an unnamed endpoint means every endpoint both sides ran, combined as a geometric "
         "mean. A ratio without a denominator is the metric itself.",
         "",
-        *_table(header, rows),
+        *(_table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
         *about,
         "",
     ]
