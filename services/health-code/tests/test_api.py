@@ -123,6 +123,14 @@ def test_a_body_of_another_type_is_a_415(url: str, post: Post) -> None:
     )
     assert error_of(response, 415) == "unsupported_media_type"
     assert error_of(httpx.post(f"{url}/analysis/health-code"), 415) == "unsupported_media_type"
+    # A body near the limit is read before it is refused: the client gets the answer, not
+    # a connection reset while it still sends.
+    large = httpx.post(
+        f"{url}/analysis/health-code",
+        content=bytes(MAX_BODY_BYTES - 1024),
+        headers={"content-type": "text/plain", "connection": "close"},
+    )
+    assert error_of(large, 415) == "unsupported_media_type"
 
 
 @pytest.mark.parametrize("kind", ["json", "raw", "multipart"])

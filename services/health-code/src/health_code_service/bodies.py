@@ -6,7 +6,9 @@
 - multipart/form-data with the image in the field `file` (a browser form, `curl -F`).
 
 A declared Content-Length over the limit is refused before a byte is read; a body
-without one (chunked) is cut off as soon as it crosses the limit.
+without one (chunked) is cut off as soon as it crosses the limit. A body within the limit
+is read whole before anything else is judged, so that a client still sending it gets its
+answer (a 404 or 415 sent mid-body would reach it as a reset connection).
 """
 
 import binascii
@@ -138,15 +140,14 @@ def multipart_file(body: bytes, params: dict[bytes, bytes]) -> bytes:
     return bytes(field.data)
 
 
-async def image_bytes(request: Request, limit: int) -> bytes:
+def image_bytes(content_type: str | None, body: bytes) -> bytes:
     """The image's encoded bytes (JPEG, PNG, ...) from whichever body the request sent."""
-    media_type, params = parse_options_header(request.headers.get("content-type"))
+    media_type, params = parse_options_header(content_type)
     kind = media_type.decode("latin-1").lower()
     if kind not in MEDIA_TYPES:
         raise ApiError(
             415, f"send the image as one of {', '.join(MEDIA_TYPES)}, not {kind or 'no type'}"
         )
-    body = await read_body(request, limit)
     if kind == JSON:
         return decode_base64_json(body)
     if kind == MULTIPART:

@@ -2,7 +2,8 @@
 an `async def` that runs the engine on the event loop (async-blocking: the write-up's
 code, which serves one request at a time per worker), a `def` that FastAPI runs in
 anyio's thread pool (threadpool), or an `async def` that awaits a process pool or the
-micro-batcher (process, batched). The body is read by an async dependency in every shape.
+micro-batcher (process, batched). The body is read by async dependencies in every shape,
+before the usage and the body are judged.
 """
 
 from collections.abc import Callable
@@ -12,7 +13,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 from starlette.responses import JSONResponse, Response
 
-from health_code_service.bodies import MEDIA_TYPES, image_bytes
+from health_code_service.bodies import MEDIA_TYPES, image_bytes, read_body
 from health_code_service.errors import ApiError
 from health_code_service.modes import Batched, Inline, ProcessPool
 from health_code_service.settings import Mode, Settings
@@ -28,8 +29,17 @@ async def get_settings(request: Request) -> Settings:
     return settings
 
 
-async def get_usage(usage: str) -> Usage:
-    """The usage named in the path; an unknown one is a 404 before the body is read."""
+async def get_body(request: Request) -> bytes:
+    """The whole body, within MAX_BODY_BYTES (413 early), read before it is judged."""
+    settings: Settings = request.app.state.settings
+    return await read_body(request, settings.max_body_bytes)
+
+
+BodyDep = Annotated[bytes, Depends(get_body)]
+
+
+async def get_usage(usage: str, _: BodyDep) -> Usage:
+    """The usage named in the path; an unknown one is a 404 naming the known ones."""
     try:
         return Usage(usage)
     except ValueError:
@@ -38,9 +48,10 @@ async def get_usage(usage: str) -> Usage:
         raise ApiError(404, message, code="unknown_usage") from None
 
 
-async def get_image(request: Request, _: Annotated[Usage, Depends(get_usage)]) -> bytes:
-    settings: Settings = request.app.state.settings
-    return await image_bytes(request, settings.max_body_bytes)
+async def get_image(
+    request: Request, body: BodyDep, _: Annotated[Usage, Depends(get_usage)]
+) -> bytes:
+    return image_bytes(request.headers.get("content-type"), body)
 
 
 async def get_inline(request: Request) -> Inline:
