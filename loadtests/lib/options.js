@@ -153,6 +153,12 @@ export function loadOptions(defaults = {}) {
 }
 
 // The tag for a request sent now: `warmup` during the first WARMUP of the run, then `measure`.
+// vegeta's shape counts by schedule instead: the first RATE x WARMUP iterations are the
+// warm-up, however late a busy machine starts them.
 export function phase() {
-  return Date.now() - exec.scenario.startTime < shape().warmupMs ? 'warmup' : 'measure';
+  const run = shape();
+  if (run.executor === 'constant-arrival-rate') {
+    return exec.scenario.iterationInTest < (run.rate * run.warmupMs) / 1000 ? 'warmup' : 'measure';
+  }
+  return Date.now() - exec.scenario.startTime < run.warmupMs ? 'warmup' : 'measure';
 }
