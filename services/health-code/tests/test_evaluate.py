@@ -28,3 +28,11 @@ def test_the_table_shows_each_fields_share_of_right_answers() -> None:
     assert "trip-code     updated_at      0.0%" in table
     assert "trip-code     cities         50.0%" in table
     assert table[-1].split() == ["trip-code", "4", "1", "130", "400", "190"]
+
+
+def test_misses_are_listed_on_request() -> None:
+    score = UsageScore(Usage.NUCLEIC_ACID, images=1, misses=["seed 3 name: None != '丁*'"])
+    assert "seed 3" not in render([score], "onnxruntime")
+    assert render([score], "onnxruntime", misses=True).endswith(
+        "nucleic-acid seed 3 name: None != '丁*'"
+    )

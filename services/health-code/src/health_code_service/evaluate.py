@@ -62,8 +62,9 @@ def evaluate(
     return scores
 
 
-def render(scores: Sequence[UsageScore], engine: str) -> str:
-    """A plain-text table: accuracy per field, then CPU time per image (decode + analyse)."""
+def render(scores: Sequence[UsageScore], engine: str, misses: bool = False) -> str:
+    """A plain-text table: accuracy per field, then CPU time per image (decode + analyse),
+    then (`misses`) each wrong field or failed image."""
     out = [f"engine {engine}", f"{'usage':<14}{'field':<12}{'accuracy':>9}"]
     for score in scores:
         for name in FIELDS[score.usage]:
@@ -78,4 +79,6 @@ def render(scores: Sequence[UsageScore], engine: str) -> str:
             f"{statistics.median(cpu) if cpu else 0:>11.0f}{p95:>7.0f}"
             f"{statistics.fmean(cpu) if cpu else 0:>7.0f}"
         )
+    if misses:
+        out.extend(f"{score.usage} {miss}" for score in scores for miss in score.misses)
     return "\n".join(out)

@@ -56,8 +56,8 @@ def _pixels(image: ImageFile.ImageFile | Image.Image) -> np.ndarray:
     try:
         # ImageFile.LOAD_TRUNCATED_IMAGES stays False: a short file raises instead of padding.
         image.load()
-        upright = ImageOps.exif_transpose(image)
-        rgb = upright if upright.mode == "RGB" else upright.convert("RGB")
+        ImageOps.exif_transpose(image, in_place=True)
+        rgb = image if image.mode == "RGB" else image.convert("RGB")
         return np.asarray(rgb, dtype=np.uint8)
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise ImageError(

@@ -25,6 +25,9 @@ DET_THRESHOLD = 0.3
 BOX_THRESHOLD = 0.5
 UNCLIP_RATIO = 1.6
 MIN_BOX_SIDE = 3
+# A screen holds a few dozen lines at most; an image of dense text (or noise) is not read
+# beyond this many boxes per region, the largest first, so its cost stays bounded.
+MAX_BOXES = 60
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,9 @@ def _boxes(prob: np.ndarray, image: np.ndarray, region: Region) -> list[np.ndarr
         corners[:, 0] = corners[:, 0].clip(0, image.shape[1] - 1)
         corners[:, 1] = corners[:, 1].clip(0, image.shape[0] - 1)
         boxes.append(corners)
+    if len(boxes) > MAX_BOXES:
+        boxes.sort(key=lambda box: -cv2.contourArea(box))
+        boxes = boxes[:MAX_BOXES]
     boxes.sort(key=lambda box: (round(float(box[:, 1].min())), float(box[:, 0].min())))
     return boxes
 

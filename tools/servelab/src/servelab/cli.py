@@ -98,7 +98,8 @@ def evaluate(args: argparse.Namespace) -> int:
 
     settings = Settings(ocr_engine=args.engine, ocr_device=args.device)
     usages = [Usage(usage) for usage in args.usage] if args.usage else list(Usage)
-    print(render_eval(run_eval(settings, args.count, args.seed, usages), args.engine))
+    scores = run_eval(settings, args.count, args.seed, usages)
+    print(render_eval(scores, args.engine, misses=args.misses))
     return 0
 
 
@@ -152,6 +153,7 @@ def parser() -> argparse.ArgumentParser:
         choices=["health-code", "trip-code", "nucleic-acid"],
         help="only this usage (repeatable; default: all)",
     )
+    score.add_argument("--misses", action="store_true", help="also list every wrong field")
     score.set_defaults(handler=evaluate)
     return root
 
