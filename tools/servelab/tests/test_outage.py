@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.k6 import k6_argv, k6_binary
+from servelab.cli import main
 from servelab.outage import (
     Answer,
     DrillError,
@@ -143,3 +144,10 @@ def test_outage_js_records_every_answer_for_the_drill(flaky_url: str, tmp_path: 
     assert {a.status for a in answers} == {200, 503}
     assert all(a.retry_after == (a.status == 503) for a in answers)
     assert all(a.at_ms > 1.7e12 and a.duration_ms >= 0 for a in answers)
+
+
+def test_cli_names_the_known_drills_for_an_unknown_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["outage", "no-such-drill"]) == 2
+    error = capsys.readouterr().err
+    assert "no outage drill 'no-such-drill'" in error
+    assert "entryeditor-compute" in error

@@ -13,6 +13,7 @@ from types import FrameType
 from servelab import sessions
 from servelab.bench import BenchError, render_report, run_bench
 from servelab.compose import find_project_dir
+from servelab.outage import DrillError, write_drill
 from servelab.stack import Stack, StackError
 
 
@@ -89,6 +90,16 @@ def report(args: argparse.Namespace) -> int:
     return _each_family(args.family, render_report)
 
 
+def outage(args: argparse.Namespace) -> int:
+    try:
+        report = write_drill(args.drill)
+    except (DrillError, StackError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    print(f"servelab: wrote {report}", file=sys.stderr)
+    return 0
+
+
 def evaluate(args: argparse.Namespace) -> int:
     """Accuracy per field of a service's recognition on generated images (health-code)."""
     from health_code_service.evaluate import evaluate as run_eval
@@ -136,6 +147,14 @@ def parser() -> argparse.ArgumentParser:
     render = commands.add_parser("report", help="re-render reports from saved results")
     render.add_argument("family", nargs="*", help="default: all")
     render.set_defaults(handler=report)
+
+    drill = commands.add_parser(
+        "outage",
+        help="kill and restart one service under constant load; "
+        "write docs/results/outage-<drill>.md",
+    )
+    drill.add_argument("drill", help="loadtests/outage/<drill>.toml")
+    drill.set_defaults(handler=outage)
 
     score = commands.add_parser(
         "eval", help="accuracy per field of health-code recognition on generated screenshots"

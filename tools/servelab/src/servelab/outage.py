@@ -1,4 +1,4 @@
-"""`python -m servelab.outage <drill>`: an outage drill (loadtests/outage/<drill>.toml).
+"""`servelab outage <drill>`: an outage drill (loadtests/outage/<drill>.toml).
 
 The drill starts a compose profile (servelab's Stack), sends requests at a constant rate
 with k6 (loadtests/outage.js), SIGKILLs one service's process group `kill_at_s` into the
@@ -11,12 +11,10 @@ docs/results/outage-<drill>.md (and .json).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 import tomllib
@@ -302,7 +300,7 @@ def render(drill: Drill, outcome: Outcome, events: Events, command: Sequence[str
     lines = [
         f"# Outage drill: {drill.title}",
         "",
-        f"Written by `python -m servelab.outage {drill.name}` "
+        f"Written by `servelab outage {drill.name}` "
         f"(loadtests/outage/{drill.name}.toml) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
         f"Machine: {machine}.",
         "",
@@ -351,26 +349,16 @@ def render(drill: Drill, outcome: Outcome, events: Events, command: Sequence[str
     return "\n".join(lines) + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m servelab.outage", description=__doc__)
-    parser.add_argument("drill", help="loadtests/outage/<drill>.toml")
-    args = parser.parse_args(argv)
-    project_dir = find_project_dir()
-    try:
-        drill = load_drill(project_dir, args.drill)
-        outcome, events, command = run_drill(project_dir, drill)
-    except (DrillError, StackError) as error:
-        print(f"servelab outage: {error}", file=sys.stderr)
-        return 2
+def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
+    """Run the drill loadtests/outage/<name>.toml and write docs/results/outage-<name>.md
+    (and .json); returns the report's path."""
+    project_dir = project_dir or find_project_dir()
+    drill = load_drill(project_dir, name)
+    outcome, events, command = run_drill(project_dir, drill)
     results = project_dir / "docs" / "results"
     results.mkdir(parents=True, exist_ok=True)
     report = results / f"outage-{drill.name}.md"
     report.write_text(render(drill, outcome, events, command))
     saved = {"drill": asdict(drill), "events": asdict(events), "outcome": asdict(outcome)}
     (results / f"outage-{drill.name}.json").write_text(json.dumps(saved, indent=1) + "\n")
-    print(f"servelab outage: wrote {report}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return report
