@@ -4,14 +4,18 @@ same image under 20 concurrent requests."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from health_code_service.usages import Usage
+from servelab.groups import members
 from servelab.stack import Stack
 
 Serve = Callable[..., AbstractContextManager[Stack]]
@@ -50,3 +54,38 @@ def test_every_mode_answers_rightly_and_alike_under_concurrency(
         assert [r.status_code for r in answers] == [200] * CONCURRENT
         assert {r.content for r in answers} == {answers[0].content}
         assert answers[0].json() == same.answer
+
+
+def _engine_processes(pgid: int) -> list[int]:
+    """The process pool's children in the server's group (multiprocessing's spawn_main),
+    not its resource tracker."""
+    found = []
+    for pid in members(pgid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except FileNotFoundError:
+            continue
+        if any(b"spawn_main" in arg for arg in argv):
+            found.append(pid)
+    return found
+
+
+def test_process_mode_replaces_a_pool_whose_engine_process_died(
+    serve: Serve, post_at_once: AtOnce, sample: SampleOf
+) -> None:
+    service = "health-code-uvicorn"
+    env = {"ANALYZE_MODE": "process", "PROCESS_WORKERS": "2"}
+    with serve("uvicorn", service, env) as stack:
+        url = stack.url(service)
+        pgid = stack.running[service].pgid
+        before = _engine_processes(pgid)
+        assert len(before) == 2
+
+        os.kill(before[0], signal.SIGKILL)
+        same = sample(Usage.HEALTH_CODE, 3)
+        answers = post_at_once(url, [("health-code", same.jpeg)] * 4)
+        assert [r.status_code for r in answers] == [200] * 4, answers[0].text
+        assert all(r.json() == same.answer for r in answers)
+        after = _engine_processes(pgid)
+        assert len(after) == 2
+        assert not set(after) & set(before)

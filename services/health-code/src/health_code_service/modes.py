@@ -4,7 +4,8 @@
   route decides which thread that is: the event loop (`async def`) or a thread of
   anyio's pool (`def`).
 - ProcessPool (process): decode and analyze in a pool of processes, one Analyzer each,
-  built when the process starts; the request sends the encoded bytes, not pixels.
+  built when the process starts; the request sends the encoded bytes, not pixels. A
+  pool broken by a dying process is replaced, and the requests it held run again.
 - Batched (batched): decode in anyio's thread pool, then analyze in micro-batches
   (Analyzer.analyze_batch) in one dedicated thread, one batch at a time.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -92,33 +94,57 @@ def pool_size(settings: Settings) -> int:
 
 class ProcessPool:
     """A pool of engine processes. They are spawned, not forked: a fork of a server
-    worker would copy its event loop and threads, and the engine's thread pools."""
+    worker would copy its event loop and threads, and the engine's thread pools.
+
+    A process that dies (killed, out of memory, a crash in native code) breaks the whole
+    executor; the first request to see that replaces it with a new pool, and every request
+    that was in flight runs once more there (analysis has no side effects). A request
+    whose second try breaks the new pool too gets a 503."""
 
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.max_pixels = settings.max_pixels
         self.size = pool_size(settings)
-        self.pool = ProcessPoolExecutor(
+        self._replacing = threading.Lock()
+        self.pool = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
+        pool = ProcessPoolExecutor(
             max_workers=self.size,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_child,
-            initargs=(settings,),
+            initargs=(self.settings,),
         )
         # Start every process (and its analyzer) now rather than on the first requests:
         # each call finds no idle process yet, so the pool spawns one for it.
-        for started in [self.pool.submit(_child_ready) for _ in range(self.size)]:
+        for started in [pool.submit(_child_ready) for _ in range(self.size)]:
             started.result()
+        return pool
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        """Start a new pool in place of `broken`, unless another request already has."""
+        with self._replacing:
+            if self.pool is broken:
+                broken.shutdown(wait=False, cancel_futures=True)
+                self.pool = self._start()
 
     async def analyze(self, usage: Usage, data: bytes) -> BaseModel:
         loop = asyncio.get_running_loop()
-        try:
-            outcome = await loop.run_in_executor(
-                self.pool, _analyze_in_child, usage, data, self.max_pixels
-            )
-        except BrokenProcessPool:
-            raise ApiError(503, "an engine process died", code="engine_unavailable") from None
-        if isinstance(outcome, Failure):
-            raise ApiError(outcome.status, outcome.message, code=outcome.code)
-        return outcome
+        for _ in range(2):
+            pool = self.pool
+            try:
+                outcome = await loop.run_in_executor(
+                    pool, _analyze_in_child, usage, data, self.max_pixels
+                )
+            except BrokenProcessPool:
+                await to_thread.run_sync(self._replace, pool)
+                continue
+            if isinstance(outcome, Failure):
+                raise ApiError(outcome.status, outcome.message, code=outcome.code)
+            return outcome
+        raise ApiError(
+            503, "an engine process died twice on this request", code="engine_unavailable"
+        )
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
