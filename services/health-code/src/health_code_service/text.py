@@ -127,7 +127,11 @@ def _boxes(prob: np.ndarray, image: np.ndarray, region: Region) -> list[np.ndarr
         ):
             continue
         grow = w * h * UNCLIP_RATIO / (2 * (w + h))
-        rect = ((cx, cy), (w + 2 * grow, h + 2 * grow), angle)
+        # Along the line, also half its height at each end: a small leading or
+        # trailing mark (the `*` of a masked name) scores low in the map and falls outside.
+        reach = min(w, h)
+        along = (reach, 0.0) if w >= h else (0.0, reach)
+        rect = ((cx, cy), (w + 2 * grow + along[0], h + 2 * grow + along[1]), angle)
         corners = _order(cv2.boxPoints(rect))
         corners[:, 0] = corners[:, 0] * sx + region.x0
         corners[:, 1] = corners[:, 1] * sy + region.y0
