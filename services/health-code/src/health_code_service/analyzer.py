@@ -9,8 +9,8 @@ from health_code_service import fields
 from health_code_service.engines import create_engine
 from health_code_service.qr import QrCode, find_qr, qr_colour
 from health_code_service.settings import Settings
-from health_code_service.text import Region, read_lines
-from health_code_service.usages import Result, Usage
+from health_code_service.text import Line, Region, read_lines
+from health_code_service.usages import Colour, Result, Usage
 
 # Text is detected on a copy this wide (screens are drawn for ~1080 px; 448 keeps their
 # smallest text about 12 px high, which the detector still finds).
@@ -41,7 +41,7 @@ class _Plan:
     image: np.ndarray
     regions: tuple[Region, ...]
     qr: QrCode | None = None
-    colour: str | None = None
+    colour: Colour | None = None
 
 
 class Analyzer:
@@ -69,7 +69,7 @@ class Analyzer:
             for plan in plans
         ]
 
-    def _plan(self, usage: Usage, image: np.ndarray) -> "_Plan | AnalysisError":
+    def _plan(self, usage: Usage, image: np.ndarray) -> _Plan | AnalysisError:
         height, width = image.shape[:2]
         scale = min(1.0, DET_WIDTH / width)
         if usage is not Usage.HEALTH_CODE:
@@ -95,10 +95,9 @@ class Analyzer:
         return _Plan(usage, image, tuple(regions), code, colour)
 
 
-def _finish(plan: _Plan, lines: list) -> Result | AnalysisError:
-    if plan.usage is Usage.HEALTH_CODE:
-        assert plan.qr is not None and plan.colour is not None
-        return fields.health_code(lines, plan.qr.text, plan.colour)  # type: ignore[arg-type]
+def _finish(plan: _Plan, lines: list[Line]) -> Result | AnalysisError:
+    if plan.qr is not None and plan.colour is not None:
+        return fields.health_code(lines, plan.qr.text, plan.colour)
     reader = fields.trip_code if plan.usage is Usage.TRIP_CODE else fields.nucleic_acid
     result = reader(lines)
     if result is None:
