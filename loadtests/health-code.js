@@ -24,6 +24,7 @@ import { check } from 'k6';
 import { Counter } from 'k6/metrics';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
+import { asciiBytes, multipartBody, MULTIPART_CONTENT_TYPE } from './lib/payload.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -31,7 +32,6 @@ const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
 const USAGE = __ENV.USAGE || 'health-code';
 const BODY = __ENV.BODY || 'json';
 const URL = `${BASE_URL}/analysis/${USAGE}`;
-const BOUNDARY = 'servelab0123456789';
 
 function local(path) {
   return path.startsWith('/') ? path : import.meta.resolve(`./${path}`);
@@ -43,36 +43,16 @@ const EXPECTED = ANSWER_FILE === 'first' ? null : JSON.parse(open(local(ANSWER_F
 
 const wrongAnswers = new Counter('errors_wrong_answer');
 
-function bytes(text) {
-  return new Uint8Array(encoding.b64decode(encoding.b64encode(text)));
-}
-
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out.buffer;
-}
-
 // The body and its Content-Type, built once per VU so that iterations only send bytes.
 export function request(kind, image) {
   if (kind === 'json') {
-    return { body: bytes(JSON.stringify({ base64: encoding.b64encode(image) })).buffer, type: 'application/json' };
+    return { body: asciiBytes(JSON.stringify({ base64: encoding.b64encode(image) })).buffer, type: 'application/json' };
   }
   if (kind === 'raw') {
     return { body: image, type: 'image/jpeg' };
   }
   if (kind === 'multipart') {
-    const head =
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${USAGE}.jpg"\r\n` +
-      'Content-Type: image/jpeg\r\n\r\n';
-    return {
-      body: concat([bytes(head), new Uint8Array(image), bytes(`\r\n--${BOUNDARY}--\r\n`)]),
-      type: `multipart/form-data; boundary=${BOUNDARY}`,
-    };
+    return { body: multipartBody(image), type: MULTIPART_CONTENT_TYPE };
   }
   throw new Error(`BODY must be json, raw or multipart, not ${JSON.stringify(kind)}`);
 }

@@ -42,11 +42,11 @@ export function loadPayload() {
   return generatePayload(parseInt(__ENV.PAYLOAD_SIZE || '262144', 10));
 }
 
-function asciiBytes(text) {
+export function asciiBytes(text) {
   return new Uint8Array(encoding.b64decode(encoding.b64encode(text)));
 }
 
-function concat(parts) {
+export function concat(parts) {
   const out = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
   let offset = 0;
   for (const part of parts) {
