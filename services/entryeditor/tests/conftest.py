@@ -83,6 +83,11 @@ def corpus(test_database: None) -> None:
 
 @pytest.fixture
 def client(corpus: None) -> Client:
+    """A test client; this process's copies of cached collocates are dropped first, so
+    each test sees what Redis serves."""
     from django.test import Client
 
+    from entryeditor_service.corpus.cached import forget_local
+
+    forget_local()
     return Client()

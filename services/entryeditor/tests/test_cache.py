@@ -14,6 +14,7 @@ from django.db import connections
 from django.test import Client, override_settings
 
 from entryeditor_service.corpus import queries
+from entryeditor_service.corpus.cached import forget_local
 
 from .conftest import KEY_PREFIX
 
@@ -68,10 +69,13 @@ def test_cold_stampede_computes_once(client: Client, counted_collocates: list[fl
     outcomes = [outcome for _, outcome, _ in results]
     assert outcomes.count("miss") == 1
     assert outcomes.count("wait") >= 10  # requests overlapped the computation
-    assert set(outcomes) <= {"miss", "wait", "hit"}
+    assert set(outcomes) <= {"miss", "wait", "hit", "local"}
     assert len({content for _, _, content in results}) == 1
     warm = client.get(PMI, params)
-    assert warm.headers["X-Cache"] == "hit"
+    assert warm.headers["X-Cache"] == "local"
+    assert warm.content == results[0][2]
+    forget_local()
+    assert client.get(PMI, params).headers["X-Cache"] == "hit"
     assert len(counted_collocates) == 1
 
 

@@ -30,6 +30,7 @@ MISSING = object()
 
 
 class Outcome(StrEnum):
+    LOCAL = "local"  # found in this process's copy of what the cache served
     HIT = "hit"  # found in the cache
     MISS = "miss"  # this request computed and stored it
     WAIT = "wait"  # another request computed it while this one waited
