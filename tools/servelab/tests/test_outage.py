@@ -127,8 +127,7 @@ def flaky_url() -> Iterator[str]:
 def test_outage_js_records_every_answer_for_the_drill(flaky_url: str, tmp_path: Path) -> None:
     answers_csv = tmp_path / "answers.csv"
     env = {"BASE_URL": flaky_url, "ENDPOINT": "/x", "RATE": "30", "DURATION": "1s"}
-    argv = k6_argv(k6_binary(), "loadtests/outage.js", env)
-    argv[2:2] = ["--out", f"csv={answers_csv}"]
+    argv = k6_argv(k6_binary(), "loadtests/outage.js", env, options=["--out", f"csv={answers_csv}"])
     result = subprocess.run(
         argv,
         cwd=ROOT,

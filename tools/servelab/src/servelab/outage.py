@@ -247,9 +247,11 @@ def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[st
         Stack(drill.profile, only=[drill.service], env=drill.env, log=server_log) as stack,
     ):
         argv = k6_argv(
-            k6_binary(), Path("loadtests") / "outage.js", drill.k6_env(stack.url(drill.service))
+            k6_binary(),
+            Path("loadtests") / "outage.js",
+            drill.k6_env(stack.url(drill.service)),
+            options=["--out", f"csv={answers_csv}"],
         )
-        argv[2:2] = ["--out", f"csv={answers_csv}"]
         started = time.monotonic()
 
         def act() -> None:
@@ -260,16 +262,22 @@ def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[st
 
         actor = threading.Thread(target=act)
         actor.start()
-        result = subprocess.run(
-            argv,
-            cwd=project_dir,
-            env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
-            capture_output=True,
-            text=True,
-            timeout=drill.duration_s + _K6_GRACE_S,
-            check=False,
-        )
-        actor.join()
+        try:
+            result = subprocess.run(
+                argv,
+                cwd=project_dir,
+                env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
+                capture_output=True,
+                text=True,
+                timeout=drill.duration_s + _K6_GRACE_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise DrillError(
+                f"k6 still running {_K6_GRACE_S:.0f} s after the drill's end, stopped"
+            ) from None
+        finally:
+            actor.join()
     if failures:
         raise DrillError(f"{drill.victim} did not come back: {failures[0]}")
     if not answers_csv.is_file():

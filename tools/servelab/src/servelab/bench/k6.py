@@ -45,9 +45,12 @@ def k6_version(binary: str) -> str:
     return result.stdout.strip().splitlines()[0] if result.stdout.strip() else "unknown"
 
 
-def k6_argv(binary: str, script: Path | str, env: Mapping[str, str]) -> list[str]:
-    """`k6 run` with every setting on the command line, so the line alone reproduces the run."""
-    argv = [binary, "run", "--quiet", "--no-color", "--no-usage-report"]
+def k6_argv(
+    binary: str, script: Path | str, env: Mapping[str, str], options: Sequence[str] = ()
+) -> list[str]:
+    """`k6 run` with every setting on the command line, so the line alone reproduces the run;
+    `options` are further `k6 run` flags (e.g. `--out csv=answers.csv`)."""
+    argv = [binary, "run", *options, "--quiet", "--no-color", "--no-usage-report"]
     for key, value in env.items():
         argv += ["-e", f"{key}={value}"]
     return [*argv, str(script)]
