@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
-from entryeditor_service.entries.models import Entry
+from entryeditor_service.entries.models import CONTENT_FIELDS, Entry
 
 
 class StrictCharField(serializers.CharField):
@@ -51,20 +51,8 @@ class EntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Entry
-        fields = (
-            "id",
-            "word",
-            "pos",
-            "senses",
-            "frequency",
-            "pos_distribution",
-            "examples",
-            "collocates",
-            "version",
-            "created_at",
-            "updated_at",
-        )
         read_only_fields = ("id", "version", "created_at", "updated_at")
+        fields = ("id", *CONTENT_FIELDS, "version", "created_at", "updated_at")
 
     def validate_word(self, value: str) -> str:
         try:
