@@ -14,8 +14,8 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from compute_contract.computeidl.ttypes import BadRequest, UnknownSentence
 from entryeditor_service.compute.client import ComputeUnavailable
-from entryeditor_service.compute.computeidl.ttypes import BadRequest, UnknownSentence
 from entryeditor_service.compute.shared import compute_client
 from entryeditor_service.corpus import params
 from entryeditor_service.errors import ApiError, error_body
