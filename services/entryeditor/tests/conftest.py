@@ -34,7 +34,7 @@ TEST_ENV = {
     "REDIS_TIMEOUT": "1.0",
     "ALLOWED_HOSTS": "testserver",
     "CONN_MAX_AGE": "0",
-    "WEB_PROCESSES": "2",
+    "WEB_CONCURRENCY": "2",
     "WEB_THREADS": "4",
 }
 

@@ -39,7 +39,7 @@ def test_defaults(environ: pytest.MonkeyPatch) -> None:
     assert settings["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert settings["DATABASES"]["default"]["NAME"] == str(Path("entryeditor.sqlite3").resolve())
     assert settings["CACHES"]["default"]["BACKEND"].endswith("LocMemCache")
-    assert (settings["WEB_PROCESSES"], settings["WEB_THREADS"]) == (1, 1)
+    assert (settings["WEB_CONCURRENCY"], settings["WEB_THREADS"]) == (1, 1)
     assert (settings["COMPUTE_DB_POOL"], settings["DB_CONNECTION_MARGIN"]) == (4, 3)
     assert settings["COMPUTE_ADDR"] == "127.0.0.1:9090"
     assert (settings["COMPUTE_CONNECT_TIMEOUT"], settings["COMPUTE_TIMEOUT"]) == (0.2, 0.7)
@@ -88,7 +88,7 @@ def test_secret_key_is_required_unless_debug(environ: pytest.MonkeyPatch) -> Non
     [
         ("DEBUG", "maybe"),
         ("WEB_THREADS", "0"),
-        ("WEB_PROCESSES", "four"),
+        ("WEB_CONCURRENCY", "four"),
         ("COMPUTE_TIMEOUT", "soon"),
         ("MAX_BODY_SIZE", "10"),
         ("COMPUTE_POOL_SIZE", "0"),

@@ -36,7 +36,7 @@ class Environment(BaseSettings):
     DB_CONNECT_TIMEOUT: int = Field(5, ge=1)
 
     # The connection budget's inputs (entryeditor_service.budget).
-    WEB_PROCESSES: int = Field(1, ge=1)
+    WEB_CONCURRENCY: int = Field(1, ge=1)
     WEB_THREADS: int = Field(1, ge=1)
     COMPUTE_DB_POOL: int = Field(4, ge=0)
     DB_CONNECTION_MARGIN: int = Field(3, ge=0)

@@ -4,7 +4,7 @@ settings table).
 The embedded defaults need nothing else installed: SQLite when DATABASE_URL is unset, the
 local-memory cache when REDIS_URL is unset. Production sets SECRET_KEY (required unless DEBUG),
 DATABASE_URL=mysql://... and REDIS_URL=redis://..., and the connection budget inputs
-WEB_PROCESSES, WEB_THREADS and COMPUTE_DB_POOL (checked against MariaDB's max_connections).
+WEB_CONCURRENCY, WEB_THREADS and COMPUTE_DB_POOL (checked against MariaDB's max_connections).
 """
 
 from __future__ import annotations
@@ -78,10 +78,10 @@ if _database["ENGINE"] == "django.db.backends.mysql":
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Connection budget: WEB_PROCESSES x WEB_THREADS + COMPUTE_DB_POOL + DB_CONNECTION_MARGIN must
+# Connection budget: WEB_CONCURRENCY x WEB_THREADS + COMPUTE_DB_POOL + DB_CONNECTION_MARGIN must
 # not exceed the server's max_connections (checked by `check --database default`, `migrate`
 # and /readyz).
-WEB_PROCESSES = env.WEB_PROCESSES
+WEB_CONCURRENCY = env.WEB_CONCURRENCY
 WEB_THREADS = env.WEB_THREADS
 COMPUTE_DB_POOL = env.COMPUTE_DB_POOL
 DB_CONNECTION_MARGIN = env.DB_CONNECTION_MARGIN
