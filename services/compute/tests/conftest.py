@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pymysql
 import pytest
-from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
-from thrift.transport import TSocket, TTransport
 
-from compute_service.computeidl import Compute
+from compute_contract import Connection, connect
+from compute_contract.computeidl import Compute
 from compute_service.healthcheck import check
 from servelab import groups
 from servelab.ports import free_port
@@ -132,30 +131,22 @@ class ComputeServer:
     process: subprocess.Popen[bytes]
 
 
-def connect(port: int, timeout_ms: int = 5000) -> tuple[Compute.Client, TTransport.TTransportBase]:
-    sock = TSocket.TSocket("127.0.0.1", port)
-    sock.setTimeout(timeout_ms)
-    transport = TTransport.TFramedTransport(sock)
-    transport.open()
-    return Compute.Client(TBinaryProtocolAccelerated(transport, fallback=False)), transport
-
-
 Connect = Callable[..., Compute.Client]
 
 
 @pytest.fixture
 def connect_to() -> Iterator[Connect]:
     """connect_to(port): a Thrift client of the compute server, closed after the test."""
-    transports: list[TTransport.TTransportBase] = []
+    connections: list[Connection] = []
 
-    def open_client(port: int, timeout_ms: int = 5000) -> Compute.Client:
-        client, transport = connect(port, timeout_ms)
-        transports.append(transport)
-        return client
+    def open_client(port: int) -> Compute.Client:
+        connection = connect("127.0.0.1", port, timeout_s=5.0)
+        connections.append(connection)
+        return connection.client
 
     yield open_client
-    for transport in transports:
-        transport.close()
+    for connection in connections:
+        connection.close()
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from compute_service.computeidl import Compute
-from compute_service.computeidl.ttypes import BadRequest, UnknownSentence, UnknownWord
+from compute_contract.computeidl import Compute
+from compute_contract.computeidl.ttypes import BadRequest, UnknownSentence, UnknownWord
 
 
 def test_ping(client: Compute.Client) -> None:

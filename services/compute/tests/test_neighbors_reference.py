@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from compute_contract.computeidl import Compute
 from compute_service import artifact
-from compute_service.computeidl import Compute
 
 
 def test_server_neighbors_match_brute_force(client: Compute.Client, model_dir: Path) -> None:

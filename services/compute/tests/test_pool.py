@@ -10,7 +10,7 @@ from typing import Any
 import pymysql
 import pytest
 
-from compute_service.computeidl.ttypes import UnknownSentence
+from compute_contract.computeidl.ttypes import UnknownSentence
 from compute_service.pool import ConnectionPool, MySQLAddress, PoolTimeout
 
 

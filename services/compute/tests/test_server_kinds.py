@@ -5,7 +5,9 @@ closes it, so they get as many as there are clients."""
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,21 +33,56 @@ def test_server_kind(
     assert corpus.connections() == 0
 
 
-def test_settings_from_the_environment() -> None:
-    settings = Settings.from_env(
-        {"DATABASE_URL": "mysql://u@h:1/d", "COMPUTE_SERVER": "nonblocking", "COMPUTE_DB_POOL": "7"}
-    )
+@pytest.fixture
+def environ(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """An environment without DATABASE_URL or COMPUTE_* settings; set them on the result."""
+    for name in os.environ:
+        if name.startswith("COMPUTE_") or name == "DATABASE_URL":
+            monkeypatch.delenv(name)
+    return monkeypatch
+
+
+def test_settings_defaults(environ: pytest.MonkeyPatch) -> None:
+    settings = Settings.from_env()
+    assert settings.database_url == "mysql://root@127.0.0.1:3306/entryeditor"
+    assert (settings.host, settings.port, settings.server) == ("127.0.0.1", 9090, "nonblocking")
+    assert (settings.threads, settings.processes, settings.db_pool) == (4, 2, 4)
+    assert (settings.db_wait_s, settings.db_timeout_s) == (2.0, 5.0)
+    assert settings.model_dir == Path(".servelab/compute-models")
+    assert (settings.max_k, settings.max_batch) == (100, 256)
+    assert (settings.dimensions, settings.window, settings.min_count) == (100, 5, 2)
+    assert (settings.epochs, settings.seed) == (5, 1)
+
+
+def test_settings_from_the_environment(environ: pytest.MonkeyPatch) -> None:
+    environ.setenv("DATABASE_URL", "mysql://u@h:1/d")
+    environ.setenv("COMPUTE_SERVER", "threadpool")
+    environ.setenv("COMPUTE_DB_POOL", "7")
+    environ.setenv("COMPUTE_MODEL_DIR", "/var/lib/compute")
+    settings = Settings.from_env()
     assert (settings.database_url, settings.server, settings.db_pool) == (
         "mysql://u@h:1/d",
-        "nonblocking",
+        "threadpool",
         7,
     )
-    with pytest.raises(SettingsError, match="COMPUTE_SERVER"):
-        Settings.from_env({"COMPUTE_SERVER": "gevent"})
-    with pytest.raises(SettingsError, match="COMPUTE_DB_POOL"):
-        Settings.from_env({"COMPUTE_DB_POOL": "0"})
-    with pytest.raises(SettingsError, match="not a number"):
-        Settings.from_env({"COMPUTE_PORT": "http"})
+    assert settings.model_dir == Path("/var/lib/compute")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("COMPUTE_SERVER", "gevent", "COMPUTE_SERVER='gevent'"),
+        ("COMPUTE_DB_POOL", "0", "COMPUTE_DB_POOL='0': .* greater than or equal to 1"),
+        ("COMPUTE_PORT", "http", "COMPUTE_PORT='http': not a number"),
+        ("COMPUTE_DB_WAIT_S", "soon", "COMPUTE_DB_WAIT_S='soon': not a number"),
+    ],
+)
+def test_settings_reject_unusable_values(
+    environ: pytest.MonkeyPatch, name: str, value: str, message: str
+) -> None:
+    environ.setenv(name, value)
+    with pytest.raises(SettingsError, match=message):
+        Settings.from_env()
 
 
 def test_loadgen_measures_a_running_server(server: Any) -> None:

@@ -25,7 +25,7 @@ REDIS_URL = "redis://127.0.0.1:6379/1"
 KEY_PREFIX = f"ee_test:{os.getpid()}"
 CORPUS_LIMIT = 2000
 TEST_ENV = {
-    "DJANGO_SETTINGS_MODULE": "entryeditor_service.settings",
+    "DJANGO_SETTINGS_MODULE": "entryeditor_service.config.settings",
     "SECRET_KEY": "entryeditor-tests-only",
     "DATABASE_URL": f"mysql://root@127.0.0.1:3306/{TEST_DATABASE}",
     "REDIS_URL": REDIS_URL,
@@ -34,7 +34,7 @@ TEST_ENV = {
     "REDIS_TIMEOUT": "1.0",
     "ALLOWED_HOSTS": "testserver",
     "CONN_MAX_AGE": "0",
-    "WEB_PROCESSES": "2",
+    "WEB_CONCURRENCY": "2",
     "WEB_THREADS": "4",
 }
 

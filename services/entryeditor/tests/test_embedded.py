@@ -68,7 +68,7 @@ def gunicorn(env: dict[str, str], cwd: Path) -> Iterator[httpx.Client]:
         [
             BIN / "gunicorn",
             *("-b", f"127.0.0.1:{port}", "-w", "1", "--threads", "2"),
-            "entryeditor_service.wsgi:application",
+            "entryeditor_service.config.wsgi:application",
         ],
         env=env,
         cwd=cwd,

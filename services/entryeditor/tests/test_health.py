@@ -34,7 +34,7 @@ def test_readyz_reports_database_budget_and_cache(client: Client) -> None:
 def test_readyz_is_503_when_the_budget_exceeds_max_connections(client: Client) -> None:
     limit = max_connections()
     assert limit is not None
-    with override_settings(WEB_PROCESSES=limit, WEB_THREADS=2):
+    with override_settings(WEB_CONCURRENCY=limit, WEB_THREADS=2):
         response = client.get("/readyz/")
     assert response.status_code == 503
     body = response.json()
@@ -65,7 +65,7 @@ def test_check_fails_when_the_write_ups_settings_meet_max_connections_151(
     limit = max_connections()
     assert limit is not None
     threads = limit // 12 + 1
-    with override_settings(WEB_PROCESSES=12, WEB_THREADS=threads):
+    with override_settings(WEB_CONCURRENCY=12, WEB_THREADS=threads):
         messages = check_budget(databases=["default"])
         assert [message.id for message in messages] == ["entryeditor.E001"]
         assert f"max_connections {limit}" in messages[0].msg
@@ -74,5 +74,5 @@ def test_check_fails_when_the_write_ups_settings_meet_max_connections_151(
 
 
 def test_check_without_databases_skips_the_query(client: Client) -> None:
-    with override_settings(WEB_PROCESSES=10_000):
+    with override_settings(WEB_CONCURRENCY=10_000):
         assert check_budget(databases=None) == []

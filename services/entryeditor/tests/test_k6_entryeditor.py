@@ -35,7 +35,7 @@ def stack() -> Iterator[Stack]:
             "EE_DATABASE": database,
             "EE_REDIS_DB": str(REDIS_DB),
             "CORPUS_LIMIT": "1500",
-            "WEB_PROCESSES": "2",
+            "WEB_CONCURRENCY": "2",
             "WEB_THREADS": "4",
         }
         with serve_service("uwsgi", "entryeditor-nginx", env) as running:

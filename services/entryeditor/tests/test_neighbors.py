@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 import pytest
 from django.test import override_settings
 
+from compute_contract.computeidl.ttypes import UnknownSentence
 from compute_service.healthcheck import check
 from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker, State
 from entryeditor_service.compute.client import ComputeClient, ComputeUnavailable, Endpoint
-from entryeditor_service.compute.computeidl.ttypes import UnknownSentence
 from servelab import groups
 from servelab.ports import free_port
 

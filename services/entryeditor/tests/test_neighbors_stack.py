@@ -39,7 +39,7 @@ def test_neighbors_through_nginx_survive_a_compute_crash(database: str) -> None:
         "EE_DATABASE": database,
         "EE_REDIS_DB": str(REDIS_DB),
         "CORPUS_LIMIT": "300",
-        "WEB_PROCESSES": "2",
+        "WEB_CONCURRENCY": "2",
         "WEB_THREADS": "2",
     }
     with (

@@ -49,7 +49,7 @@ def stack_env(database: str, **extra: str) -> dict[str, str]:
         "EE_DATABASE": database,
         "EE_REDIS_DB": str(REDIS_DB),
         "CORPUS_LIMIT": str(CORPUS_LIMIT),
-        "WEB_PROCESSES": "2",
+        "WEB_CONCURRENCY": "2",
         "WEB_THREADS": "2",
         **extra,
     }
@@ -132,7 +132,7 @@ def test_a_full_app_server_sheds_load_as_503_json_never_502(
     database: str, profile: str, nginx: str, server: str
 ) -> None:
     # One thread and a listen queue of one: a burst of 40 at once overflows it.
-    env = stack_env(database, WEB_PROCESSES="1", WEB_THREADS="1", UWSGI_LISTEN="1")
+    env = stack_env(database, WEB_CONCURRENCY="1", WEB_THREADS="1", UWSGI_LISTEN="1")
     with serve_service(profile, nginx, env) as stack:
         url = stack.url(nginx) + "/corpus/statistics/get_instance/?word=%E4%B8%AD"
         answers = burst(url, requests=160, concurrency=40)

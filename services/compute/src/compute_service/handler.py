@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compute_service.computeidl.ttypes import (
+from compute_contract.computeidl.ttypes import (
     BadRequest,
     ModelInfo,
     Neighbor,

@@ -17,13 +17,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
-from thrift.Thrift import TException
-from thrift.transport import TSocket, TTransport
+from compute_contract import TException, connect
 
-from compute_service.computeidl import Compute
-
-TIMEOUT_MS = 10_000
+TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -35,24 +31,19 @@ class Plan:
 
 
 def _connection_loop(plan: Plan, index: int, latencies: list[float], errors: list[str]) -> None:
-    sock = TSocket.TSocket("127.0.0.1", plan.port)
-    sock.setTimeout(TIMEOUT_MS)
-    transport = TTransport.TFramedTransport(sock)
     try:
-        transport.open()
-        client = Compute.Client(TBinaryProtocolAccelerated(transport, fallback=False))
-        sentences = client.info().sentences
-        deadline = time.perf_counter() + plan.seconds
-        call = 0
-        while (started := time.perf_counter()) < deadline:
-            sentence_id = 1 + (index * 7919 + call * 104_729) % sentences
-            client.neighbors(sentence_id, plan.k)
-            latencies.append(time.perf_counter() - started)
-            call += 1
+        with connect("127.0.0.1", plan.port, timeout_s=TIMEOUT_S) as connection:
+            client = connection.client
+            sentences = client.info().sentences
+            deadline = time.perf_counter() + plan.seconds
+            call = 0
+            while (started := time.perf_counter()) < deadline:
+                sentence_id = 1 + (index * 7919 + call * 104_729) % sentences
+                client.neighbors(sentence_id, plan.k)
+                latencies.append(time.perf_counter() - started)
+                call += 1
     except (TException, OSError) as error:
         errors.append(f"{type(error).__name__}: {error}")
-    finally:
-        transport.close()
 
 
 def _process(plan: Plan, offset: int, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]

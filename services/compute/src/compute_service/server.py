@@ -1,8 +1,6 @@
-"""`compute-server` (python -m compute_service.server): the Thrift server.
-
-Framed transport and the accelerated binary protocol (thrift's C extension `fastbinary`)
-for every server kind, so a client works with whichever COMPUTE_SERVER runs.
-"""
+"""`compute-server` (python -m compute_service.server): the Thrift server, of the kind
+COMPUTE_SERVER names, made by the contract's make_server (framed transport, accelerated
+binary protocol for every kind, as every client speaks)."""
 
 from __future__ import annotations
 
@@ -12,39 +10,13 @@ import signal
 import sys
 from types import FrameType
 
-from thrift.protocol.TBinaryProtocol import TBinaryProtocolAcceleratedFactory
-from thrift.server import TNonblockingServer, TProcessPoolServer, TServer
-from thrift.transport import TSocket, TTransport
-
+from compute_contract import make_server
 from compute_service.build import BuildError, configure_logging, ensure_model
-from compute_service.computeidl import Compute
 from compute_service.handler import ComputeHandler
 from compute_service.pool import ConnectionPool, MySQLAddress
 from compute_service.settings import Settings
 
 log = logging.getLogger("compute.server")
-
-Server = TServer.TServer | TNonblockingServer.TNonblockingServer
-
-
-def make_server(settings: Settings, processor: Compute.Processor, backlog: int = 1024) -> Server:
-    listener = TSocket.TServerSocket(host=settings.host, port=settings.port)
-    listener.setBacklog(backlog)
-    protocol = TBinaryProtocolAcceleratedFactory(fallback=False)
-    framed = TTransport.TFramedTransportFactory()
-    if settings.server == "nonblocking":
-        return TNonblockingServer.TNonblockingServer(
-            processor, listener, protocol, threads=settings.threads
-        )
-    if settings.server == "processpool":
-        pool_server = TProcessPoolServer.TProcessPoolServer(processor, listener, framed, protocol)
-        pool_server.setNumWorkers(settings.processes)
-        return pool_server
-    if settings.server == "forking":
-        return TServer.TForkingServer(processor, listener, framed, protocol)
-    threaded = TServer.TThreadPoolServer(processor, listener, framed, protocol, daemon=True)
-    threaded.setNumThreads(settings.threads)
-    return threaded
 
 
 def _stop_on_sigterm() -> None:
@@ -76,7 +48,14 @@ def main() -> int:
     # Forked workers must open their own connections, never share the parent's.
     pool.close_idle()
     handler = ComputeHandler(model, pool, max_k=settings.max_k, max_batch=settings.max_batch)
-    server = make_server(settings, Compute.Processor(handler))
+    server = make_server(
+        handler,
+        host=settings.host,
+        port=settings.port,
+        kind=settings.server,
+        threads=settings.threads,
+        processes=settings.processes,
+    )
     _stop_on_sigterm()
     log.info(
         "%s server on %s:%d, %d sentences, %d database connections at most",

@@ -3,7 +3,7 @@
 Every uWSGI/gunicorn thread keeps up to one connection (CONN_MAX_AGE), the compute service
 keeps its pool, and management commands need a few more:
 
-    WEB_PROCESSES x WEB_THREADS + COMPUTE_DB_POOL + DB_CONNECTION_MARGIN <= max_connections
+    WEB_CONCURRENCY x WEB_THREADS + COMPUTE_DB_POOL + DB_CONNECTION_MARGIN <= max_connections
 
 A budget over the server's `max_connections` is what made the write-up's MySQL answer
 "Too many connections"; here it fails `check --database default`, `migrate` and /readyz.
@@ -29,7 +29,7 @@ class Budget:
     @classmethod
     def from_settings(cls) -> Budget:
         return cls(
-            settings.WEB_PROCESSES,
+            settings.WEB_CONCURRENCY,
             settings.WEB_THREADS,
             settings.COMPUTE_DB_POOL,
             settings.DB_CONNECTION_MARGIN,
@@ -41,7 +41,7 @@ class Budget:
 
     def describe(self) -> str:
         return (
-            f"WEB_PROCESSES x WEB_THREADS + COMPUTE_DB_POOL + DB_CONNECTION_MARGIN = "
+            f"WEB_CONCURRENCY x WEB_THREADS + COMPUTE_DB_POOL + DB_CONNECTION_MARGIN = "
             f"{self.processes} x {self.threads} + {self.compute_pool} + {self.margin} "
             f"= {self.total}"
         )
@@ -52,7 +52,7 @@ class Budget:
             return None
         return (
             f"connection budget {self.describe()} exceeds the database's max_connections "
-            f"{max_connections}: lower WEB_PROCESSES/WEB_THREADS/COMPUTE_DB_POOL or raise "
+            f"{max_connections}: lower WEB_CONCURRENCY/WEB_THREADS/COMPUTE_DB_POOL or raise "
             "max_connections"
         )
 

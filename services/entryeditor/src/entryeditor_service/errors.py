@@ -1,20 +1,33 @@
-"""Every error is JSON: {"error": {"code": "...", "message": "...", ...details}}."""
+"""Every error is JSON: {"error": {"code": "...", "message": "...", ...details}}.
+
+One error type, ApiError(status, code, message), and every handler in this module:
+`exception_handler` for DRF (named in config/settings.py) and Django's own error views
+(named in config/urls.py). Domain code raises its own errors (an entry not found, a stale
+version, a bad command, compute without an answer) and `to_api_error` is the one place that
+says which HTTP answer each becomes; views raise ApiError only for what is HTTP's alone.
+"""
 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, JsonResponse
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from compute_contract.computeidl.ttypes import BadRequest, UnknownSentence
+from entryeditor_service.compute.client import ComputeUnavailable
+from entryeditor_service.entries.querylang import CommandError
+from entryeditor_service.entries.store import EntryNotFound, VersionConflict
+
 JSON_DUMPS = {"ensure_ascii": False}
-RETRY_AFTER = "1"  # seconds, on 503 database_unavailable
+RETRY_AFTER_S = 1  # on 503 database_unavailable
 log = logging.getLogger(__name__)
 
 
@@ -22,34 +35,81 @@ def error_body(code: str, message: str, **details: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **details}}
 
 
-def error_response(status_code: int, code: str, message: str, **details: Any) -> Response:
-    return Response(error_body(code, message, **details), status=status_code)
-
-
 class ApiError(exceptions.APIException):
-    """An error with its own code and details, raised from views and the logic they call."""
+    """An HTTP error: status, code and message, extra fields of the error object
+    (`details`) and response headers."""
 
-    def __init__(self, status_code: int, code: str, message: str, **details: Any) -> None:
+    def __init__(
+        self,
+        status_code: int,
+        code: str,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        **details: Any,
+    ) -> None:
         super().__init__(message, code)
         self.status_code = status_code
         self.error_code = code
+        self.message = message
+        self.headers = headers or {}
         self.details = details
+
+    def response(self) -> Response:
+        return Response(
+            error_body(self.error_code, self.message, **self.details),
+            status=self.status_code,
+            headers=self.headers,
+        )
+
+
+def to_api_error(exc: Exception) -> ApiError | None:
+    """The HTTP answer to a domain error or a failing dependency; None for the rest."""
+    if isinstance(exc, EntryNotFound):
+        return ApiError(404, "not_found", f"No entry {exc.entry_id}")
+    if isinstance(exc, VersionConflict):
+        message = (
+            f"Entry {exc.entry_id} is at version {exc.current}, not {exc.version}: "
+            "reload it and apply the change again"
+        )
+        return ApiError(409, "conflict", message, current_version=exc.current)
+    if isinstance(exc, CommandError):
+        return ApiError(400, "bad_command", exc.message, **exc.details())
+    if isinstance(exc, UnknownSentence):
+        return ApiError(404, "not_found", f"No sentence {exc.sentence_id}")
+    if isinstance(exc, BadRequest):
+        return ApiError(400, "invalid", exc.message)
+    if isinstance(exc, ComputeUnavailable):
+        retry_after = max(1, math.ceil(exc.retry_after))
+        return ApiError(
+            503,
+            "compute_unavailable",
+            "The compute service is unavailable; try again later.",
+            headers={"Retry-After": str(retry_after)},
+            retry_after=retry_after,
+        )
+    if isinstance(exc, OperationalError | InterfaceError):
+        # The database does not answer or has no connection left: a 503, not a 500.
+        log.warning("database unavailable: %s", exc)
+        return ApiError(
+            503,
+            "database_unavailable",
+            "The database is unavailable",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return ApiError(413, "body_too_large", f"The body is over {limit} bytes")
+    return None
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler, reshaped: ValidationError -> 400 invalid + fields; the rest keep
-    their status with a code named after the exception. A body over MAX_BODY_SIZE is a
-    413; a database that does not answer (or has no connection left) a 503, not a 500."""
-    if isinstance(exc, OperationalError | InterfaceError):
-        log.warning("database unavailable: %s", exc)
-        response = error_response(503, "database_unavailable", "The database is unavailable")
-        response["Retry-After"] = RETRY_AFTER
-        return response
-    if isinstance(exc, RequestDataTooBig):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        return error_response(413, "body_too_large", f"The body is over {limit} bytes")
-    if isinstance(exc, ApiError):
-        return error_response(exc.status_code, exc.error_code, str(exc.detail), **exc.details)
+    """DRF's handler, reshaped: ApiError and the errors to_api_error knows answer as they
+    say; ValidationError -> 400 invalid + fields; DRF's other errors keep their status with
+    a code named after the exception; anything else is a 500 (Django's handler500)."""
+    error = exc if isinstance(exc, ApiError) else to_api_error(exc)
+    if error is not None:
+        return error.response()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -62,16 +122,21 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
-def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    body = error_body("not_found", f"No route for {request.path}")
-    return JsonResponse(body, status=status.HTTP_404_NOT_FOUND, json_dumps_params=JSON_DUMPS)
-
-
-def server_error(request: HttpRequest) -> JsonResponse:
-    body = error_body("server_error", "Internal server error")
-    return JsonResponse(body, status=500, json_dumps_params=JSON_DUMPS)
+def _json(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse(error_body(code, message), status=status, json_dumps_params=JSON_DUMPS)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    body = error_body("bad_request", "Bad request")
-    return JsonResponse(body, status=400, json_dumps_params=JSON_DUMPS)
+    return _json(400, "bad_request", "Bad request")
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return _json(403, "forbidden", "Forbidden")
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return _json(404, "not_found", f"No route for {request.path}")
+
+
+def server_error(request: HttpRequest) -> JsonResponse:
+    return _json(500, "server_error", "Internal server error")

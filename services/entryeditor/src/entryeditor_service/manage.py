@@ -7,7 +7,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "entryeditor_service.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "entryeditor_service.config.settings")
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(argv if argv is not None else sys.argv)

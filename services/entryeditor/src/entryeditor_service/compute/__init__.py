@@ -1,1 +1,1 @@
-"""The compute service's client: Thrift stubs generated from services/compute/compute.thrift."""
+"""The compute service's client, over the contract in packages/compute-contract."""

@@ -22,17 +22,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
-from thrift.Thrift import TApplicationException, TException
-from thrift.transport import TSocket, TTransport
-
+from compute_contract import (
+    Connection,
+    TApplicationException,
+    TException,
+    TTransportException,
+    connect,
+)
+from compute_contract.computeidl import Compute
+from compute_contract.computeidl.ttypes import Neighbor
 from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker
-from entryeditor_service.compute.computeidl import Compute
-from entryeditor_service.compute.computeidl.ttypes import Neighbor
 
 T = TypeVar("T")
 # Errors after which the call got no answer (and the connection is unusable).
-_NO_ANSWER = (TTransport.TTransportException, OSError)
+_NO_ANSWER = (TTransportException, OSError)
 
 
 class ComputeUnavailable(Exception):
@@ -56,27 +59,9 @@ class Endpoint:
         return cls(host, int(port))
 
 
-class _Connection:
-    def __init__(self, endpoint: Endpoint, connect_timeout_s: float, timeout_s: float) -> None:
-        self.socket = TSocket.TSocket(endpoint.host, endpoint.port)
-        self.socket.setTimeout(connect_timeout_s * 1000)
-        self.transport = TTransport.TFramedTransport(self.socket)
-        self.transport.open()
-        self.socket.setTimeout(timeout_s * 1000)
-        protocol = TBinaryProtocolAccelerated(self.transport, fallback=False)
-        self.client = Compute.Client(protocol)
-
-    def usable(self) -> bool:
-        """False when compute closed the connection while it sat in the pool."""
-        return self.socket.isOpen()
-
-    def close(self) -> None:
-        self.transport.close()
-
-
 def _is_timeout(error: BaseException) -> bool:
-    if isinstance(error, TTransport.TTransportException):
-        return error.type == TTransport.TTransportException.TIMED_OUT or isinstance(
+    if isinstance(error, TTransportException):
+        return error.type == TTransportException.TIMED_OUT or isinstance(
             error.inner, socket.timeout
         )
     return isinstance(error, socket.timeout)
@@ -97,7 +82,7 @@ class ComputeClient:
         self.timeout_s = timeout_s
         self.breaker = breaker or CircuitBreaker()
         self._slots = threading.BoundedSemaphore(pool_size)
-        self._idle: list[_Connection] = []
+        self._idle: list[Connection] = []
         self._lock = threading.Lock()
 
     def neighbors(self, sentence_id: int, k: int) -> list[Neighbor]:
@@ -136,8 +121,8 @@ class ComputeClient:
 
     def _attempt(self, call: Callable[[Compute.Client], T]) -> T:
         if not self._slots.acquire(timeout=self.timeout_s):
-            raise TTransport.TTransportException(
-                TTransport.TTransportException.TIMED_OUT, "every compute connection is busy"
+            raise TTransportException(
+                TTransportException.TIMED_OUT, "every compute connection is busy"
             )
         try:
             connection, pooled = self._take()
@@ -151,7 +136,7 @@ class ComputeClient:
         finally:
             self._slots.release()
 
-    def _use(self, connection: _Connection, call: Callable[[Compute.Client], T]) -> T:
+    def _use(self, connection: Connection, call: Callable[[Compute.Client], T]) -> T:
         """The call on this connection, kept for reuse unless the call broke it."""
         try:
             result = call(connection.client)
@@ -167,20 +152,25 @@ class ComputeClient:
         self._keep(connection)
         return result
 
-    def _keep(self, connection: _Connection) -> None:
+    def _keep(self, connection: Connection) -> None:
         with self._lock:
             self._idle.append(connection)
 
-    def _open(self) -> _Connection:
-        return _Connection(self.endpoint, self.connect_timeout_s, self.timeout_s)
+    def _open(self) -> Connection:
+        return connect(
+            self.endpoint.host,
+            self.endpoint.port,
+            timeout_s=self.timeout_s,
+            connect_timeout_s=self.connect_timeout_s,
+        )
 
-    def _take(self) -> tuple[_Connection, bool]:
+    def _take(self) -> tuple[Connection, bool]:
         """An idle connection that is still open (and True), else a new one (and False)."""
         while True:
             with self._lock:
                 connection = self._idle.pop() if self._idle else None
             if connection is None:
                 return self._open(), False
-            if connection.usable():
+            if connection.is_open():
                 return connection, True
             connection.close()

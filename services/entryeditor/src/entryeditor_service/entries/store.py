@@ -1,5 +1,6 @@
 """Entry writes with optimistic concurrency: an update names the version it was based on,
-and only succeeds while that is still the current version (409 otherwise)."""
+and only succeeds while that is still the current version (VersionConflict otherwise,
+a 409 to the client: entryeditor_service.errors)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from entryeditor_service.entries.models import Entry
-from entryeditor_service.errors import ApiError
 
 BLANK: dict[str, Any] = {
     "pos": "",
@@ -22,24 +22,35 @@ BLANK: dict[str, Any] = {
 }
 
 
+class EntryNotFound(LookupError):
+    def __init__(self, entry_id: int) -> None:
+        super().__init__(f"no entry {entry_id}")
+        self.entry_id = entry_id
+
+
+class VersionConflict(Exception):
+    """The entry is no longer at the version the change was based on."""
+
+    def __init__(self, entry_id: int, version: int | None, current: int) -> None:
+        super().__init__(f"entry {entry_id} is at version {current}, not {version}")
+        self.entry_id = entry_id
+        self.version = version
+        self.current = current
+
+
 def get(entry_id: int) -> Entry:
     entry = Entry.objects.filter(pk=entry_id).first()
     if entry is None:
-        raise ApiError(404, "not_found", f"No entry {entry_id}")
+        raise EntryNotFound(entry_id)
     return entry
 
 
-def conflict(entry_id: int, version: int | None) -> ApiError:
+def conflict(entry_id: int, version: int | None) -> EntryNotFound | VersionConflict:
+    """Why an update of `entry_id` at `version` changed nothing."""
     current = Entry.objects.filter(pk=entry_id).values_list("version", flat=True).first()
     if current is None:
-        return ApiError(404, "not_found", f"No entry {entry_id}")
-    return ApiError(
-        409,
-        "conflict",
-        f"Entry {entry_id} is at version {current}, not {version}: "
-        "reload it and apply the change again",
-        current_version=current,
-    )
+        return EntryNotFound(entry_id)
+    return VersionConflict(entry_id, version, current)
 
 
 def update(entry_id: int, data: dict[str, Any], version: int | None) -> Entry:

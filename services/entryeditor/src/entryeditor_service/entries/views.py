@@ -12,7 +12,6 @@ from entryeditor_service.entries import builder, store
 from entryeditor_service.entries.diff import diff
 from entryeditor_service.entries.execute import execute
 from entryeditor_service.entries.models import Entry
-from entryeditor_service.entries.querylang import CommandError
 from entryeditor_service.entries.serializers import (
     SUMMARY_FIELDS,
     CommandSerializer,
@@ -20,7 +19,6 @@ from entryeditor_service.entries.serializers import (
     InitSerializer,
     VersionSerializer,
 )
-from entryeditor_service.errors import ApiError
 
 
 class Pages(PageNumberPagination):
@@ -74,11 +72,8 @@ def entry_execute(request: Request, entry_id: str) -> Response:
     serializer.is_valid(raise_exception=True)
     word = Entry.objects.filter(pk=pk).values_list("word", flat=True).first()
     if word is None:
-        raise ApiError(404, "not_found", f"No entry {pk}")
-    try:
-        result = execute(serializer.validated_data["command"], word)
-    except CommandError as exc:
-        raise ApiError(400, "bad_command", exc.message, **exc.details()) from None
+        raise store.EntryNotFound(pk)
+    result = execute(serializer.validated_data["command"], word)
     return Response({"entry": pk, **result})
 
 
@@ -103,5 +98,5 @@ def entry_diff(request: Request, entry_id: str, other_id: str) -> Response:
     entries = Entry.objects.in_bulk([a, b])
     for pk in (a, b):
         if pk not in entries:
-            raise ApiError(404, "not_found", f"No entry {pk}")
+            raise store.EntryNotFound(pk)
     return Response(diff(entries[a], entries[b]))

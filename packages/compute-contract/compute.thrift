@@ -1,6 +1,6 @@
-// The compute service's contract with the entry editor (Django). Python for both sides is
-// generated from this file by services/compute/scripts/thrift-gen.sh (thrift 0.17,
-// `--gen py:slots`) into compute_service/computeidl and entryeditor_service/compute/computeidl.
+// The compute service's contract with the entry editor (Django). The Python code of both
+// sides is generated from this file by scripts/thrift-gen.sh (thrift 0.17, `--gen py:slots`)
+// into compute_contract/computeidl, once, in this package.
 //
 // Every call is a read: a client may retry any of them on a connection error.
 

@@ -14,6 +14,8 @@ urlpatterns = [
     path("entryeditor/", include("entryeditor_service.entries.urls")),
 ]
 
+# Django's own error views answer JSON too (DRF's handler is named in settings.py).
 handler400 = "entryeditor_service.errors.bad_request"
+handler403 = "entryeditor_service.errors.permission_denied"
 handler404 = "entryeditor_service.errors.not_found"
 handler500 = "entryeditor_service.errors.server_error"

@@ -1,0 +1,92 @@
+"""Every variable the service reads, read once from the environment into one typed object
+(pydantic-settings, as in the other services). config/settings.py turns it into Django's
+settings; the README's settings table lists the same variables.
+
+An empty or blank variable counts as unset (compose passes `${NAME:-}` through as "").
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from django.core.exceptions import ImproperlyConfigured
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+
+
+class Environment(BaseSettings):
+    """Field names are the variables' names: case-sensitive, no prefix."""
+
+    model_config = SettingsConfigDict(case_sensitive=True, frozen=True, str_strip_whitespace=True)
+
+    DEBUG: bool = False
+    SECRET_KEY: str = ""
+    # Comma-separated.
+    ALLOWED_HOSTS: Annotated[list[str], NoDecode] = DEFAULT_ALLOWED_HOSTS
+    # Largest request body in bytes (413 above it).
+    MAX_BODY_SIZE: int = Field(1024 * 1024, ge=1024)
+
+    # Database: mysql://... (MariaDB/MySQL), or the SQLite file SQLITE_PATH when unset.
+    DATABASE_URL: str = ""
+    SQLITE_PATH: str = "entryeditor.sqlite3"
+    CONN_MAX_AGE: int = Field(60, ge=0)
+    DB_CONNECT_TIMEOUT: int = Field(5, ge=1)
+
+    # The connection budget's inputs (entryeditor_service.budget).
+    WEB_CONCURRENCY: int = Field(1, ge=1)
+    WEB_THREADS: int = Field(1, ge=1)
+    COMPUTE_DB_POOL: int = Field(4, ge=0)
+    DB_CONNECTION_MARGIN: int = Field(3, ge=0)
+
+    # The compute service's client (entryeditor_service.compute).
+    COMPUTE_ADDR: str = "127.0.0.1:9090"
+    COMPUTE_CONNECT_TIMEOUT: float = 0.2
+    COMPUTE_TIMEOUT: float = 0.7
+    # Unset: WEB_THREADS (one connection per thread, so no request waits for one).
+    COMPUTE_POOL_SIZE: int | None = Field(None, ge=1)
+    COMPUTE_BREAKER_FAILURES: int = Field(5, ge=1)
+    COMPUTE_BREAKER_RESET: float = 1.0
+    COMPUTE_MAX_K: int = Field(100, ge=1)
+
+    # Cache: Redis at REDIS_URL, or the local-memory cache when unset.
+    REDIS_URL: str = ""
+    CACHE_TIMEOUT: int = Field(3600, ge=1)
+    REDIS_TIMEOUT: float = 0.25
+    REDIS_RETRY_AFTER: float = 2.0
+    CACHE_KEY_PREFIX: str = "entryeditor"
+
+    STATIC_ROOT: str = "staticfiles"
+    LOG_LEVEL: str = "INFO"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unset(cls, values: Any) -> Any:
+        if isinstance(values, dict):
+            return {k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip())}
+        return values
+
+    @field_validator("ALLOWED_HOSTS", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [host.strip() for host in value.split(",") if host.strip()] or (
+                DEFAULT_ALLOWED_HOSTS
+            )
+        return value
+
+    @classmethod
+    def read(cls) -> Environment:
+        """The environment, or ImproperlyConfigured naming each unusable variable."""
+        try:
+            return cls()
+        except ValidationError as error:
+            problems = "; ".join(_describe(e) for e in error.errors())
+            raise ImproperlyConfigured(problems) from None
+
+
+def _describe(error: ErrorDetails) -> str:
+    name = str(error["loc"][0]) if error["loc"] else "environment"
+    return f"{name}={error.get('input')!r}: {error['msg']}"

@@ -1,0 +1,100 @@
+"""Settings come from the environment (config/environment.py): the documented defaults,
+values as given, blank as unset, and an unusable value stops the start with its name."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from entryeditor_service.config.environment import Environment
+
+
+@pytest.fixture
+def environ(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """An environment without any of the service's variables; set them on the result."""
+    for name in Environment.model_fields:
+        if name in os.environ:
+            monkeypatch.delenv(name)
+    return monkeypatch
+
+
+def django_settings() -> dict[str, Any]:
+    """The settings module run afresh in the current environment (not the one under test)."""
+    spec = importlib.util.find_spec("entryeditor_service.config.settings")
+    assert spec is not None and spec.origin is not None
+    return runpy.run_path(spec.origin)
+
+
+def test_defaults(environ: pytest.MonkeyPatch) -> None:
+    environ.setenv("SECRET_KEY", "k")
+    settings = django_settings()
+    assert settings["DEBUG"] is False
+    assert settings["ALLOWED_HOSTS"] == ["localhost", "127.0.0.1", "[::1]"]
+    assert settings["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    assert settings["DATABASES"]["default"]["NAME"] == str(Path("entryeditor.sqlite3").resolve())
+    assert settings["CACHES"]["default"]["BACKEND"].endswith("LocMemCache")
+    assert (settings["WEB_CONCURRENCY"], settings["WEB_THREADS"]) == (1, 1)
+    assert (settings["COMPUTE_DB_POOL"], settings["DB_CONNECTION_MARGIN"]) == (4, 3)
+    assert settings["COMPUTE_ADDR"] == "127.0.0.1:9090"
+    assert (settings["COMPUTE_CONNECT_TIMEOUT"], settings["COMPUTE_TIMEOUT"]) == (0.2, 0.7)
+    assert settings["COMPUTE_POOL_SIZE"] == 1
+    assert settings["DATA_UPLOAD_MAX_MEMORY_SIZE"] == 1024 * 1024
+    assert settings["CACHES"]["default"]["KEY_PREFIX"] == "entryeditor"
+
+
+def test_values_from_the_environment(environ: pytest.MonkeyPatch) -> None:
+    for name, value in {
+        "SECRET_KEY": "k",
+        "DEBUG": "yes",
+        "ALLOWED_HOSTS": " a.example , b.example,",
+        "DATABASE_URL": "mysql://root@127.0.0.1:3306/ee",
+        "DB_CONNECT_TIMEOUT": "7",
+        "REDIS_URL": "redis://127.0.0.1:6379/3",
+        "REDIS_TIMEOUT": "0.5",
+        "WEB_THREADS": "6",
+        "CACHE_KEY_PREFIX": "",  # blank: the default
+    }.items():
+        environ.setenv(name, value)
+    settings = django_settings()
+    assert settings["DEBUG"] is True
+    assert settings["ALLOWED_HOSTS"] == ["a.example", "b.example"]
+    database = settings["DATABASES"]["default"]
+    assert (database["ENGINE"], database["NAME"]) == ("django.db.backends.mysql", "ee")
+    assert database["OPTIONS"]["connect_timeout"] == 7
+    cache = settings["CACHES"]["default"]
+    assert (cache["LOCATION"], cache["OPTIONS"]["socket_timeout"]) == (
+        "redis://127.0.0.1:6379/3",
+        0.5,
+    )
+    assert cache["KEY_PREFIX"] == "entryeditor"
+    assert settings["COMPUTE_POOL_SIZE"] == 6  # one compute connection per web thread
+
+
+def test_secret_key_is_required_unless_debug(environ: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY is not set"):
+        django_settings()
+    environ.setenv("DEBUG", "true")
+    assert django_settings()["SECRET_KEY"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DEBUG", "maybe"),
+        ("WEB_THREADS", "0"),
+        ("WEB_CONCURRENCY", "four"),
+        ("COMPUTE_TIMEOUT", "soon"),
+        ("MAX_BODY_SIZE", "10"),
+        ("COMPUTE_POOL_SIZE", "0"),
+    ],
+)
+def test_an_unusable_value_is_named(environ: pytest.MonkeyPatch, name: str, value: str) -> None:
+    environ.setenv(name, value)
+    with pytest.raises(ImproperlyConfigured, match=f"{name}='{value}'"):
+        Environment.read()
