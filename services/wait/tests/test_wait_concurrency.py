@@ -18,7 +18,7 @@ def sync_burst(serve: Serve, burst: Burst, *, wait: float, requests: int, thread
     env = {"WORKERS": "1", "WAITING_TIME": str(wait), "THREADPOOL_SIZE": str(threads)}
     with serve("uvicorn", "wait-uvicorn", env) as stack:
         url = stack.url("wait-uvicorn")
-        assert httpx.get(url + "/healthcheck").json()["threadpool_size"] == threads
+        assert httpx.get(url + "/healthz").json()["threadpool_size"] == threads
         elapsed, _ = burst(url + "/sync", requests)
     return elapsed
 

@@ -48,7 +48,7 @@ def test_fastapi_health_settings_and_json_errors(serve: Serve) -> None:
     env = {"WAITING_TIME": "0.05", "THREADPOOL_SIZE": "7", "MODEL": "cpu"}
     with serve("uvicorn", "wait-uvicorn", env) as stack:
         url = stack.url("wait-uvicorn")
-        health = httpx.get(url + "/healthcheck").json()
+        health = httpx.get(url + "/healthz").json()
         assert health == {
             "status": "ok",
             "model": "cpu",
@@ -56,21 +56,22 @@ def test_fastapi_health_settings_and_json_errors(serve: Serve) -> None:
             "threadpool_size": 7,
         }
 
+        assert httpx.get(url + "/readyz").json() == {**health, "status": "ready"}
+
         missing = httpx.get(url + "/nope")
         assert missing.status_code == 404
-        assert missing.json() == {"detail": "Not Found"}
+        assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
         wrong_method = httpx.post(url + "/sync")
         assert wrong_method.status_code == 405
-        assert wrong_method.json() == {"detail": "Method Not Allowed"}
+        assert wrong_method.json() == {
+            "error": {"code": "method_not_allowed", "message": "Method Not Allowed"}
+        }
 
 
 def test_gunicorn_uvicorn_workers_apply_the_thread_pool_size(serve: Serve) -> None:
     with serve("gunicorn", "wait-gunicorn", {"WORKERS": "2", "THREADPOOL_SIZE": "7"}) as stack:
         for _ in range(4):
-            assert (
-                httpx.get(stack.url("wait-gunicorn") + "/healthcheck").json()["threadpool_size"]
-                == 7
-            )
+            assert httpx.get(stack.url("wait-gunicorn") + "/healthz").json()["threadpool_size"] == 7
 
 
 def test_flask_on_one_sync_worker_serves_one_request_at_a_time(serve: Serve, burst: Burst) -> None:
@@ -81,8 +82,11 @@ def test_flask_on_one_sync_worker_serves_one_request_at_a_time(serve: Serve, bur
         assert response.status_code == 200
         assert response.headers["content-type"] == "application/json"
         assert waited(response.json()["wait"])
-        assert httpx.get(url + "/healthcheck").json()["status"] == "ok"
-        assert httpx.get(url + "/nope").status_code == 404
+        assert httpx.get(url + "/healthz").json()["status"] == "ok"
+        assert httpx.get(url + "/readyz").json()["status"] == "ready"
+        missing = httpx.get(url + "/nope")
+        assert missing.status_code == 404
+        assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
 
         elapsed, waits = burst(url + "/wait", CONCURRENT)
         # Queued behind each other: the write-up's 1 s, 2 s, ... 10 s for ten requests.

@@ -10,8 +10,6 @@ import asyncio
 import os
 import signal
 import socket
-from collections.abc import Mapping
-from dataclasses import dataclass
 from types import FrameType
 
 from tornado.httpserver import HTTPServer
@@ -20,28 +18,9 @@ from tornado.process import fork_processes
 from tornado.wsgi import WSGIContainer
 
 from hello_service.flask_app import app
+from hello_service.settings import Settings
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
-
-@dataclass(frozen=True)
-class ServerSettings:
-    host: str
-    port: int
-    processes: int
-    # Connections the kernel queues before a process accepts them. Tornado's default
-    # is 128, far below 400 clients connecting at once; Linux caps it at
-    # net.core.somaxconn, so raise both together.
-    backlog: int
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> "ServerSettings":
-        return cls(
-            host=env.get("HOST", "0.0.0.0"),
-            port=int(env.get("PORT", "8000")),
-            processes=int(env.get("PROCESSES", "1")),
-            backlog=int(env.get("BACKLOG", "4096")),
-        )
 
 
 async def serve(sockets: list[socket.socket]) -> None:
@@ -76,7 +55,7 @@ def _stop_children(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> None:
-    settings = ServerSettings.from_env()
+    settings = Settings()
     sockets = bind_sockets(settings.port, settings.host, backlog=settings.backlog)
     if settings.processes > 1:
         for signum in _STOP_SIGNALS:
