@@ -92,9 +92,9 @@ def test_variant_answers_the_write_up_bytes(
                 assert listen_queues("-x", f"src {socket}") == [BACKLOG]
 
 
-def test_tornado_multi_forks_workers_processes(
+def test_tornado_multi_forks_web_concurrency_processes(
     serve: Serve, processes_in_group: Callable[[int], list[int]]
 ) -> None:
-    with serve("tornado", "hello-tornado-multi", {"WORKERS": "3"}) as stack:
+    with serve("tornado", "hello-tornado-multi", {"WEB_CONCURRENCY": "3"}) as stack:
         assert httpx.get(stack.url("hello-tornado-multi") + "/hello").content == BODY
         assert len(processes_in_group(stack.running["hello-tornado-multi"].pgid)) == 1 + 3

@@ -10,8 +10,8 @@ class Settings(BaseSettings):
 
     host: str = Field("0.0.0.0", description="Address to listen on.")
     port: int = Field(8000, ge=0, le=65535, description="TCP port to listen on.")
-    processes: int = Field(
-        1, ge=1, description="1: serve from this process; N: fork N that share the socket."
+    web_concurrency: int = Field(
+        1, ge=1, description="Processes: 1 serves from this one; N forks N sharing the socket."
     )
     # Tornado's default is 128, far below 400 clients connecting at once; Linux caps it at
     # net.core.somaxconn, so raise both together.

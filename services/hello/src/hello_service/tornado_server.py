@@ -1,7 +1,7 @@
 """Flask on Tornado's WSGIContainer: `python -m hello_service.tornado_server`.
 
-PROCESSES=1 serves from this one process (the write-up's single-process run).
-PROCESSES=N binds the listening socket first and forks N processes that accept on it
+WEB_CONCURRENCY=1 serves from this one process (the write-up's single-process run).
+WEB_CONCURRENCY=N binds the listening socket first and forks N processes that accept on it
 (the write-up's `bind()` + `start(N)`); the parent restarts a child that crashes.
 Each process runs the WSGI app on its event loop thread, one request at a time.
 """
@@ -57,11 +57,11 @@ def _stop_children(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     settings = Settings()
     sockets = bind_sockets(settings.port, settings.host, backlog=settings.backlog)
-    if settings.processes > 1:
+    if settings.web_concurrency > 1:
         for signum in _STOP_SIGNALS:
             signal.signal(signum, _stop_children)
         # Returns only in a child; the parent waits in here and exits once all children have.
-        fork_processes(settings.processes)
+        fork_processes(settings.web_concurrency)
     asyncio.run(serve(sockets))
 
 
