@@ -98,3 +98,11 @@ def test_tornado_multi_forks_web_concurrency_processes(
     with serve("tornado", "hello-tornado-multi", {"WEB_CONCURRENCY": "3"}) as stack:
         assert httpx.get(stack.url("hello-tornado-multi") + "/hello").content == BODY
         assert len(processes_in_group(stack.running["hello-tornado-multi"].pgid)) == 1 + 3
+
+
+def test_the_reference_nginx_answers_its_own_errors_in_json(serve: Serve) -> None:
+    with serve("reference", "hello-reference-nginx", {}) as stack:
+        missing = httpx.get(stack.url("hello-reference-nginx") + "/nope")
+        assert missing.status_code == 404
+        assert missing.headers["content-type"] == "application/json"
+        assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
