@@ -2,8 +2,9 @@
 the path with 200, 1 if it answers anything else or nothing, 2 on a bad command line.
 
 Every compose healthcheck runs it (GET /readyz by default: the service can serve; /healthz:
-the process is alive). Standard library only, so it starts fast (about 30 ms) in any image
-that has the service installed, with no curl needed.
+the process is alive). Standard library only, so it needs no curl in the image and starts
+fast: 0.07-0.19 s a run on a loaded 2-CPU machine, where importing a service's app alone
+takes 0.5-1 s.
 """
 
 import argparse
