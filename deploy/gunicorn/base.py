@@ -1,9 +1,14 @@
 """The gunicorn settings every servelab config shares; each <service>.conf.py imports them
 and sets only what differs:
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from base import *  # bind, backlog, workers, control socket, logging
 
-Every value can be changed per deployment through the environment variables read here.
+gunicorn execs a config file by path, as a module named __config__, without putting its
+folder on sys.path (gunicorn.app.base.get_config_from_filename), so a config puts it there
+itself to import this file beside it, and `-c deploy/gunicorn/<service>.conf.py` stays the
+one command-line argument. Every value can be changed per deployment through the
+environment variables read here.
 """
 
 import os

@@ -9,9 +9,7 @@ start for async workers), the control socket and logging come from base.py.
 import sys
 from pathlib import Path
 
-# gunicorn execs a config file by path, as a module named __config__, without its folder
-# on sys.path: put it there so that base.py beside it imports.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
 from base import *  # noqa: F403
 
 # Each worker is a full uvicorn event loop; gunicorn only supervises them

@@ -11,9 +11,7 @@ backlog (BACKLOG) too, with hello's own defaults below.
 import sys
 from pathlib import Path
 
-# gunicorn execs a config file by path, as a module named __config__, without its folder
-# on sys.path: put it there so that base.py beside it imports.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
 from base import *  # noqa: F403
 from base import env_int
 
