@@ -87,7 +87,8 @@ def error_of(response: httpx.Response) -> dict[str, object]:
     assert response.headers["content-type"] == "application/json"
     body = response.json()
     assert list(body) == ["error"]
-    return body["error"]
+    error: dict[str, object] = body["error"]
+    return error
 
 
 def test_an_api_error_keeps_its_status_code_message_and_headers(

@@ -36,7 +36,8 @@ def error_of(response: TestResponse) -> dict[str, object]:
     assert response.mimetype == "application/json"
     body = response.get_json()
     assert list(body) == ["error"]
-    return body["error"]
+    error: dict[str, object] = body["error"]
+    return error
 
 
 def test_an_api_error_keeps_its_status_code_message_and_headers(app: Flask) -> None:

@@ -48,12 +48,14 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
 
 async def _validation_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    details = [
-        {"loc": [str(part) for part in err["loc"]], "msg": err["msg"], "type": err["type"]}
+    details: list[dict[str, Any]] = [
+        {"loc": [str(part) for part in err["loc"]], "msg": str(err["msg"]), "type": err["type"]}
         for err in exc.errors()
     ]
-    first = details[0] if details else {"loc": [], "msg": "invalid request"}
-    message = f"{'.'.join(first['loc'])}: {first['msg']}" if first["loc"] else first["msg"]
+    message = "invalid request"
+    if details:
+        loc, msg = details[0]["loc"], details[0]["msg"]
+        message = f"{'.'.join(loc)}: {msg}" if loc else msg
     return error_response(422, "validation_error", message, details=details)
 
 
