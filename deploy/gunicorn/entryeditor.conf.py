@@ -1,33 +1,37 @@
 """gunicorn (gthread workers) for the entry editor behind nginx (compose: entryeditor-gunicorn,
 with entryeditor-gunicorn-nginx in front), the comparison variant of the uWSGI recipe:
 
-    gunicorn -c deploy/gunicorn/entryeditor.conf.py entryeditor_service.wsgi:application
+    gunicorn -c deploy/gunicorn/entryeditor.conf.py entryeditor_service.config.wsgi:application
 
-WEB_PROCESSES x WEB_THREADS as uWSGI's processes x threads, the same connection budget.
+WEB_CONCURRENCY x WEB_THREADS as uWSGI's processes x threads, the same connection budget.
+The control socket and logging come from base.py.
 """
 
 import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
+from base import *  # noqa: F403
+from base import env_int
 
 bind = f"unix:{os.environ['SOCKET_DIR']}/entryeditor-gunicorn.sock"
 umask = 0o000  # the socket is shared with nginx's workers, another user
 
 worker_class = "gthread"
-workers = int(os.environ.get("WEB_PROCESSES", "4"))
-threads = int(os.environ.get("WEB_THREADS", "4"))
+workers = env_int("WEB_CONCURRENCY", 4)
+threads = env_int("WEB_THREADS", 4)
 
 # Load shedding as uWSGI does it: a short listen queue (LISTEN), and each worker accepts only
 # as many connections as it has threads (gthread's default of 1000 would take every
 # request in and queue it inside the worker). When the queue is full nginx's connect() fails
 # at once and it answers a fast 503.
-backlog = int(os.environ.get("LISTEN", "32"))
+backlog = env_int("LISTEN", 32)
 worker_connections = threads
 
 # uWSGI's harakiri: a worker silent for longer is killed and replaced (nginx waits longer).
-timeout = int(os.environ.get("HARAKIRI", "30"))
+timeout = env_int("HARAKIRI", 30)
 graceful_timeout = 10
 # The write-up's max-requests, with jitter so workers do not restart together.
-max_requests = int(os.environ.get("MAX_REQUESTS", "30000"))
+max_requests = env_int("MAX_REQUESTS", 30000)
 max_requests_jitter = 100
-
-accesslog = None
-errorlog = "-"

@@ -1,18 +1,26 @@
 """gunicorn settings shared by the hello variants (compose: hello-gunicorn-*).
 
-Each variant's command line names its worker class, workers and threads, e.g.
-    gunicorn -c deploy/gunicorn/hello.conf.py -w 2 -k gthread --threads 2 \
+Each variant's command line names its worker class and threads, e.g.
+    gunicorn -c deploy/gunicorn/hello.conf.py -k gthread --threads 2 \
         hello_service.flask_app:app
+
+bind, the control socket and logging come from base.py; workers (WEB_CONCURRENCY) and
+backlog (BACKLOG) too, with hello's own defaults below.
 """
 
-import os
+import sys
+from pathlib import Path
 
-bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
+from base import *  # noqa: F403
+from base import env_int
 
-# Connections the kernel queues before a worker accepts them: 400 clients connecting at
-# once overflow a short queue (the write-up's connect errors). Linux caps the value at
-# net.core.somaxconn (4096 by default since 5.4), so raise both together.
-backlog = int(os.environ.get("BACKLOG", "4096"))
+# Two processes unless WEB_CONCURRENCY says otherwise, as every hello variant.
+workers = env_int("WEB_CONCURRENCY", 2)
+
+# 400 clients connecting at once overflow a short listen queue (the write-up's connect
+# errors): 4096, net.core.somaxconn's default since Linux 5.4.
+backlog = env_int("BACKLOG", 4096)
 
 # Keep-alive connections stay open between requests (gthread, gevent and uvicorn workers;
 # sync workers close after each response). Each open connection is a file descriptor:
@@ -20,6 +28,3 @@ backlog = int(os.environ.get("BACKLOG", "4096"))
 keepalive = 60
 worker_connections = 4096
 graceful_timeout = 10
-
-accesslog = None
-errorlog = "-"

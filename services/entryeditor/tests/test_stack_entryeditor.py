@@ -110,7 +110,7 @@ def test_nginx_serves_static_files_compresses_json_and_answers_errors_in_json(
             headers={"Content-Type": "application/json"},
         )
         assert too_large.status_code == 413
-        assert too_large.json()["error"] == "too_large"
+        assert too_large.json()["error"]["code"] == "payload_too_large"
 
         unknown = client.get("/no/such/path")
         assert unknown.status_code == 404
@@ -141,7 +141,7 @@ def test_a_full_app_server_sheds_load_as_503_json_never_502(
         for answer in answers:
             if answer.status_code == 503:
                 assert answer.headers["retry-after"] == "1"
-                assert answer.json()["error"] == "overloaded"
+                assert answer.json()["error"]["code"] == "overloaded"
         # The app server itself stayed up and answers again once the burst is over.
         assert httpx.get(url, timeout=30).status_code == 200
         assert stack.running[server].process.poll() is None

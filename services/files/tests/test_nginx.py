@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
+import socket
 from collections.abc import Iterator
 
 import httpx
@@ -88,7 +90,21 @@ def test_range_and_conditional_requests_through_nginx(client: httpx.Client, stor
 def test_the_protected_location_is_not_reachable_directly(
     client: httpx.Client, stored: dict
 ) -> None:
-    assert client.get(f"/_protected/objects/{stored['id']}").status_code == 404
+    response = client.get(f"/_protected/objects/{stored['id']}")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_a_request_nginx_cannot_read_is_a_json_400(stack: Stack) -> None:
+    url = httpx.URL(stack.url("files-nginx"))
+    assert url.host is not None and url.port is not None
+    with socket.create_connection((url.host, url.port), timeout=10) as sock:
+        sock.sendall(b"NOT AN HTTP REQUEST\r\n\r\n")
+        answer = sock.makefile("rb").read()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert b"Content-Type: application/json" in head
+    assert json.loads(body)["error"]["code"] == "bad_request"
 
 
 def test_nginx_refuses_an_oversized_body_with_a_json_413(client: httpx.Client) -> None:

@@ -65,13 +65,12 @@ def test_each_usage_is_read_from_each_kind_of_body(
     assert response.json() == screenshot.answer
 
 
-def test_healthz_names_the_mode_and_engine(url: str) -> None:
-    assert httpx.get(f"{url}/healthz").json() == {
-        "status": "ok",
-        "mode": "threadpool",
-        "engine": "onnxruntime",
-        "device": "cpu",
-    }
+def test_healthz_and_readyz_name_the_mode_and_engine(url: str) -> None:
+    engine = {"mode": "threadpool", "engine": "onnxruntime", "device": "cpu"}
+    assert httpx.get(f"{url}/healthz").json() == {"status": "ok", **engine}
+    ready = httpx.get(f"{url}/readyz")
+    assert ready.status_code == 200
+    assert ready.json() == {"status": "ready", **engine}
 
 
 def test_the_openapi_document_lists_every_body(url: str) -> None:

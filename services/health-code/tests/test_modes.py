@@ -34,7 +34,7 @@ def test_every_mode_answers_rightly_and_alike_under_concurrency(
     serve: Serve, post_at_once: AtOnce, sample: SampleOf, mode: str, server: str
 ) -> None:
     service, workers = SERVERS[server]
-    env = {"ANALYZE_MODE": mode, "WORKERS": str(workers), "BATCH_MAX_WAIT_MS": "20"}
+    env = {"ANALYZE_MODE": mode, "WEB_CONCURRENCY": str(workers), "BATCH_MAX_WAIT_MS": "20"}
     with serve(server, service, env) as stack:
         url = stack.url(service)
         assert httpx.get(f"{url}/healthz").json()["mode"] == mode

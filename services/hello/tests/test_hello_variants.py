@@ -18,8 +18,8 @@ from servelab.stack import Stack
 
 Serve = Callable[..., AbstractContextManager[Stack]]
 
-# (profile, service, app): "fastapi" and "flask" answer unknown paths with 404 (FastAPI
-# with a JSON body); "bare" (no framework, or nginx itself) answers /hello only.
+# (profile, service, app): "fastapi" and "flask" answer the probes and unknown paths (a
+# JSON 404); "bare" (no framework, or nginx itself) is measured on /hello only.
 VARIANTS = [
     ("gunicorn", "hello-gunicorn-sync", "flask"),
     ("gunicorn", "hello-gunicorn-gthread", "flask"),
@@ -78,10 +78,11 @@ def test_variant_answers_the_write_up_bytes(
                 assert response.headers["content-length"] == str(len(BODY))
                 assert response.content == BODY
             if app != "bare":
+                assert client.get("/healthz").json() == {"status": "ok"}
+                assert client.get("/readyz").json() == {"status": "ready"}
                 missing = client.get("/nope")
                 assert missing.status_code == 404
-                if app == "fastapi":
-                    assert missing.json() == {"detail": "Not Found"}
+                assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
 
         if SS is not None:
             tcp = listen_queues("-tn", f"sport = :{stack.port(service)}")
@@ -91,9 +92,17 @@ def test_variant_answers_the_write_up_bytes(
                 assert listen_queues("-x", f"src {socket}") == [BACKLOG]
 
 
-def test_tornado_multi_forks_workers_processes(
+def test_tornado_multi_forks_web_concurrency_processes(
     serve: Serve, processes_in_group: Callable[[int], list[int]]
 ) -> None:
-    with serve("tornado", "hello-tornado-multi", {"WORKERS": "3"}) as stack:
+    with serve("tornado", "hello-tornado-multi", {"WEB_CONCURRENCY": "3"}) as stack:
         assert httpx.get(stack.url("hello-tornado-multi") + "/hello").content == BODY
         assert len(processes_in_group(stack.running["hello-tornado-multi"].pgid)) == 1 + 3
+
+
+def test_the_reference_nginx_answers_its_own_errors_in_json(serve: Serve) -> None:
+    with serve("reference", "hello-reference-nginx", {}) as stack:
+        missing = httpx.get(stack.url("hello-reference-nginx") + "/nope")
+        assert missing.status_code == 404
+        assert missing.headers["content-type"] == "application/json"
+        assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}

@@ -15,10 +15,10 @@ Burst = Callable[[str, int], tuple[float, list[float]]]
 
 
 def sync_burst(serve: Serve, burst: Burst, *, wait: float, requests: int, threads: int) -> float:
-    env = {"WORKERS": "1", "WAITING_TIME": str(wait), "THREADPOOL_SIZE": str(threads)}
+    env = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(wait), "THREADPOOL_SIZE": str(threads)}
     with serve("uvicorn", "wait-uvicorn", env) as stack:
         url = stack.url("wait-uvicorn")
-        assert httpx.get(url + "/healthcheck").json()["threadpool_size"] == threads
+        assert httpx.get(url + "/healthz").json()["threadpool_size"] == threads
         elapsed, _ = burst(url + "/sync", requests)
     return elapsed
 
@@ -42,7 +42,7 @@ def test_cpu_work_runs_one_request_at_a_time_where_waits_overlap(
     work, concurrent = 0.2, 4
     timings: dict[tuple[str, str], float] = {}
     for model in ("wait", "cpu"):
-        env = {"WORKERS": "1", "WAITING_TIME": str(work), "MODEL": model}
+        env = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(work), "MODEL": model}
         with serve("uvicorn", "wait-uvicorn", env) as stack:
             for path in ("/async", "/sync"):
                 timings[model, path], _ = burst(stack.url("wait-uvicorn") + path, concurrent)

@@ -29,7 +29,7 @@ def waited(seconds: float) -> bool:
 def test_fastapi_overlaps_concurrent_waits_on_one_worker(
     serve: Serve, burst: Burst, profile: str, service: str
 ) -> None:
-    env = {"WORKERS": "1", "WAITING_TIME": str(WAIT)}
+    env = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(WAIT)}
     with serve(profile, service, env) as stack:
         for path in ("/sync", "/async"):
             url = stack.url(service) + path
@@ -48,7 +48,7 @@ def test_fastapi_health_settings_and_json_errors(serve: Serve) -> None:
     env = {"WAITING_TIME": "0.05", "THREADPOOL_SIZE": "7", "MODEL": "cpu"}
     with serve("uvicorn", "wait-uvicorn", env) as stack:
         url = stack.url("wait-uvicorn")
-        health = httpx.get(url + "/healthcheck").json()
+        health = httpx.get(url + "/healthz").json()
         assert health == {
             "status": "ok",
             "model": "cpu",
@@ -56,33 +56,39 @@ def test_fastapi_health_settings_and_json_errors(serve: Serve) -> None:
             "threadpool_size": 7,
         }
 
+        assert httpx.get(url + "/readyz").json() == {**health, "status": "ready"}
+
         missing = httpx.get(url + "/nope")
         assert missing.status_code == 404
-        assert missing.json() == {"detail": "Not Found"}
+        assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
         wrong_method = httpx.post(url + "/sync")
         assert wrong_method.status_code == 405
-        assert wrong_method.json() == {"detail": "Method Not Allowed"}
+        assert wrong_method.json() == {
+            "error": {"code": "method_not_allowed", "message": "Method Not Allowed"}
+        }
 
 
 def test_gunicorn_uvicorn_workers_apply_the_thread_pool_size(serve: Serve) -> None:
-    with serve("gunicorn", "wait-gunicorn", {"WORKERS": "2", "THREADPOOL_SIZE": "7"}) as stack:
+    with serve(
+        "gunicorn", "wait-gunicorn", {"WEB_CONCURRENCY": "2", "THREADPOOL_SIZE": "7"}
+    ) as stack:
         for _ in range(4):
-            assert (
-                httpx.get(stack.url("wait-gunicorn") + "/healthcheck").json()["threadpool_size"]
-                == 7
-            )
+            assert httpx.get(stack.url("wait-gunicorn") + "/healthz").json()["threadpool_size"] == 7
 
 
 def test_flask_on_one_sync_worker_serves_one_request_at_a_time(serve: Serve, burst: Burst) -> None:
-    env = {"WORKERS": "1", "WAITING_TIME": str(WAIT)}
+    env = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(WAIT)}
     with serve("gunicorn", "wait-flask", env) as stack:
         url = stack.url("wait-flask")
         response = httpx.get(url + "/wait")
         assert response.status_code == 200
         assert response.headers["content-type"] == "application/json"
         assert waited(response.json()["wait"])
-        assert httpx.get(url + "/healthcheck").json()["status"] == "ok"
-        assert httpx.get(url + "/nope").status_code == 404
+        assert httpx.get(url + "/healthz").json()["status"] == "ok"
+        assert httpx.get(url + "/readyz").json()["status"] == "ready"
+        missing = httpx.get(url + "/nope")
+        assert missing.status_code == 404
+        assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
 
         elapsed, waits = burst(url + "/wait", CONCURRENT)
         # Queued behind each other: the write-up's 1 s, 2 s, ... 10 s for ten requests.
@@ -91,7 +97,7 @@ def test_flask_on_one_sync_worker_serves_one_request_at_a_time(serve: Serve, bur
 
 
 def test_more_workers_serve_flask_requests_in_parallel(serve: Serve, burst: Burst) -> None:
-    env = {"WORKERS": "4", "WAITING_TIME": str(WAIT)}
+    env = {"WEB_CONCURRENCY": "4", "WAITING_TIME": str(WAIT)}
     with serve("gunicorn", "wait-flask", env) as stack:
         elapsed, _ = burst(stack.url("wait-flask") + "/wait", 4)
         assert elapsed < 2 * WAIT, f"4 requests on 4 workers took {elapsed:.2f}s"

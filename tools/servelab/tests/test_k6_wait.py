@@ -15,7 +15,7 @@ from servelab.stack import Stack
 
 K6Smoke = Callable[..., Any]
 WAITING_TIME = 0.2
-SERVER = {"WORKERS": "1", "WAITING_TIME": str(WAITING_TIME)}
+SERVER = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(WAITING_TIME)}
 
 
 def _total_s(outcome: Any) -> float:
@@ -64,7 +64,7 @@ def test_flask_serves_the_client_one_request_at_a_time(k6_smoke: K6Smoke) -> Non
 def test_an_answer_without_the_contract_fails_the_checks(
     k6_smoke: K6Smoke, fastapi_url: str
 ) -> None:
-    outcome = k6_smoke("wait.js", {"BASE_URL": fastapi_url, "ENDPOINT": "/healthcheck", "VUS": "3"})
+    outcome = k6_smoke("wait.js", {"BASE_URL": fastapi_url, "ENDPOINT": "/healthz", "VUS": "3"})
     assert outcome.returncode == THRESHOLDS_FAILED
     assert outcome.measured("http_req_failed")["rate"] == 0
     assert outcome.measured("checks")["rate"] < 1

@@ -12,7 +12,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
 from files_service.checksums import Sha256Counter
-from files_service.errors import ApiError
+from servicekit.errors import ApiError
 
 Writer = Callable[[memoryview], None]
 
@@ -39,7 +39,9 @@ def content_type(request: Request) -> ContentType:
 def require_media_type(request: Request, expected: str) -> None:
     found = content_type(request).media_type or "none"
     if found != expected:
-        raise ApiError(415, f"expected a body of type {expected}, got {found}")
+        raise ApiError(
+            415, "unsupported_media_type", f"expected a body of type {expected}, got {found}"
+        )
 
 
 class _FileFieldSink:
@@ -84,7 +86,7 @@ class _FileFieldSink:
             return
         if self.part is not None:
             field = self._field.decode("latin-1")
-            raise ApiError(400, f"multipart body has more than one {field!r} field")
+            raise ApiError(400, "bad_request", f"multipart body has more than one {field!r} field")
         filename = options.get(b"filename")
         part_type = self._headers.get(b"content-type")
         self.part = FilePart(
@@ -118,7 +120,7 @@ async def read_multipart_file(
     """
     boundary = params.get(b"boundary")
     if not boundary:
-        raise ApiError(400, "multipart/form-data needs a boundary parameter")
+        raise ApiError(400, "bad_request", "multipart/form-data needs a boundary parameter")
     sink = _FileFieldSink(field.encode(), write)
     try:
         parser = MultipartParser(boundary, sink.callbacks())
@@ -127,11 +129,11 @@ async def read_multipart_file(
             if body_digest is not None:
                 body_digest.update(chunk)
     except FormParserError as exc:
-        raise ApiError(400, f"malformed multipart body: {exc}", code="malformed_multipart") from exc
+        raise ApiError(400, "malformed_multipart", f"malformed multipart body: {exc}") from exc
     if not sink.complete:
         raise ApiError(
-            400, "multipart body ends before its closing boundary", code="malformed_multipart"
+            400, "malformed_multipart", "multipart body ends before its closing boundary"
         )
     if sink.part is None:
-        raise ApiError(422, f"multipart body has no {field!r} field", code="missing_file")
+        raise ApiError(422, "missing_file", f"multipart body has no {field!r} field")
     return sink.part

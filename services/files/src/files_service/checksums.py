@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 
-from files_service.errors import ApiError
+from servicekit.errors import ApiError
 
 SHA256_SIZE = hashlib.sha256().digest_size
 
@@ -55,7 +55,7 @@ def expected_digests(headers: Headers) -> ExpectedDigests:
 
 def check_digest(header: str, expected: bytes | None, actual: bytes) -> None:
     if expected is not None and expected != actual:
-        raise ApiError(400, f"{header} does not match the bytes received", code="checksum_mismatch")
+        raise ApiError(400, "checksum_mismatch", f"{header} does not match the bytes received")
 
 
 def _parse_hex_checksum(value: str | None) -> bytes | None:
@@ -65,7 +65,7 @@ def _parse_hex_checksum(value: str | None) -> bytes | None:
     with contextlib.suppress(ValueError):
         digest = bytes.fromhex(value.strip())
     if len(digest) != SHA256_SIZE:
-        raise ApiError(400, "X-Checksum-SHA256 must be 64 hex digits", code="bad_checksum")
+        raise ApiError(400, "bad_checksum", "X-Checksum-SHA256 must be 64 hex digits")
     return digest
 
 
@@ -87,7 +87,5 @@ def _decode_byte_sequence(item: str) -> bytes:
         with contextlib.suppress(binascii.Error):
             digest = base64.b64decode(item[1:-1], validate=True)
     if len(digest) != SHA256_SIZE:
-        raise ApiError(
-            400, "Content-Digest sha-256 must be :<base64 of 32 bytes>:", code="bad_checksum"
-        )
+        raise ApiError(400, "bad_checksum", "Content-Digest sha-256 must be :<base64 of 32 bytes>:")
     return digest

@@ -4,9 +4,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from files_service.errors import ApiError
 from files_service.settings import Settings
 from files_service.storage import ObjectMeta, ObjectStore
+from servicekit.errors import ApiError
 
 
 def get_settings(request: Request) -> Settings:
@@ -25,5 +25,5 @@ def find_object(store: ObjectStore, object_id: str) -> ObjectMeta:
     """The object's metadata, or a 404 for any id that is not one of ours."""
     meta = store.get(object_id)
     if meta is None:
-        raise ApiError(404, "object not found")
+        raise ApiError(404, "not_found", "object not found")
     return meta

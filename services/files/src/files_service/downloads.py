@@ -16,8 +16,8 @@ from starlette.responses import (
     Response,
 )
 
-from files_service.errors import ApiError
 from files_service.storage import ObjectMeta
+from servicekit.errors import ApiError
 
 
 async def object_response(
@@ -32,7 +32,7 @@ async def object_response(
     try:
         stat, data = await anyio.to_thread.run_sync(_stat_and_read, blob, read_limit)
     except FileNotFoundError:
-        raise ApiError(404, f"no object {meta.id}") from None
+        raise ApiError(404, "not_found", f"no object {meta.id}") from None
     etag = f'"{meta.sha256}"'
     last_modified = formatdate(stat.st_mtime, usegmt=True)
     validators = {"ETag": etag, "Last-Modified": last_modified}
@@ -122,10 +122,11 @@ def _check_range(headers: Headers, etag: str, last_modified: str, size: int) -> 
     try:
         FileResponse._parse_range_header(http_range, size)
     except MalformedRangeHeader as exc:
-        raise ApiError(400, exc.content, code="bad_range") from None
+        raise ApiError(400, "bad_range", exc.content) from None
     except RangeNotSatisfiable:
         raise ApiError(
             416,
+            "range_not_satisfiable",
             f"range not satisfiable for {size} bytes",
             headers={"Content-Range": f"bytes */{size}"},
         ) from None

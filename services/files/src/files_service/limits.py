@@ -7,7 +7,8 @@ read; a body without one (chunked) is cut off as soon as it crosses the limit.
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from files_service.errors import ApiError, error_response
+from servicekit.errors import ApiError
+from servicekit.fastapi import error_response
 
 
 class BodySizeLimit:
@@ -33,7 +34,7 @@ class BodySizeLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_body_size:
-                    raise ApiError(413, self._message())
+                    raise ApiError(413, "payload_too_large", self._message())
             return message
 
         await self.app(scope, receive_within_limit, send)

@@ -38,7 +38,7 @@ class Base64Body(BaseModel):
 
 
 def too_large(limit: int) -> ApiError:
-    return ApiError(413, f"request body is larger than {limit} bytes")
+    return ApiError(413, "payload_too_large", f"request body is larger than {limit} bytes")
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -61,14 +61,14 @@ def decode_base64_json(body: bytes) -> bytes:
         first = error.errors()[0]
         if first["type"] == "json_invalid":
             message = f"body is not valid JSON: {first['msg']}"
-            raise ApiError(400, message, code="invalid_json") from None
+            raise ApiError(400, "invalid_json", message) from None
         raise ApiError(
-            400, 'body must be a JSON object {"base64": "<image as base64>"}', code="invalid_body"
+            400, "invalid_body", 'body must be a JSON object {"base64": "<image as base64>"}'
         ) from None
     try:
         return pybase64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise ApiError(400, "`base64` is not valid base64", code="bad_base64") from None
+        raise ApiError(400, "bad_base64", "`base64` is not valid base64") from None
 
 
 class _FileField:
@@ -106,7 +106,7 @@ class _FileField:
         if options.get(b"name") != FILE_FIELD:
             return
         if self.found:
-            raise ApiError(400, "multipart body has more than one 'file' field")
+            raise ApiError(400, "bad_request", "multipart body has more than one 'file' field")
         self.found = self._in_field = True
 
     def _on_part_data(self, data: bytes, start: int, end: int) -> None:
@@ -123,20 +123,20 @@ class _FileField:
 def multipart_file(body: bytes, params: dict[bytes, bytes]) -> bytes:
     boundary = params.get(b"boundary")
     if not boundary:
-        raise ApiError(400, "multipart/form-data needs a boundary parameter")
+        raise ApiError(400, "bad_request", "multipart/form-data needs a boundary parameter")
     field = _FileField()
     try:
         parser = MultipartParser(boundary, field.callbacks())
         parser.write(body)
     except FormParserError as error:
         message = f"malformed multipart body: {error}"
-        raise ApiError(400, message, code="malformed_multipart") from None
+        raise ApiError(400, "malformed_multipart", message) from None
     if not field.complete:
         raise ApiError(
-            400, "multipart body ends before its closing boundary", code="malformed_multipart"
+            400, "malformed_multipart", "multipart body ends before its closing boundary"
         )
     if not field.found:
-        raise ApiError(422, "multipart body has no 'file' field", code="missing_file")
+        raise ApiError(422, "missing_file", "multipart body has no 'file' field")
     return bytes(field.data)
 
 
@@ -146,7 +146,9 @@ def image_bytes(content_type: str | None, body: bytes) -> bytes:
     kind = media_type.decode("latin-1").lower()
     if kind not in MEDIA_TYPES:
         raise ApiError(
-            415, f"send the image as one of {', '.join(MEDIA_TYPES)}, not {kind or 'no type'}"
+            415,
+            "unsupported_media_type",
+            f"send the image as one of {', '.join(MEDIA_TYPES)}, not {kind or 'no type'}",
         )
     if kind == JSON:
         return decode_base64_json(body)

@@ -30,16 +30,10 @@ from pydantic import BaseModel
 
 from health_code_service.analyzer import AnalysisError, Analyzer
 from health_code_service.batcher import MicroBatcher
-from health_code_service.errors import ApiError
+from health_code_service.errors import ApiError, api_error
 from health_code_service.imaging import ImageError, decode_image
 from health_code_service.settings import Settings
 from health_code_service.usages import Usage
-
-CoreError = ImageError | AnalysisError
-
-
-def api_error(error: CoreError) -> ApiError:
-    return ApiError(error.status, error.message, code=error.code)
 
 
 class Inline:
@@ -140,11 +134,9 @@ class ProcessPool:
                 await to_thread.run_sync(self._replace, pool)
                 continue
             if isinstance(outcome, Failure):
-                raise ApiError(outcome.status, outcome.message, code=outcome.code)
+                raise ApiError(outcome.status, outcome.code, outcome.message)
             return outcome
-        raise ApiError(
-            503, "an engine process died twice on this request", code="engine_unavailable"
-        )
+        raise ApiError(503, "engine_unavailable", "an engine process died twice on this request")
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

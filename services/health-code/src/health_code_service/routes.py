@@ -45,7 +45,7 @@ async def get_usage(usage: str, _: BodyDep) -> Usage:
     except ValueError:
         known = ", ".join(u.value for u in Usage)
         message = f"unknown usage {usage!r}: use one of {known}"
-        raise ApiError(404, message, code="unknown_usage") from None
+        raise ApiError(404, "unknown_usage", message) from None
 
 
 async def get_image(
@@ -156,12 +156,25 @@ class Health(BaseModel):
     device: str
 
 
-@router.get("/healthz", tags=["health"])
-async def healthz(settings: Annotated[Settings, Depends(get_settings)]) -> Health:
-    """The process answers and its engine is loaded (it loads before the server listens)."""
+def _health(settings: Settings, status: str) -> Health:
     return Health(
-        status="ok",
+        status=status,
         mode=settings.analyze_mode,
         engine=settings.ocr_engine,
         device=settings.ocr_device,
     )
+
+
+@router.get("/healthz", tags=["health"])
+async def healthz(settings: Annotated[Settings, Depends(get_settings)]) -> Health:
+    """The process answers (it listens only once its engine has loaded)."""
+    return _health(settings, "ok")
+
+
+@router.get("/readyz", tags=["health"])
+async def readyz(settings: Annotated[Settings, Depends(get_settings)]) -> Health:
+    """The engine takes requests. The lifespan loads it before the server listens and an
+    engine that fails to load stops the worker, so a server that answers is ready; the
+    compose healthcheck and a Kubernetes readiness probe ask here all the same, as for
+    every service."""
+    return _health(settings, "ready")

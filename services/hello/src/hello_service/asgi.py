@@ -1,12 +1,26 @@
-"""The ASGI app: `hello_service.asgi:app`, FastAPI answering GET /hello with the same bytes."""
+"""The ASGI app: `hello_service.asgi:app`, FastAPI answering GET /hello with the same bytes,
+and the probes."""
 
 from fastapi import FastAPI, Response
 
 from hello_service.body import BODY, CONTENT_TYPE
+from hello_service.health import ALIVE, HEALTHZ, READY, READYZ
+from servicekit.fastapi import install_error_handlers
 
 app = FastAPI(title="servelab hello", openapi_url=None, docs_url=None, redoc_url=None)
+install_error_handlers(app)
 
 
 @app.get("/hello", response_class=Response)
 async def hello() -> Response:
     return Response(BODY, media_type=CONTENT_TYPE)
+
+
+@app.get(HEALTHZ)
+async def healthz() -> dict[str, str]:
+    return ALIVE
+
+
+@app.get(READYZ)
+async def readyz() -> dict[str, str]:
+    return READY

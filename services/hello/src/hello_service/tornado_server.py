@@ -1,7 +1,7 @@
 """Flask on Tornado's WSGIContainer: `python -m hello_service.tornado_server`.
 
-PROCESSES=1 serves from this one process (the write-up's single-process run).
-PROCESSES=N binds the listening socket first and forks N processes that accept on it
+WEB_CONCURRENCY=1 serves from this one process (the write-up's single-process run).
+WEB_CONCURRENCY=N binds the listening socket first and forks N processes that accept on it
 (the write-up's `bind()` + `start(N)`); the parent restarts a child that crashes.
 Each process runs the WSGI app on its event loop thread, one request at a time.
 """
@@ -10,8 +10,6 @@ import asyncio
 import os
 import signal
 import socket
-from collections.abc import Mapping
-from dataclasses import dataclass
 from types import FrameType
 
 from tornado.httpserver import HTTPServer
@@ -20,28 +18,9 @@ from tornado.process import fork_processes
 from tornado.wsgi import WSGIContainer
 
 from hello_service.flask_app import app
+from hello_service.settings import Settings
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
-
-@dataclass(frozen=True)
-class ServerSettings:
-    host: str
-    port: int
-    processes: int
-    # Connections the kernel queues before a process accepts them. Tornado's default
-    # is 128, far below 400 clients connecting at once; Linux caps it at
-    # net.core.somaxconn, so raise both together.
-    backlog: int
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> "ServerSettings":
-        return cls(
-            host=env.get("HOST", "0.0.0.0"),
-            port=int(env.get("PORT", "8000")),
-            processes=int(env.get("PROCESSES", "1")),
-            backlog=int(env.get("BACKLOG", "4096")),
-        )
 
 
 async def serve(sockets: list[socket.socket]) -> None:
@@ -76,13 +55,13 @@ def _stop_children(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> None:
-    settings = ServerSettings.from_env()
+    settings = Settings()
     sockets = bind_sockets(settings.port, settings.host, backlog=settings.backlog)
-    if settings.processes > 1:
+    if settings.web_concurrency > 1:
         for signum in _STOP_SIGNALS:
             signal.signal(signum, _stop_children)
         # Returns only in a child; the parent waits in here and exits once all children have.
-        fork_processes(settings.processes)
+        fork_processes(settings.web_concurrency)
     asyncio.run(serve(sockets))
 
 

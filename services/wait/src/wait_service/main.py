@@ -1,7 +1,8 @@
 """The ASGI app: `wait_service.main:app`, built by create_app() from the environment.
 
 GET /sync runs in the thread pool (a `def` endpoint), GET /async on the event loop.
-Both answer {"wait": seconds spent}.
+Both answer {"wait": seconds spent}; GET /healthz and /readyz report the settings in
+force, and every error answers {"error": {"code", "message"}}.
 """
 
 from collections.abc import AsyncIterator
@@ -9,6 +10,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from servicekit.fastapi import install_error_handlers
 from wait_service.routes import router
 from wait_service.settings import Settings
 from wait_service.threadpool import set_threadpool_size
@@ -28,6 +30,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    install_error_handlers(app)
     app.include_router(router)
     return app
 

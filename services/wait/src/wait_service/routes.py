@@ -44,11 +44,23 @@ async def async_wait(settings: SettingsDep) -> Waited:
     return Waited(wait=await async_work(settings))
 
 
-@router.get("/healthcheck")
-async def healthcheck(settings: SettingsDep) -> Health:
+def _health(settings: Settings, status: str) -> Health:
     return Health(
-        status="ok",
+        status=status,
         model=settings.model,
         waiting_time=settings.waiting_time,
         threadpool_size=threadpool_size(),
     )
+
+
+@router.get("/healthz", tags=["health"])
+async def healthz(settings: SettingsDep) -> Health:
+    """The process answers, with the settings in force."""
+    return _health(settings, "ok")
+
+
+@router.get("/readyz", tags=["health"])
+async def readyz(settings: SettingsDep) -> Health:
+    """Ready: the lifespan has sized the thread pool before the server listens, and the
+    service needs nothing else."""
+    return _health(settings, "ready")

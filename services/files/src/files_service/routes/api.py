@@ -7,9 +7,9 @@ from starlette.responses import JSONResponse, Response
 
 from files_service.deps import SettingsDep, StoreDep, find_object
 from files_service.downloads import object_response
-from files_service.errors import ApiError
 from files_service.ids import OBJECT_ID_PATTERN
 from files_service.uploads import receive_object
+from servicekit.errors import ApiError
 
 router = APIRouter(prefix="/files", tags=["files"])
 
@@ -58,5 +58,5 @@ async def get_object(
 @router.delete("/{object_id}", status_code=204)
 def delete_object(object_id: str, store: StoreDep) -> Response:
     if not store.delete(object_id):
-        raise ApiError(404, "object not found")
+        raise ApiError(404, "not_found", "object not found")
     return Response(status_code=204)

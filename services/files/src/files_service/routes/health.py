@@ -4,7 +4,7 @@ from fastapi import APIRouter
 from starlette.responses import JSONResponse
 
 from files_service.deps import StoreDep
-from files_service.errors import ApiError
+from servicekit.errors import ApiError
 
 router = APIRouter(tags=["health"])
 
@@ -19,5 +19,5 @@ async def healthz() -> JSONResponse:
 def readyz(store: StoreDep) -> JSONResponse:
     """The storage directory takes writes (a `def`, so a stuck disk cannot stall the loop)."""
     if not store.is_writable():
-        raise ApiError(503, "storage directory is not writable", code="storage_unavailable")
+        raise ApiError(503, "storage_unavailable", "storage directory is not writable")
     return JSONResponse({"status": "ready"})

@@ -22,8 +22,8 @@ from starlette.responses import FileResponse, JSONResponse, StreamingResponse
 from files_service.bodies import MULTIPART_FORM_DATA, require_media_type
 from files_service.checksums import Sha256Counter
 from files_service.deps import SettingsDep, StoreDep, find_object
-from files_service.errors import ApiError
 from files_service.storage import ObjectMeta
+from servicekit.errors import ApiError
 
 router = APIRouter(prefix="/files", tags=["strategies"])
 
@@ -161,15 +161,15 @@ def _decode_base64_document(body: bytes) -> bytes:
     try:
         document: Any = json.loads(body)
     except ValueError as exc:
-        raise ApiError(400, f"body is not valid JSON: {exc}", code="bad_json") from None
+        raise ApiError(400, "bad_json", f"body is not valid JSON: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("base64"), str):
-        raise ApiError(400, 'expected a JSON object with a "base64" string', code="bad_json")
+        raise ApiError(400, "bad_json", 'expected a JSON object with a "base64" string')
     if not isinstance(document.get("filename", ""), str | None):
-        raise ApiError(400, '"filename" must be a string', code="bad_json")
+        raise ApiError(400, "bad_json", '"filename" must be a string')
     try:
         return pybase64.b64decode(document["base64"], validate=True)
     except ValueError as exc:
-        raise ApiError(400, f"invalid base64: {exc}", code="bad_base64") from None
+        raise ApiError(400, "bad_base64", f"invalid base64: {exc}") from None
 
 
 # Downloads of a stored object ----------------------------------------------------------------

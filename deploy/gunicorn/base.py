@@ -1,0 +1,50 @@
+"""The gunicorn settings every servelab config shares; each <service>.conf.py imports them
+and sets only what differs:
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from base import *  # bind, backlog, workers, control socket, logging
+
+gunicorn execs a config file by path, as a module named __config__, without putting its
+folder on sys.path (gunicorn.app.base.get_config_from_filename), so a config puts it there
+itself to import this file beside it, and `-c deploy/gunicorn/<service>.conf.py` stays the
+one command-line argument. Every value can be changed per deployment through the
+environment variables read here.
+"""
+
+import os
+
+__all__ = [
+    "accesslog",
+    "backlog",
+    "bind",
+    "control_socket_disable",
+    "errorlog",
+    "workers",
+]
+
+
+def env_int(name: str, default: int) -> int:
+    """An integer setting from the environment, `default` when unset or empty."""
+    return int(os.environ.get(name) or default)
+
+
+# Same variables as the compose services and most PaaS: HOST/PORT to listen on.
+bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
+
+# Pending connections the kernel queues while every worker is busy: a load test opens
+# hundreds at once. Linux caps it at net.core.somaxconn (4096 by default since 5.4), so
+# raise both together; 2048 is gunicorn's own default, spelled out because it matters.
+backlog = env_int("BACKLOG", 2048)
+
+# The one worker variable of every servelab service (and of Heroku-style platforms, which
+# gunicorn and uvicorn read too); the benchmark matrices sweep it.
+workers = env_int("WEB_CONCURRENCY", 1)
+
+# gunicorn 25+ opens a control socket at one path per user ($HOME/.gunicorn), which the
+# several gunicorns one host runs (the `gunicorn` profile starts nine, the tests and the
+# benchmark matrix more) would fight over; nothing here uses gunicornc.
+control_socket_disable = True
+
+# Access logs cost measurable throughput in a benchmark; errors still go to stderr.
+accesslog = None
+errorlog = "-"

@@ -1,0 +1,1 @@
+"""What servelab's services share: one error shape, its handlers per framework, one probe."""

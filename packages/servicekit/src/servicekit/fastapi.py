@@ -1,0 +1,79 @@
+"""The error shape on FastAPI: install_error_handlers(app) answers every failure with it.
+
+ApiError, Starlette's HTTPException (unknown paths, wrong methods, FastAPI's own 4xx),
+request validation errors (422, with the failing fields in `details`) and unhandled
+exceptions (500, traceback still logged) all answer {"error": {"code", "message"}}.
+Needs the `fastapi` extra.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
+from starlette.responses import JSONResponse, Response
+
+from servicekit.errors import ApiError, code_for, error_body, phrase_for
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    details: list[dict[str, Any]] | None = None,
+) -> JSONResponse:
+    """The error shape as a response, for code that answers before the app does (middleware)."""
+    return JSONResponse(error_body(code, message, details=details), status, headers=headers)
+
+
+async def _api_error(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+
+
+async def _http_exception(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    # FastAPI turns any exception raised while it parses a body (a form, JSON) into a 400
+    # "There was an error parsing the body", raised from the original: an ApiError from the
+    # body stream (a size limit cutting a chunked upload off) keeps its own answer.
+    if isinstance(exc.__cause__, ApiError):
+        return await _api_error(request, exc.__cause__)
+    message = exc.detail if isinstance(exc.detail, str) else phrase_for(exc.status_code)
+    return error_response(exc.status_code, code_for(exc.status_code), message, headers=exc.headers)
+
+
+async def _validation_error(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    details: list[dict[str, Any]] = [
+        {"loc": [str(part) for part in err["loc"]], "msg": str(err["msg"]), "type": err["type"]}
+        for err in exc.errors()
+    ]
+    message = "invalid request"
+    if details:
+        loc, msg = details[0]["loc"], details[0]["msg"]
+        message = f"{'.'.join(loc)}: {msg}" if loc else msg
+    return error_response(422, "validation_error", message, details=details)
+
+
+async def _client_disconnect(_: Request, __: Exception) -> Response:
+    # The client went away mid-body: nobody reads this answer, and it is no server error.
+    # 499 is nginx's "client closed request", so access logs show what happened.
+    return Response(status_code=499)
+
+
+async def _internal_error(_: Request, __: Exception) -> Response:
+    # ServerErrorMiddleware re-raises after sending this, so the server still logs the traceback.
+    return error_response(500, "internal_error", "internal server error")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers; a service adds its own domain mappings after this call."""
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(HTTPException, _http_exception)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(ClientDisconnect, _client_disconnect)
+    app.add_exception_handler(Exception, _internal_error)
