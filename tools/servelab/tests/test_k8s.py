@@ -199,6 +199,17 @@ def test_containers_run_the_compose_services_commands(rendered: dict[str, list[D
     assert {"files-uvicorn", "files-gunicorn", "entryeditor-uwsgi", "health-code-gpu"} <= checked
 
 
+def test_containers_get_every_setting_compose_gives(rendered: dict[str, list[Doc]]) -> None:
+    services = compose_services()
+    for name, workload in workloads(rendered):
+        for container in workload["spec"]["template"]["spec"]["containers"]:
+            service = services[compose_for(workload, container["name"]) or ""]
+            env = container_env(container, rendered[name])
+            # Names only: values differ where they name hosts (ALLOWED_HOSTS, the listen address).
+            missing = set(service.get("environment", {})) - set(env)
+            assert not missing, (name, container["name"], sorted(missing))
+
+
 def test_init_job_and_collectstatic_are_the_compose_init_steps(
     rendered: dict[str, list[Doc]],
 ) -> None:
