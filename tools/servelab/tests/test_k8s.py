@@ -242,8 +242,8 @@ def test_command_variables_are_defined_in_the_container(rendered: dict[str, list
 
 
 def test_nginx_gets_the_templates_compose_mounts(rendered: dict[str, list[Doc]]) -> None:
-    """kustomize reads no file outside a kustomization's directory, so base/entryeditor/nginx/
-    holds copies of compose's nginx templates: they must stay byte for byte the same."""
+    """The ConfigMap an nginx container reads its templates from holds exactly the files
+    compose mounts (deploy/nginx/kustomization.yaml generates it from them)."""
     services = compose_services()
     checked = 0
     for name, workload in workloads(rendered):
@@ -264,7 +264,7 @@ def test_nginx_gets_the_templates_compose_mounts(rendered: dict[str, list[Doc]])
             held = config_maps(rendered[name])[volume["configMap"]["name"]]
             assert set(held) == set(mounted), (name, sorted(held), mounted)
             for key, source in mounted.items():
-                assert held[key] == (ROOT / source).read_text(), f"{name}: copy {source} again"
+                assert held[key] == (ROOT / source).read_text(), (name, source)
             checked += 1
     assert checked
 
@@ -320,8 +320,11 @@ def http_probes(container: Doc) -> list[str]:
 
 
 def nginx_exact_locations() -> set[str]:
-    template = (K8S / "base" / "entryeditor" / "nginx" / "entryeditor.conf.template").read_text()
-    return set(re.findall(r"location\s*=\s*(\S+)", template))
+    """The exact locations of the entry editor's nginx server, its includes' among them."""
+    nginx = ROOT / "deploy" / "nginx"
+    files = [nginx / "entryeditor.conf.template", *sorted((nginx / "include").glob("*.template"))]
+    text = "\n".join(path.read_text() for path in files)
+    return set(re.findall(r"location\s*=\s*(\S+)", text))
 
 
 def test_probes_point_at_paths_the_services_serve(rendered: dict[str, list[Doc]]) -> None:
