@@ -21,7 +21,7 @@
 // that is down or answers wrongly says so. THRESHOLD_FAILED (the highest rate of failed
 // requests that passes; default 0) and THRESHOLD_CHECKS (the lowest rate of passed checks
 // that passes; default 1) relax them: `servelab bench` passes 1 and 0, as its cells record
-// errors as data (a load-shedding nginx's 503s, a starved client's timeouts).
+// errors as data (a load-shedding nginx's 503s, an overloaded server's timeouts).
 //
 // Env: SHAPE, VUS, DURATION, WARMUP (wrk only; 0s), ITERATIONS, MAX_DURATION (hey, ab and
 // client: the run is stopped after it; 10m), RATE and MAX_VUS (vegeta), THRESHOLD_FAILED,

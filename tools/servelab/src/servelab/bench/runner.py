@@ -30,7 +30,7 @@ _OVERHEAD_S = 3.5
 # How long k6 may run past its load before it counts as hung.
 _K6_GRACE_S = 90.0
 # The scripts fail a run on a single failed request or check (lib/options.js); a cell
-# records them as data instead (a load-shedding nginx's 503s, a starved client's timeouts),
+# records them as data instead (a load-shedding nginx's 503s, an overloaded server's timeouts),
 # so k6 exits 0 and a non-zero exit means k6 itself failed.
 RECORD_FAILURES = {"THRESHOLD_FAILED": "1", "THRESHOLD_CHECKS": "0"}
 
