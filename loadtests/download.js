@@ -1,9 +1,9 @@
 // Download a stored 256 KiB file as fast as VUS connections allow, like the write-up's
 // `wrk -c100 -d10 http://.../files/download/stream/async_read`.
 //
-//   k6 run loadtests/download.js
-//   k6 run -e ENDPOINT='/files/{id}' loadtests/download.js
-//   k6 run -e BASE_URL=http://127.0.0.1:8090 -e ENDPOINT=/payload/health.jpg -e NO_UPLOAD=1 loadtests/download.js
+//   uv run k6 run loadtests/download.js
+//   uv run k6 run -e ENDPOINT='/files/{id}' loadtests/download.js
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8090 -e ENDPOINT=/payload/health.jpg -e NO_UPLOAD=1 loadtests/download.js
 //
 // setup() stores the payload once with `POST /files` and the endpoint is asked for that
 // id: `{id}` in ENDPOINT is replaced by it, otherwise `?id=<id>` is appended. FILE_ID

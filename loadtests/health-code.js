@@ -2,9 +2,9 @@
 // `ab -n200 -c20 -p health.json -T application/json http://.../analysis/health-code`
 // (SHAPE=ab, the default: 20 clients share 200 requests, each on a new connection).
 //
-//   k6 run loadtests/health-code.js                          # against http://localhost:8000
-//   k6 run -e BASE_URL=http://127.0.0.1:8302 -e BODY=raw loadtests/health-code.js
-//   k6 run -e USAGE=trip-code -e VUS=4 -e ITERATIONS=40 loadtests/health-code.js
+//   uv run k6 run loadtests/health-code.js                          # against http://localhost:8000
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8302 -e BODY=raw loadtests/health-code.js
+//   uv run k6 run -e USAGE=trip-code -e VUS=4 -e ITERATIONS=40 loadtests/health-code.js
 //
 // The request is the committed sample loadtests/data/<USAGE>.jpg, sent as the write-up's
 // JSON {"base64": "..."} (BODY=json, the default; loadtests/data/health-code.json holds

@@ -2,9 +2,9 @@
 // allow for 30 s, like `wrk -t8 -c400 -d30s http://127.0.0.1:12345/hello` (k6 has no
 // threads to set: its VUs are the connections).
 //
-//   k6 run loadtests/hello.js
-//   k6 run -e BASE_URL=http://127.0.0.1:8201 -e VUS=400 -e DURATION=10s -e WARMUP=2s loadtests/hello.js
-//   k6 run -e SHAPE=hey -e VUS=1000 loadtests/hello.js    # 1000 connections at once, one request each
+//   uv run k6 run loadtests/hello.js
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8201 -e VUS=400 -e DURATION=10s -e WARMUP=2s loadtests/hello.js
+//   uv run k6 run -e SHAPE=hey -e VUS=1000 loadtests/hello.js    # 1000 connections at once, one request each
 //
 // Each answer must be a 200 with Content-Type `application/json; charset=utf-8` and a
 // Content-Length of exactly 4045; CHECK_BODY=1 also compares every byte (k6 then keeps each

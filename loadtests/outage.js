@@ -4,14 +4,17 @@
 // when it arrived, tagged with its status and whether it carried Retry-After), which the
 // runner reads from k6's CSV output to draw the timeline.
 //
-//   k6 run -e BASE_URL=http://127.0.0.1:8401 -e ENDPOINT=/corpus/sentence/1000/neighbors/ \
-//          -e RATE=50 -e DURATION=25s --out csv=answers.csv loadtests/outage.js
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8401 -e ENDPOINT=/corpus/sentence/1000/neighbors/ \
+//                 -e RATE=50 -e DURATION=25s --out csv=answers.csv loadtests/outage.js
 //
 // A good answer is a 2xx, or during the outage a fast 503 with Retry-After and a JSON body
 // (the checks); anything else (a 502, a timeout, a 503 without Retry-After) fails them.
+// The checks, not k6's failed rate, judge the run: the 503s the drill wants count as failed
+// requests, so only THRESHOLD_CHECKS (1) applies by default and k6 exits 99 on a bad answer.
 //
 // Env: BASE_URL, ENDPOINT, TIMEOUT (5s), SUMMARY_JSON (lib/summary.js) and the load shape
-// (lib/options.js; vegeta by default: RATE, DURATION, VUS, MAX_VUS).
+// (lib/options.js; vegeta by default: RATE, DURATION, VUS, MAX_VUS), THRESHOLD_FAILED (1),
+// THRESHOLD_CHECKS (1).
 import http from 'k6/http';
 import { check } from 'k6';
 import { Trend } from 'k6/metrics';
@@ -20,7 +23,14 @@ import { loadOptions, phase } from './lib/options.js';
 
 export { handleSummary } from './lib/summary.js';
 
-export const options = loadOptions({ shape: 'vegeta', rate: 50, duration: '25s', vus: 50, max_vus: 500 });
+export const options = loadOptions({
+  shape: 'vegeta',
+  rate: 50,
+  duration: '25s',
+  vus: 50,
+  max_vus: 500,
+  threshold_failed: 1,
+});
 
 const URL = `${__ENV.BASE_URL || 'http://localhost:8000'}${__ENV.ENDPOINT || '/'}`;
 const PARAMS = { timeout: __ENV.TIMEOUT || '5s' };

@@ -3,9 +3,9 @@
 // connections, one request each) and its Python client that gathers 10 requests at once
 // (SHAPE=client).
 //
-//   k6 run loadtests/wait.js                                   # hey shape against /sync
-//   k6 run -e ENDPOINT=/async loadtests/wait.js
-//   k6 run -e SHAPE=client -e ENDPOINT=/wait -e BASE_URL=http://127.0.0.1:8103 loadtests/wait.js
+//   uv run k6 run loadtests/wait.js                                   # hey shape against /sync
+//   uv run k6 run -e ENDPOINT=/async loadtests/wait.js
+//   uv run k6 run -e SHAPE=client -e ENDPOINT=/wait -e BASE_URL=http://127.0.0.1:8103 loadtests/wait.js
 //
 // Every answer must be a 200 with the service's contract, a JSON object {"wait": seconds}
 // (seconds: what the handler spent); with WAITING_TIME set, `wait` must be at least 0.9 x

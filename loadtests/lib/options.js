@@ -15,10 +15,17 @@
 //           (shared-iterations), each request on a new connection, as ab sends them
 //           without -k (noConnectionReuse).
 //
+// What fails the run (k6 then exits with 99): by default a single failed request (a
+// connection error, a timeout or a non-2xx answer: http_req_failed) or a single failed
+// check (a wrong answer) in the measured phase, so that a plain `k6 run` against a service
+// that is down or answers wrongly says so. THRESHOLD_FAILED (the highest rate of failed
+// requests that passes; default 0) and THRESHOLD_CHECKS (the lowest rate of passed checks
+// that passes; default 1) relax them: `servelab bench` passes 1 and 0, as its cells record
+// errors as data (a load-shedding nginx's 503s, an overloaded server's timeouts).
+//
 // Env: SHAPE, VUS, DURATION, WARMUP (wrk only; 0s), ITERATIONS, MAX_DURATION (hey, ab and
-// client: the run is stopped after it; 10m), RATE and MAX_VUS (vegeta), THRESHOLD_FAILED (the highest allowed rate of
-// failed requests, e.g. 0), THRESHOLD_CHECKS (the lowest allowed rate of passed checks,
-// e.g. 1).
+// client: the run is stopped after it; 10m), RATE and MAX_VUS (vegeta), THRESHOLD_FAILED,
+// THRESHOLD_CHECKS.
 import exec from 'k6/execution';
 import { COUNTED_STATUSES, ERROR_KINDS } from './errors.js';
 
@@ -88,15 +95,28 @@ export function resolveShape(defaults, env) {
 
 const MEASURED = '{phase:measure}';
 
-// Thresholds that cannot fail still make k6 report the measured sub-metrics in the summary.
-function thresholds() {
-  const failed = __ENV.THRESHOLD_FAILED;
-  const checks = __ENV.THRESHOLD_CHECKS;
+// A rate from the environment (or the script's default), checked so that a typo is an
+// error rather than a threshold k6 cannot parse.
+function rate(name, fallback) {
+  const text = __ENV[name] ?? String(fallback);
+  const value = Number(text);
+  if (text.trim() === '' || !(value >= 0 && value <= 1)) {
+    throw new Error(`${name} must be a rate from 0 to 1, not ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+// The failed-request and check thresholds (above); `defaults` are the script's own
+// (threshold_failed, threshold_checks). Thresholds that cannot fail still make k6 report
+// the other measured sub-metrics in the summary.
+function thresholds(defaults) {
+  const failed = rate('THRESHOLD_FAILED', defaults.threshold_failed ?? 0);
+  const checks = rate('THRESHOLD_CHECKS', defaults.threshold_checks ?? 1);
   const result = {
     [`http_reqs${MEASURED}`]: ['count>=0'],
     [`http_req_duration${MEASURED}`]: ['max>=0'],
-    [`http_req_failed${MEASURED}`]: [failed === undefined ? 'rate>=0' : `rate<=${failed}`],
-    [`checks${MEASURED}`]: [checks === undefined ? 'rate>=0' : `rate>=${checks}`],
+    [`http_req_failed${MEASURED}`]: [`rate<=${failed}`],
+    [`checks${MEASURED}`]: [`rate>=${checks}`],
   };
   for (const kind of ERROR_KINDS) {
     result[`errors_${kind}${MEASURED}`] = ['count>=0'];
@@ -140,7 +160,8 @@ export function shape() {
   return current;
 }
 
-// k6 options for the script's default shape, e.g. loadOptions({ shape: 'wrk', vus: 400, duration: '30s' }).
+// k6 options for the script's default shape and thresholds, e.g.
+// loadOptions({ shape: 'wrk', vus: 400, duration: '30s' }).
 export function loadOptions(defaults = {}) {
   current = resolveShape(defaults, __ENV);
   return {
@@ -148,7 +169,7 @@ export function loadOptions(defaults = {}) {
     // ab's percentile table (50 66 75 80 90 95 98 99 100) is a superset of the others'.
     summaryTrendStats: ['avg', 'min', 'med', 'p(50)', 'p(66)', 'p(75)', 'p(80)', 'p(90)', 'p(95)', 'p(98)', 'p(99)', 'max'],
     noConnectionReuse: SHAPES[current.name].noConnectionReuse === true,
-    thresholds: thresholds(),
+    thresholds: thresholds(defaults),
   };
 }
 

@@ -17,8 +17,9 @@ from servelab.testing import serve_service
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVICE = "health-code-uvicorn"
-# A few requests that must all succeed with the expected answer.
-SMOKE = {"VUS": "3", "ITERATIONS": "6", "THRESHOLD_FAILED": "0", "THRESHOLD_CHECKS": "1"}
+# A few requests; the script's default thresholds fail the run unless all succeed with the
+# expected answer.
+SMOKE = {"VUS": "3", "ITERATIONS": "6"}
 
 
 @dataclass(frozen=True)

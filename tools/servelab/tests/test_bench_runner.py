@@ -20,6 +20,8 @@ def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape() -> None:
     )
     assert k6_env(cell, "http://127.0.0.1:9", SUMMARY, None) == {
         "BASE_URL": "http://127.0.0.1:9",
+        "THRESHOLD_FAILED": "1",
+        "THRESHOLD_CHECKS": "0",
         "WAITING_TIME": "0.2",
         "MODEL": "cpu",
         "WORKERS": "1",

@@ -1,15 +1,21 @@
-"""loadtests/lib/errors.js: a failed response's kind, as wrk counts its socket errors."""
+"""loadtests/lib/errors.js: a failed response's kind, as wrk counts its socket errors; and
+lib/options.js's thresholds: every script fails its run when requests fail, unless told to
+record them as the benchmark does."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from servelab.bench.k6 import k6_binary
+from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
+from servelab.bench.runner import RECORD_FAILURES
 from servelab.bench.summary import ERROR_KINDS
+from servelab.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 ERRORS_JS = ROOT / "loadtests" / "lib" / "errors.js"
@@ -62,3 +68,42 @@ def test_each_failure_gets_its_kind(probe: dict[str, list[str | None]]) -> None:
 
 def test_the_kinds_are_those_the_runner_reads(probe: dict[str, list[str | None]]) -> None:
     assert tuple(probe["all"]) == ERROR_KINDS
+
+
+K6Smoke = Callable[..., Any]
+# Every script, with what it needs to send its load to a port where nothing listens
+# (download.js: a given id, else its set-up's upload would abort the run first).
+SCRIPTS = {
+    "upload.js": {},
+    "download.js": {"FILE_ID": "0" * 32},
+    "wait.js": {},
+    "hello.js": {},
+    "health-code.js": {"ITERATIONS": "8"},
+    "entryeditor.js": {},
+    "outage.js": {},
+}
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_run_against_a_closed_port_fails_by_default(k6_smoke: K6Smoke, script: str) -> None:
+    env = {"BASE_URL": f"http://127.0.0.1:{free_port()}", "DURATION": "1s", **SCRIPTS[script]}
+    outcome = k6_smoke(script, env)
+    assert outcome.returncode == THRESHOLDS_FAILED, outcome.output
+    assert outcome.measured("errors_connect")["count"] > 0
+    assert "thresholds  FAILED: " in outcome.output
+
+
+def test_the_benchmarks_thresholds_record_failed_requests_as_data(k6_smoke: K6Smoke) -> None:
+    env = {"BASE_URL": f"http://127.0.0.1:{free_port()}", "DURATION": "1s", **RECORD_FAILURES}
+    outcome = k6_smoke("upload.js", env)
+    assert outcome.returncode == 0, outcome.output
+    assert outcome.measured("http_req_failed")["rate"] == 1
+    assert outcome.measured("errors_connect")["count"] > 0
+
+
+@pytest.mark.parametrize("value", ["", "off", "2", "-0.1"])
+def test_a_threshold_that_is_not_a_rate_is_refused(value: str) -> None:
+    argv = k6_argv(k6_binary(), ROOT / "loadtests" / "upload.js", {"THRESHOLD_FAILED": value})
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "THRESHOLD_FAILED must be a rate from 0 to 1" in result.stdout + result.stderr

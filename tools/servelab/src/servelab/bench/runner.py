@@ -29,6 +29,10 @@ from servelab.stack import Stack, StackError
 _OVERHEAD_S = 3.5
 # How long k6 may run past its load before it counts as hung.
 _K6_GRACE_S = 90.0
+# The scripts fail a run on a single failed request or check (lib/options.js); a cell
+# records them as data instead (a load-shedding nginx's 503s, an overloaded server's timeouts),
+# so k6 exits 0 and a non-zero exit means k6 itself failed.
+RECORD_FAILURES = {"THRESHOLD_FAILED": "1", "THRESHOLD_CHECKS": "0"}
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,13 @@ def k6_env(cell: Cell, base_url: str, summary: Path, payload: Path | None) -> di
     """The script's environment: the service, the settings its server started with (a
     script may check the answers against them, e.g. WAITING_TIME), the endpoint's own
     variables, the load shape, and where the summary goes."""
-    env = {"BASE_URL": base_url, **cell.server_env, **cell.endpoint.env, **cell.load.k6_env()}
+    env = {
+        "BASE_URL": base_url,
+        **RECORD_FAILURES,
+        **cell.server_env,
+        **cell.endpoint.env,
+        **cell.load.k6_env(),
+    }
     if payload is not None:
         env["PAYLOAD_FILE"] = str(payload)
     env["SUMMARY_JSON"] = str(summary)
@@ -186,6 +196,7 @@ def _estimate_s(cells: Sequence[Cell]) -> float | None:
 def k6_command_template() -> str:
     env = {
         "BASE_URL": "<service url>",
+        **RECORD_FAILURES,
         "SUMMARY_JSON": "<summary.json>",
     }
     return (
