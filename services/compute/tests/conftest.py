@@ -20,8 +20,8 @@ from thrift.transport import TSocket, TTransport
 
 from compute_service.computeidl import Compute
 from compute_service.healthcheck import check
-from servelab import groups
-from servelab.ports import free_port
+from servelab.stack import groups
+from servelab.stack.ports import free_port
 
 # Sentences loaded into each test database: enough for a vocabulary, fast to train.
 SENTENCES = 2000

@@ -24,8 +24,8 @@ from compute_service.healthcheck import check
 from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker, State
 from entryeditor_service.compute.client import ComputeClient, ComputeUnavailable, Endpoint
 from entryeditor_service.compute.computeidl.ttypes import UnknownSentence
-from servelab import groups
-from servelab.ports import free_port
+from servelab.stack import groups
+from servelab.stack.ports import free_port
 
 if TYPE_CHECKING:
     from django.test import Client

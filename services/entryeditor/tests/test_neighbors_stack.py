@@ -15,8 +15,8 @@ import pytest
 import redis
 
 from servelab.bench.k6 import k6_argv, k6_binary
-from servelab.groups import members
 from servelab.stack import Stack
+from servelab.stack.groups import members
 from servelab.testing import scratch_database
 
 ROOT = Path(__file__).resolve().parents[3]

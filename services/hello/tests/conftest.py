@@ -7,8 +7,8 @@ from contextlib import AbstractContextManager
 
 import pytest
 
-from servelab.groups import members
 from servelab.stack import Stack
+from servelab.stack.groups import members
 from servelab.testing import serve_service
 
 Serve = Callable[..., AbstractContextManager[Stack]]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.matrix import load_matrix
-from servelab.compose import load_project
+from servelab.stack.compose import load_project
 
 ROOT = Path(__file__).resolve().parents[3]
 

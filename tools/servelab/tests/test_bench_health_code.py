@@ -14,7 +14,7 @@ from servelab.bench.report import render
 from servelab.bench.results import run_from_json
 from servelab.bench.summary import ERROR_KINDS, measurement
 from servelab.bench.writeup import load_write_up
-from servelab.compose import load_project
+from servelab.stack.compose import load_project
 
 ROOT = Path(__file__).resolve().parents[3]
 AB = Load(vus=20, shape="ab", iterations=200, max_duration_s=600)

@@ -16,7 +16,7 @@ from servelab.bench.report import render
 from servelab.bench.results import BenchRun, run_from_json
 from servelab.bench.summary import ERROR_KINDS, Measurement, measurement
 from servelab.bench.writeup import load_write_up
-from servelab.compose import load_project
+from servelab.stack.compose import load_project
 
 ROOT = Path(__file__).resolve().parents[3]
 VEGETA = {"shape": "vegeta", "rate": 1000, "vus": 500, "max_vus": 1000, "duration_s": 5}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.compose import ComposeError, load_project, parse_duration
+from servelab.stack.compose import ComposeError, load_project, parse_duration
 
 
 def test_profile_selects_services_and_interpolates_from_env(

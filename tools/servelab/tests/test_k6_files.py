@@ -11,8 +11,8 @@ import pytest
 
 from servelab.bench.k6 import THRESHOLDS_FAILED
 from servelab.bench.payload import generate_payload, write_payload
-from servelab.ports import free_port
 from servelab.stack import Stack
+from servelab.stack.ports import free_port
 
 K6Smoke = Callable[..., Any]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.compose import compose_binary
+from servelab.stack.compose import compose_binary
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from servelab.groups import members
 from servelab.stack import Stack, StackError
+from servelab.stack.groups import members
 
 SERVER = """\
 import http.server, os, subprocess, sys

@@ -10,11 +10,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from servelab import sessions
 from servelab.bench import BenchError, render_report, run_bench
-from servelab.compose import find_project_dir
 from servelab.outage import DrillError, write_drill
-from servelab.stack import Stack, StackError
+from servelab.project import families as all_families
+from servelab.project import find_project_dir
+from servelab.stack import Stack, StackError, sessions
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -66,9 +66,7 @@ def families(requested: list[str]) -> list[str]:
     """The requested benchmark families, or every loadtests/matrix/*.toml."""
     if requested:
         return requested
-    return sorted(
-        path.stem for path in (find_project_dir() / "loadtests" / "matrix").glob("*.toml")
-    )
+    return all_families(find_project_dir())
 
 
 def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:

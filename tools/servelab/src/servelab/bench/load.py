@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from servelab.tables import require
+
 TIMED = "constant-vus"
 COUNTED = "per-vu-iterations"
 ARRIVAL = "constant-arrival-rate"
@@ -109,9 +111,7 @@ class Load:
 
 
 def _field(table: Mapping[str, Any], key: str, where: str) -> Any:
-    if key not in table:
-        raise LoadError(f"{where}: missing `{key}`")
-    return table[key]
+    return require(table, key, where, LoadError)
 
 
 def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:

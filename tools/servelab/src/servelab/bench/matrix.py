@@ -3,7 +3,6 @@ each cell with its load shape and the settings its server starts with."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,8 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load import Load, LoadError, parse_load
 from servelab.bench.ratios import GoalSpec, RatioSpec, Side
 from servelab.bench.summary import METRICS
+from servelab.project import matrix_dir
+from servelab.tables import read_named, require
 
 FORMS = ("quick", "full")
 # The variable compose.yaml reads the number of worker processes from, unless the matrix
@@ -135,9 +136,7 @@ class Matrix:
 
 
 def _require(table: Mapping[str, Any], key: str, where: str) -> Any:
-    if key not in table:
-        raise MatrixError(f"{where}: missing `{key}`")
-    return table[key]
+    return require(table, key, where, MatrixError)
 
 
 def _strings(table: Mapping[str, Any]) -> dict[str, str]:
@@ -326,14 +325,6 @@ def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
     return matrix
 
 
-def matrix_path(project_dir: Path, family: str) -> Path:
-    return project_dir / "loadtests" / "matrix" / f"{family}.toml"
-
-
 def load_matrix(project_dir: Path, family: str) -> Matrix:
-    path = matrix_path(project_dir, family)
-    if not path.is_file():
-        known = sorted(p.stem for p in path.parent.glob("*.toml"))
-        raise MatrixError(f"no benchmark family {family!r} (known: {', '.join(known) or 'none'})")
-    with path.open("rb") as file:
-        return parse_matrix(tomllib.load(file))
+    raw = read_named(matrix_dir(project_dir), family, "benchmark family", MatrixError)
+    return parse_matrix(raw)

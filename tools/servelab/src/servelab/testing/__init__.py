@@ -7,9 +7,9 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-from servelab.attached import Address, run_sql
-from servelab.groups import members
 from servelab.stack import Stack
+from servelab.stack.attached import Address, run_sql
+from servelab.stack.groups import members
 
 # The machine's MariaDB (root, no password), as compose.yaml's x-local.server names it.
 MARIADB = Address("127.0.0.1", 3306)
