@@ -98,20 +98,6 @@ def outage(args: argparse.Namespace) -> int:
     return 0
 
 
-def evaluate(args: argparse.Namespace) -> int:
-    """Accuracy per field of a service's recognition on generated images (health-code)."""
-    from health_code_service.evaluate import evaluate as run_eval
-    from health_code_service.evaluate import render as render_eval
-    from health_code_service.settings import Settings
-    from health_code_service.usages import Usage
-
-    settings = Settings(ocr_engine=args.engine, ocr_device=args.device)
-    usages = [Usage(usage) for usage in args.usage] if args.usage else list(Usage)
-    scores = run_eval(settings, args.count, args.seed, usages)
-    print(render_eval(scores, args.engine, misses=args.misses))
-    return 0
-
-
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="servelab", description="Run compose.yaml profiles locally and benchmark them."
@@ -153,25 +139,6 @@ def parser() -> argparse.ArgumentParser:
     )
     drill.add_argument("drill", help="loadtests/outage/<drill>.toml")
     drill.set_defaults(handler=outage)
-
-    score = commands.add_parser(
-        "eval", help="accuracy per field of health-code recognition on generated screenshots"
-    )
-    score.add_argument("service", choices=["health-code"])
-    score.add_argument("--count", type=int, default=100, help="images per usage (default 100)")
-    score.add_argument("--seed", type=int, default=0, help="first generator seed (default 0)")
-    score.add_argument(
-        "--engine", choices=["onnxruntime", "torch", "paddle"], default="onnxruntime"
-    )
-    score.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (torch, paddle)")
-    score.add_argument(
-        "--usage",
-        action="append",
-        choices=["health-code", "trip-code", "nucleic-acid"],
-        help="only this usage (repeatable; default: all)",
-    )
-    score.add_argument("--misses", action="store_true", help="also list every wrong field")
-    score.set_defaults(handler=evaluate)
     return root
 
 
