@@ -22,7 +22,7 @@ def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(family: 
         for cell in matrix.cells(form):
             assert cell.variant.service in services[cell.variant.profile], cell.label
             assert (ROOT / "loadtests" / cell.endpoint.script).is_file()
-            assert cell.server_env["WORKERS"] == str(cell.workers)
+            assert cell.server_env["WEB_CONCURRENCY"] == str(cell.workers)
 
 
 def test_wait_sends_heys_burst_to_fastapi_and_the_client_to_flask() -> None:

@@ -31,7 +31,7 @@ def test_every_cell_is_the_write_ups_ab_run_on_a_compose_service() -> None:
         assert cell.variant.service in services[cell.variant.profile], cell.label
         assert (ROOT / "loadtests" / cell.endpoint.script).is_file()
         assert cell.load == AB
-        assert cell.server_env["WORKERS"] == str(cell.workers)
+        assert cell.server_env["WEB_CONCURRENCY"] == str(cell.workers)
         assert cell.server_env["ANALYZE_MODE"] in MODES
     modes = {(c.variant.profile, c.server_env["ANALYZE_MODE"], c.workers) for c in quick}
     assert modes == {(s, m, w) for s in ("uvicorn", "gunicorn") for m in MODES for w in (1, 2)}

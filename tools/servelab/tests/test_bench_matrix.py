@@ -112,7 +112,7 @@ def test_load_shapes() -> None:
     [
         (lambda raw: raw["variants"]["uvicorn"].pop("profile"), "variants.uvicorn: missing"),
         (lambda raw: raw["variants"]["uvicorn"].update(endpoints="nope"), "no endpoint set"),
-        (lambda raw: raw["variants"]["uvicorn"]["workers"].update(soon=[1]), "unknown form"),
+        (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "unknown form"),
         (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
     ],

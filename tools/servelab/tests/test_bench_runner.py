@@ -22,7 +22,7 @@ def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape() -> None:
         "BASE_URL": "http://127.0.0.1:9",
         "WAITING_TIME": "0.2",
         "MODEL": "cpu",
-        "WORKERS": "1",
+        "WEB_CONCURRENCY": "1",
         "ENDPOINT": "/async",
         "SHAPE": "client",
         "VUS": "10",
@@ -46,7 +46,6 @@ def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
         {
             "family": "runner-test",
             "write_up": "loadtests/reference/wait.toml",
-            "workers_env": "WORKERS",
             "pin": False,
             "settings": {"quick": {"WAITING_TIME": "0.2"}},
             "load": {"quick": {"shape": "client", "vus": 4, "iterations": 1, "max_duration_s": 30}},
@@ -68,7 +67,7 @@ def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
     run = run_matrix(ROOT, matrix, "quick", stream=progress)
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
-    assert cell.settings == {"WAITING_TIME": "0.2", "THREADPOOL_SIZE": "2", "WORKERS": "1"}
+    assert cell.settings == {"WAITING_TIME": "0.2", "THREADPOOL_SIZE": "2", "WEB_CONCURRENCY": "1"}
     assert cell.measurement.requests == 4
     assert cell.measurement.checks_rate == 1.0
     assert 0.4 <= cell.measurement.elapsed_s < 0.8

@@ -15,7 +15,7 @@ from servelab.stack import Stack
 
 K6Smoke = Callable[..., Any]
 WAITING_TIME = 0.2
-SERVER = {"WORKERS": "1", "WAITING_TIME": str(WAITING_TIME)}
+SERVER = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(WAITING_TIME)}
 
 
 def _total_s(outcome: Any) -> float:

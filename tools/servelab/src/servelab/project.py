@@ -32,6 +32,11 @@ def matrix_dir(project_dir: Path) -> Path:
     return project_dir / LOADTESTS / "matrix"
 
 
+def notes_file(project_dir: Path, family: str) -> Path:
+    """A family's report notes (Markdown), kept beside its matrix."""
+    return matrix_dir(project_dir) / "notes" / f"{family}.md"
+
+
 def drill_dir(project_dir: Path) -> Path:
     """Outage drills: loadtests/outage/<drill>.toml."""
     return project_dir / LOADTESTS / "outage"

@@ -1,5 +1,12 @@
 """A benchmark matrix (loadtests/matrix/<family>.toml): variants x workers x endpoints,
-each cell with its load shape and the settings its server starts with."""
+each cell with its load shape and the settings its server starts with.
+
+Tables that differ between the quick and the full form ([settings], [load],
+[shapes.<name>]) hold their common keys, and [<table>.quick] / [<table>.full] only what
+differs. An endpoint with `rates = [...]` runs once per rate (key `<key> @<rate>/s`), one
+with `vus = [...]` once per number of VUs (key `<key> c<vus>`): the reader writes out
+those cells, and the load shape each needs, so the file does not.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +19,11 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load import Load, LoadError, parse_load
 from servelab.bench.ratios import GoalSpec, RatioSpec, Side
 from servelab.bench.summary import METRICS
-from servelab.project import matrix_dir
+from servelab.project import matrix_dir, notes_file
 from servelab.tables import read_named, require
 
 FORMS = ("quick", "full")
-# The variable compose.yaml reads the number of worker processes from, unless the matrix
-# or a variant names another.
+# The variable every compose service reads its number of worker processes from.
 WORKERS_ENV = "WEB_CONCURRENCY"
 
 
@@ -42,7 +48,6 @@ class Variant:
     endpoints: Mapping[str, tuple[Endpoint, ...]]
     workers: Mapping[str, tuple[int, ...]]
     env: Mapping[str, str]
-    workers_env: str = WORKERS_ENV
     shape: str | None = None
     # Server and k6 on disjoint CPUs (cpus.plan); off where the server mostly waits and
     # k6's burst needs every CPU.
@@ -78,7 +83,7 @@ class Cell:
         return {
             **self.settings,
             **self.variant.env,
-            self.variant.workers_env: str(self.workers),
+            WORKERS_ENV: str(self.workers),
         }
 
 
@@ -143,17 +148,69 @@ def _strings(table: Mapping[str, Any]) -> dict[str, str]:
     return {str(key): str(value) for key, value in table.items()}
 
 
-def _endpoints(raw: Mapping[str, Any]) -> dict[str, tuple[Endpoint, ...]]:
+# A table per form, as [load] and [shapes.<name>] give them once merged.
+Tables = dict[str, dict[str, Any]]
+
+
+def _by_form(raw: Mapping[str, Any], where: str) -> Tables:
+    """Each form's table: the common keys, then the form's own ([<where>.<form>]). Without
+    common keys only the forms named have one."""
+    common = {key: value for key, value in raw.items() if not isinstance(value, Mapping)}
+    own = {key: value for key, value in raw.items() if isinstance(value, Mapping)}
+    unknown = set(own) - set(FORMS)
+    if unknown:
+        raise MatrixError(f"{where}: unknown form(s) {sorted(unknown)}")
+    named = FORMS if common else tuple(form for form in FORMS if form in own)
+    return {form: {**common, **own.get(form, {})} for form in named}
+
+
+def _swept(
+    item: Mapping[str, Any], where: str, load: Tables, shapes: dict[str, Tables]
+) -> list[tuple[str, str | None]]:
+    """The (key, shape) of each cell an endpoint runs: one, or one per swept value. A sweep
+    adds the load shape each value needs to `shapes`: its endpoint's shape (default: the
+    matrix's load) with `rate` or `vus` set."""
+    key = _require(item, "key", where)
+    shape = item.get("shape")
+    sweeps = [name for name in ("rates", "vus") if name in item]
+    if not sweeps:
+        return [(key, shape)]
+    if len(sweeps) > 1:
+        raise MatrixError(f"{where}: {key!r} sweeps `rates` and `vus`; one at a time")
+    if shape is not None and shape not in shapes:
+        raise MatrixError(f"{where}: no [shapes.{shape}] to sweep")
+    base = shapes[shape] if shape is not None else load
+    kind = shape or "wrk"  # the base table's shape unless it names one, as parse_load reads it
+    field, label = (
+        ("rate", "{key} @{value}/s") if sweeps[0] == "rates" else ("vus", "{key} c{value}")
+    )
+    cells = []
+    for value in item[sweeps[0]]:
+        # rate-100, boom-10, boom-rate-100: one shape per base and value, shared by endpoints
+        name = "-".join(part for part in (shape, "rate" if field == "rate" else None) if part)
+        name = f"{name or 'vus'}-{value}"
+        shapes.setdefault(
+            name, {form: {"shape": kind, **table, field: value} for form, table in base.items()}
+        )
+        cells.append((label.format(key=key, value=value), name))
+    return cells
+
+
+def _endpoints(
+    raw: Mapping[str, Any], load: Tables, shapes: dict[str, Tables]
+) -> dict[str, tuple[Endpoint, ...]]:
     sets = {}
     for name, items in raw.items():
+        where = f"endpoints.{name}"
         sets[name] = tuple(
             Endpoint(
-                key=_require(item, "key", f"endpoints.{name}"),
-                script=_require(item, "script", f"endpoints.{name}"),
+                key=key,
+                script=_require(item, "script", where),
                 env=_strings(item.get("env", {})),
-                shape=item.get("shape"),
+                shape=shape,
             )
             for item in items
+            for key, shape in _swept(item, where, load, shapes)
         )
     return sets
 
@@ -182,11 +239,14 @@ def _variant(
     name: str,
     raw: Mapping[str, Any],
     sets: Mapping[str, tuple[Endpoint, ...]],
-    workers_env: str,
     pin: bool,
+    workers: Mapping[str, Sequence[int]] | None,
 ) -> Variant:
+    """A variant; `workers` and `pin` are the matrix's, unless it names its own."""
     where = f"variants.{name}"
-    workers = _require(raw, "workers", where)
+    workers = raw.get("workers", workers)
+    if workers is None:
+        raise MatrixError(f"{where}: missing `workers` (and the matrix names none)")
     unknown = set(workers) - set(FORMS)
     if unknown:
         raise MatrixError(f"{where}: workers for unknown form(s) {sorted(unknown)}")
@@ -198,7 +258,6 @@ def _variant(
         endpoints=_variant_endpoints(_require(raw, "endpoints", where), sets, where),
         workers={form: tuple(int(w) for w in values) for form, values in workers.items()},
         env=_strings(raw.get("env", {})),
-        workers_env=raw.get("workers_env", workers_env),
         shape=raw.get("shape"),
         pin=bool(raw.get("pin", pin)),
     )
@@ -271,10 +330,7 @@ def _check_names(
                 raise MatrixError(f"ratio {ratio.name!r} names unknown variants {sorted(unknown)}")
 
 
-def _loads(raw: Mapping[str, Any], where: str, shape: str = "wrk") -> dict[str, Load]:
-    unknown = set(raw) - set(FORMS)
-    if unknown:
-        raise MatrixError(f"{where}: unknown form(s) {sorted(unknown)}")
+def _loads(raw: Tables, where: str, shape: str = "wrk") -> dict[str, Load]:
     try:
         return {form: parse_load(table, f"{where}.{form}", shape) for form, table in raw.items()}
     except LoadError as error:
@@ -291,13 +347,17 @@ def _payload(raw: Mapping[str, Any] | None) -> Payload | None:
     )
 
 
-def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
+def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
+    """The matrix from its TOML table; `notes` is the report's prose (Markdown)."""
     family = _require(raw, "family", "matrix")
-    sets = _endpoints(_require(raw, "endpoints", family))
-    workers_env = raw.get("workers_env", WORKERS_ENV)
+    load = _by_form(_require(raw, "load", family), "load")
+    shapes = {
+        name: _by_form(table, f"shapes.{name}") for name, table in raw.get("shapes", {}).items()
+    }
+    sets = _endpoints(_require(raw, "endpoints", family), load, shapes)
     pin = bool(raw.get("pin", True))
     variants = tuple(
-        _variant(name, table, sets, workers_env, pin)
+        _variant(name, table, sets, pin, raw.get("workers"))
         for name, table in _require(raw, "variants", family).items()
     )
     ratios = tuple(_ratio(item) for item in raw.get("ratios", []))
@@ -308,16 +368,16 @@ def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
         title=raw.get("title", family),
         write_up=_require(raw, "write_up", family),
         payload=_payload(raw.get("payload")),
-        loads=_loads(_require(raw, "load", family), "load"),
+        loads=_loads(load, "load"),
         variants=variants,
         ratios=ratios,
         goals=goals,
-        shapes={
-            name: _loads(table, f"shapes.{name}", name)
-            for name, table in raw.get("shapes", {}).items()
+        shapes={name: _loads(tables, f"shapes.{name}", name) for name, tables in shapes.items()},
+        settings={
+            form: _strings(table)
+            for form, table in _by_form(raw.get("settings", {}), "settings").items()
         },
-        settings={form: _strings(table) for form, table in raw.get("settings", {}).items()},
-        notes=raw.get("report", {}).get("notes", "").strip(),
+        notes=notes.strip(),
         columns=tuple(raw.get("report", {}).get("columns", ())),
     )
     for form in matrix.loads:
@@ -327,4 +387,5 @@ def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
 
 def load_matrix(project_dir: Path, family: str) -> Matrix:
     raw = read_named(matrix_dir(project_dir), family, "benchmark family", MatrixError)
-    return parse_matrix(raw)
+    notes = notes_file(project_dir, family)
+    return parse_matrix(raw, notes.read_text() if notes.is_file() else "")
