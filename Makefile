@@ -3,7 +3,7 @@ PROFILE ?= uvicorn
 UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 RUN = $(UV) run --frozen
 
-.PHONY: bootstrap bench bench-full test lint up down
+.PHONY: bootstrap bench bench-full test test-fast lint up down
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -19,6 +19,10 @@ bench-full: bootstrap
 ## make test: lint, then every test against real servers
 test: bootstrap lint
 	$(RUN) pytest
+
+## make test-fast: the tests that start no server (not marked `stack`), in under a minute
+test-fast: bootstrap
+	$(RUN) pytest -m "not stack"
 
 lint: bootstrap
 	$(RUN) ruff check .

@@ -10,22 +10,21 @@ from pathlib import Path
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TTransport
 
-ROOT = Path(__file__).resolve().parents[3]
 GENERATED = (
     "services/compute/src/compute_service/computeidl",
     "services/entryeditor/src/entryeditor_service/compute/computeidl",
 )
 
 
-def test_generated_code_matches_the_idl(tmp_path: Path) -> None:
-    script = ROOT / "services/compute/scripts/thrift-gen.sh"
+def test_generated_code_matches_the_idl(project_root: Path, tmp_path: Path) -> None:
+    script = project_root / "services/compute/scripts/thrift-gen.sh"
     subprocess.run([str(script), str(tmp_path)], check=True)
     for directory in GENERATED:
         fresh = sorted(path.name for path in (tmp_path / directory).iterdir())
-        committed = sorted(path.name for path in (ROOT / directory).glob("*.py"))
+        committed = sorted(path.name for path in (project_root / directory).glob("*.py"))
         assert fresh == committed
         _, mismatch, errors = filecmp.cmpfiles(
-            tmp_path / directory, ROOT / directory, fresh, shallow=False
+            tmp_path / directory, project_root / directory, fresh, shallow=False
         )
         assert (mismatch, errors) == ([], []), f"{directory}: regenerate with {script}"
 

@@ -72,7 +72,9 @@ class ComputeProcess:
 
 
 @pytest.fixture(scope="module")
-def compute(corpus: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComputeProcess]:
+def compute(
+    corpus: None, tmp_path_factory: pytest.TempPathFactory, starts_servers: None
+) -> Iterator[ComputeProcess]:
     """The compute server on the test database; the app's COMPUTE_ADDR points at it."""
     from django.db import connection
 

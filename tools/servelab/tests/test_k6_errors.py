@@ -11,9 +11,6 @@ import pytest
 from servelab.bench.k6 import k6_binary
 from servelab.bench.summary import ERROR_KINDS
 
-ROOT = Path(__file__).resolve().parents[3]
-ERRORS_JS = ROOT / "loadtests" / "lib" / "errors.js"
-
 # (status, error_code, error) -> the kind lib/errors.js gives it
 CASES = [
     ((200, 0, ""), None),
@@ -46,10 +43,16 @@ export function handleSummary() {{
 
 
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str | None]]:
+def probe(
+    project_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, list[str | None]]:
     script = tmp_path_factory.mktemp("errors") / "errors_probe.js"
     cases = json.dumps([list(response) for response, _ in CASES])
-    script.write_text(SCRIPT.format(lib=ERRORS_JS.as_posix(), cases=cases))
+    script.write_text(
+        SCRIPT.format(
+            lib=(project_root / "loadtests" / "lib" / "errors.js").as_posix(), cases=cases
+        )
+    )
     argv = [k6_binary(), "run", "--quiet", "--no-usage-report", str(script)]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     found: dict[str, list[str | None]] = json.loads(result.stdout.strip().splitlines()[-1])

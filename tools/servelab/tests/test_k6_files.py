@@ -18,7 +18,7 @@ K6Smoke = Callable[..., Any]
 
 
 @pytest.fixture(scope="module")
-def files_url() -> Iterator[str]:
+def files_url(starts_servers: None) -> Iterator[str]:
     with Stack("uvicorn", only=["files-uvicorn"], log=None) as stack:
         yield stack.url("files-uvicorn")
 

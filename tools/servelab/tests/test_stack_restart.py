@@ -12,6 +12,9 @@ import pytest
 from servelab.stack import Stack, StackError
 from servelab.stack.groups import members
 
+# Every test here runs the local runner.
+pytestmark = pytest.mark.stack
+
 SERVER = """\
 import http.server, os, subprocess, sys
 
