@@ -24,9 +24,11 @@ test: bootstrap lint
 test-fast: bootstrap
 	$(RUN) pytest -m "not stack"
 
+## make lint: ruff, and mypy (strict) over the files [tool.mypy] lists in pyproject.toml
 lint: bootstrap
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
+	$(RUN) mypy
 
 ## make up PROFILE=gunicorn: run a compose profile as local processes (Ctrl-C stops it)
 up: bootstrap

@@ -184,7 +184,7 @@ def _swept(
     field, label = (
         ("rate", "{key} @{value}/s") if sweeps[0] == "rates" else ("vus", "{key} c{value}")
     )
-    cells = []
+    cells: list[tuple[str, str | None]] = []
     for value in item[sweeps[0]]:
         # rate-100, boom-10, boom-rate-100: one shape per base and value, shared by endpoints
         name = "-".join(part for part in (shape, "rate" if field == "rate" else None) if part)

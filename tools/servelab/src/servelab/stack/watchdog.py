@@ -50,8 +50,8 @@ def guard(commands: IO[str]) -> None:
     for line in commands:
         if line.strip() == "done":
             return
-        pgid, grace = line.split()
-        watched.append((int(pgid), float(grace)))
+        group, grace_s = line.split()
+        watched.append((int(group), float(grace_s)))
     for pgid, grace in reversed(watched):
         stop_group(pgid, grace)
 
