@@ -199,6 +199,25 @@ def test_goals_carry_their_bounds_and_filters() -> None:
     assert goals[2].best
 
 
+def test_a_goal_over_endpoints_is_one_goal_per_endpoint_at_its_rate() -> None:
+    raw = copy.deepcopy(SWEPT)
+    raw["ratios"] = [{"name": "success", "metric": "success_ratio", "numerator": {}}]
+    raw["goals"] = [
+        {
+            "goal": "all served",
+            "ratio": "success",
+            "endpoints": ["list", "diff"],
+            "rate": 200,
+            "min": 1,
+        }
+    ]
+    goals = parse_matrix(raw).goals
+    assert [(g.goal, g.endpoint, g.minimum) for g in goals] == [
+        ("all served: list", "list @200/s", 1.0),
+        ("all served: diff", "diff @200/s", 1.0),
+    ]
+
+
 def test_the_report_notes_are_the_markdown_file_beside_the_matrix(tmp_path: Path) -> None:
     matrices = tmp_path / "loadtests" / "matrix"
     (matrices / "notes").mkdir(parents=True)

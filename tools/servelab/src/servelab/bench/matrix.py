@@ -295,6 +295,23 @@ def _ratio(item: Mapping[str, Any]) -> RatioSpec:
     )
 
 
+def _each_goal(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A goal with `endpoints` is one goal per endpoint, named `<goal>: <endpoint>`, on the
+    cells `<endpoint> @<rate>/s` when it names a `rate` (a rate sweep's keys)."""
+    if "endpoints" not in item:
+        return [item]
+    goal = _require(item, "goal", "goals")
+    common = {key: value for key, value in item.items() if key not in ("endpoints", "rate")}
+    return [
+        {
+            **common,
+            "goal": f"{goal}: {endpoint}",
+            "endpoint": f"{endpoint} @{item['rate']}/s" if "rate" in item else endpoint,
+        }
+        for endpoint in item["endpoints"]
+    ]
+
+
 def _goal(item: Mapping[str, Any]) -> GoalSpec:
     goal = _require(item, "goal", "goals")
     if "min" not in item and "max" not in item:
@@ -361,7 +378,7 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         for name, table in _require(raw, "variants", family).items()
     )
     ratios = tuple(_ratio(item) for item in raw.get("ratios", []))
-    goals = tuple(_goal(item) for item in raw.get("goals", []))
+    goals = tuple(_goal(each) for item in raw.get("goals", []) for each in _each_goal(item))
     _check_names(ratios, goals, {variant.name for variant in variants})
     matrix = Matrix(
         family=family,
