@@ -20,7 +20,7 @@ bench-full: bootstrap
 test: bootstrap lint
 	$(RUN) pytest
 
-## make test-fast: the tests that start no server (not marked `stack`), in under a minute
+## make test-fast: every test that starts no server (those not marked `stack`): the inner loop
 test-fast: bootstrap
 	$(RUN) pytest -m "not stack"
 
