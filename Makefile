@@ -3,7 +3,7 @@ PROFILE ?= uvicorn
 UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 RUN = $(UV) run --frozen
 
-.PHONY: bootstrap bench bench-full test lint up down
+.PHONY: bootstrap bench bench-full test test-fast lint up down
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -20,9 +20,15 @@ bench-full: bootstrap
 test: bootstrap lint
 	$(RUN) pytest
 
+## make test-fast: every test that starts no server (those not marked `stack`): the inner loop
+test-fast: bootstrap
+	$(RUN) pytest -m "not stack"
+
+## make lint: ruff, and mypy (strict) over the files [tool.mypy] lists in pyproject.toml
 lint: bootstrap
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
+	$(RUN) mypy
 
 ## make up PROFILE=gunicorn: run a compose profile as local processes (Ctrl-C stops it)
 up: bootstrap

@@ -12,7 +12,7 @@ from thrift.transport.TTransport import TTransportException
 
 from compute_contract import connect, make_server
 from compute_contract.computeidl.ttypes import Neighbor, UnknownSentence
-from servelab.ports import free_port
+from servelab.stack.ports import free_port
 
 
 class Handler:
@@ -30,7 +30,7 @@ class Handler:
 
 
 @pytest.fixture
-def port() -> Iterator[int]:
+def port(starts_servers: None) -> Iterator[int]:
     port = free_port()
     server = make_server(
         Handler(), host="127.0.0.1", port=port, kind="nonblocking", threads=2, processes=1

@@ -10,18 +10,17 @@ from pathlib import Path
 from thrift.protocol import TBinaryProtocol
 from thrift.transport import TTransport
 
-ROOT = Path(__file__).resolve().parents[3]
 GENERATED = "packages/compute-contract/src/compute_contract/computeidl"
 
 
-def test_generated_code_matches_the_idl(tmp_path: Path) -> None:
-    script = ROOT / "scripts/thrift-gen.sh"
+def test_generated_code_matches_the_idl(project_root: Path, tmp_path: Path) -> None:
+    script = project_root / "scripts/thrift-gen.sh"
     subprocess.run([str(script), str(tmp_path)], check=True)
     fresh = sorted(path.name for path in (tmp_path / GENERATED).iterdir())
-    committed = sorted(path.name for path in (ROOT / GENERATED).glob("*.py"))
+    committed = sorted(path.name for path in (project_root / GENERATED).glob("*.py"))
     assert fresh == committed
     _, mismatch, errors = filecmp.cmpfiles(
-        tmp_path / GENERATED, ROOT / GENERATED, fresh, shallow=False
+        tmp_path / GENERATED, project_root / GENERATED, fresh, shallow=False
     )
     assert (mismatch, errors) == ([], []), f"regenerate with {script}"
 

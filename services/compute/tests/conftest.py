@@ -19,8 +19,8 @@ import pytest
 from compute_contract import Connection, connect
 from compute_contract.computeidl import Compute
 from compute_service.healthcheck import check
-from servelab import groups
-from servelab.ports import free_port
+from servelab.stack import groups
+from servelab.stack.ports import free_port
 
 # Sentences loaded into each test database: enough for a vocabulary, fast to train.
 SENTENCES = 2000
@@ -184,12 +184,12 @@ ServeCompute = Callable[..., AbstractContextManager[ComputeServer]]
 
 
 @pytest.fixture
-def serve_compute() -> ServeCompute:
+def serve_compute(starts_servers: None) -> ServeCompute:
     return run_compute
 
 
 @pytest.fixture(scope="module")
-def server(corpus: Database, model_dir: Path) -> Iterator[ComputeServer]:
+def server(corpus: Database, model_dir: Path, starts_servers: None) -> Iterator[ComputeServer]:
     """One server (the default kind) on the session corpus, shared by a module's tests (and stopped
     after them, so that the next module counts only its own database connections)."""
     with run_compute(corpus, model_dir) as running:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 BIN = Path(sys.executable).parent
 UNSET = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG")
@@ -90,6 +91,7 @@ def gunicorn(env: dict[str, str], cwd: Path) -> Iterator[httpx.Client]:
         server.wait(timeout=30)
 
 
+@pytest.mark.stack
 def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
     env = embedded_env(tmp_path)
     with gunicorn(env, tmp_path) as client:
@@ -115,6 +117,7 @@ def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
         assert init.json()["frequency"] > 0
 
 
+@pytest.mark.stack
 def test_a_database_outage_is_503_json(tmp_path: Path) -> None:
     env = embedded_env(tmp_path)
     env["DATABASE_URL"] = f"mysql://root@127.0.0.1:{free_port()}/ee_test_nowhere"

@@ -20,8 +20,9 @@ from servelab.bench.summary import measurement
 from servelab.stack import Stack
 from servelab.testing import scratch_database, serve_service
 
-ROOT = Path(__file__).resolve().parents[3]
-SCRIPT = ROOT / "loadtests" / "entryeditor.js"
+# Every test here drives the uwsgi stack with k6.
+pytestmark = pytest.mark.stack
+
 SMOKE = {"DURATION": "2s"}
 VEGETA = ["static", "list", "detail", "execute", "sentence", "get_instance", "get_count"]
 BOOM = ["init", "diff", "get_pmi"]
@@ -50,10 +51,12 @@ def k6(stack: Stack, tmp_path: Path, **env: str) -> tuple[int, dict[str, Any], s
     summary = tmp_path / "summary.json"
     argv = k6_argv(
         k6_binary(),
-        SCRIPT,
+        stack.project_dir / "loadtests" / "entryeditor.js",
         {"BASE_URL": stack.url("entryeditor-nginx"), **env, "SUMMARY_JSON": str(summary)},
     )
-    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        argv, cwd=stack.project_dir, capture_output=True, text=True, timeout=120
+    )
     output = result.stdout + result.stderr[-2000:]
     assert summary.is_file(), output
     return result.returncode, json.loads(summary.read_text()), output

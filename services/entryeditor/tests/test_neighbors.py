@@ -24,8 +24,8 @@ from compute_contract.computeidl.ttypes import UnknownSentence
 from compute_service.healthcheck import check
 from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker, State
 from entryeditor_service.compute.client import ComputeClient, ComputeUnavailable, Endpoint
-from servelab import groups
-from servelab.ports import free_port
+from servelab.stack import groups
+from servelab.stack.ports import free_port
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -72,7 +72,9 @@ class ComputeProcess:
 
 
 @pytest.fixture(scope="module")
-def compute(corpus: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComputeProcess]:
+def compute(
+    corpus: None, tmp_path_factory: pytest.TempPathFactory, starts_servers: None
+) -> Iterator[ComputeProcess]:
     """The compute server on the test database; the app's COMPUTE_ADDR points at it."""
     from django.db import connection
 

@@ -15,11 +15,13 @@ import pytest
 import redis
 
 from servelab.bench.k6 import k6_argv, k6_binary
-from servelab.groups import members
 from servelab.stack import Stack
+from servelab.stack.groups import members
 from servelab.testing import scratch_database
 
-ROOT = Path(__file__).resolve().parents[3]
+# The test runs the uwsgi stack with the compute service.
+pytestmark = pytest.mark.stack
+
 REDIS_DB = 2
 NEIGHBORS = "/corpus/sentence/100/neighbors/?k=5"
 
@@ -34,7 +36,7 @@ def database() -> Iterator[str]:
             cache.delete(*keys)
 
 
-def test_neighbors_through_nginx_survive_a_compute_crash(database: str) -> None:
+def test_neighbors_through_nginx_survive_a_compute_crash(project_root: Path, database: str) -> None:
     env = {
         "EE_DATABASE": database,
         "EE_REDIS_DB": str(REDIS_DB),
@@ -61,7 +63,7 @@ def test_neighbors_through_nginx_survive_a_compute_crash(database: str) -> None:
         thresholds = {"THRESHOLD_FAILED": "0", "THRESHOLD_CHECKS": "1"}
         url = {"BASE_URL": stack.url("entryeditor-nginx")}
         argv = k6_argv(k6_binary(), "loadtests/entryeditor.js", {**url, **smoke, **thresholds})
-        run = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        run = subprocess.run(argv, cwd=project_root, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stdout + run.stderr[-2000:]
 
         stack.kill("entryeditor-compute")

@@ -17,6 +17,9 @@ import redis
 from servelab.stack import Stack, StackError
 from servelab.testing import scratch_database, serve_service
 
+# Every test here runs the uwsgi stack.
+pytestmark = pytest.mark.stack
+
 CORPUS_LIMIT = 300
 REDIS_DB = 2
 STATIC = "rest_framework/css/default.css"

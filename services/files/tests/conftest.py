@@ -54,12 +54,12 @@ def run_server(profile: str, service: str, *, run_dir: Path | None = None) -> It
 
 
 @pytest.fixture(scope="session")
-def server_factory() -> Callable[..., AbstractContextManager[Server]]:
+def server_factory(starts_servers: None) -> Callable[..., AbstractContextManager[Server]]:
     return run_server
 
 
 @pytest.fixture(scope="module", params=sorted(PROFILES))
-def server(request: pytest.FixtureRequest) -> Iterator[Server]:
+def server(request: pytest.FixtureRequest, starts_servers: None) -> Iterator[Server]:
     with run_server(request.param, PROFILES[request.param]) as server:
         yield server
 

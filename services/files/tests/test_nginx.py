@@ -16,6 +16,9 @@ from servelab.stack import Stack
 
 from .conftest import MAX_UPLOAD_SIZE
 
+# Every test here runs the nginx profile's stack.
+pytestmark = pytest.mark.stack
+
 PAYLOAD = os.urandom(256 * 1024 + 3)
 SHA256 = hashlib.sha256(PAYLOAD).hexdigest()
 DOWNLOADS = [

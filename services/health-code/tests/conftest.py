@@ -1,5 +1,5 @@
-"""Fixtures: generated screenshots with their expected answers, and the service run as
-compose.yaml runs it (servelab.testing.serve_service)."""
+"""Fixtures: generated screenshots with their expected answers. The service runs as
+compose.yaml runs it through servelab's plugin fixture `serve` (servelab.testing)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import asyncio
 import base64
 import json
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
 from importlib.util import find_spec
@@ -22,10 +21,7 @@ from health_code_service.imaging import decode_image
 from health_code_service.settings import Settings
 from health_code_service.synth import generate
 from health_code_service.usages import Usage
-from servelab.stack import Stack
-from servelab.testing import serve_service
 
-Serve = Callable[..., AbstractContextManager[Stack]]
 # compose profile -> the health-code service it runs
 SERVERS = {"uvicorn": "health-code-uvicorn", "gunicorn": "health-code-gunicorn"}
 MODES = ("async-blocking", "threadpool", "process", "batched")
@@ -95,11 +91,6 @@ async def _at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[http
 def post_at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx.Response]:
     """POST every (usage, image) at the same time, each on its own connection."""
     return asyncio.run(_at_once(url, requests))
-
-
-@pytest.fixture
-def serve() -> Serve:
-    return serve_service
 
 
 @pytest.fixture(name="sample")

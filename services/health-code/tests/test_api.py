@@ -26,7 +26,7 @@ MAX_PIXELS = 4_000_000
 
 
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
+def url(starts_servers: None) -> Iterator[str]:
     env = {
         "ANALYZE_MODE": "threadpool",
         "MAX_BODY_BYTES": str(MAX_BODY_BYTES),

@@ -15,7 +15,9 @@ import pytest
 from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
 from servelab.testing import serve_service
 
-ROOT = Path(__file__).resolve().parents[3]
+# Every test here drives the service with k6.
+pytestmark = pytest.mark.stack
+
 SERVICE = "health-code-uvicorn"
 # A few requests; the script's default thresholds fail the run unless all succeed with the
 # expected answer.
@@ -40,14 +42,14 @@ def url() -> Iterator[str]:
         yield stack.url(SERVICE)
 
 
-def k6(tmp_path: Path, env: Mapping[str, str]) -> Outcome:
+def k6(project_root: Path, tmp_path: Path, env: Mapping[str, str]) -> Outcome:
     summary = tmp_path / "summary.json"
     argv = k6_argv(
         k6_binary(),
-        ROOT / "loadtests" / "health-code.js",
+        project_root / "loadtests" / "health-code.js",
         {**SMOKE, **env, "SUMMARY_JSON": str(summary)},
     )
-    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    result = subprocess.run(argv, cwd=project_root, capture_output=True, text=True, timeout=180)
     output = result.stdout + result.stderr[-2000:]
     assert summary.is_file(), output
     return Outcome(result.returncode, json.loads(summary.read_text()), output)
@@ -63,9 +65,9 @@ def k6(tmp_path: Path, env: Mapping[str, str]) -> Outcome:
     ids=["json", "raw", "multipart"],
 )
 def test_the_ab_run_gets_the_expected_answer_every_time(
-    tmp_path: Path, url: str, env: dict[str, str]
+    project_root: Path, tmp_path: Path, url: str, env: dict[str, str]
 ) -> None:
-    outcome = k6(tmp_path, {"BASE_URL": url, **env})
+    outcome = k6(project_root, tmp_path, {"BASE_URL": url, **env})
     assert outcome.returncode == 0, outcome.output
     assert outcome.measured("http_reqs")["count"] == 6
     assert outcome.measured("http_req_failed")["rate"] == 0
@@ -77,11 +79,13 @@ def test_the_ab_run_gets_the_expected_answer_every_time(
     assert outcome.summary["metrics"]["http_req_connecting"]["values"]["min"] > 0
 
 
-def test_answers_other_than_the_expected_one_are_failures(tmp_path: Path, url: str) -> None:
-    expected = json.loads((ROOT / "loadtests/data/health-code.answer.json").read_text())
+def test_answers_other_than_the_expected_one_are_failures(
+    project_root: Path, tmp_path: Path, url: str
+) -> None:
+    expected = json.loads((project_root / "loadtests/data/health-code.answer.json").read_text())
     other = tmp_path / "other.answer.json"
     other.write_text(json.dumps({**expected, "colour": "red"}))
-    outcome = k6(tmp_path, {"BASE_URL": url, "ANSWER": str(other)})
+    outcome = k6(project_root, tmp_path, {"BASE_URL": url, "ANSWER": str(other)})
     assert outcome.returncode == THRESHOLDS_FAILED
     assert outcome.measured("http_req_failed")["rate"] == 0
     assert outcome.measured("errors_wrong_answer")["count"] == 6
@@ -89,9 +93,11 @@ def test_answers_other_than_the_expected_one_are_failures(tmp_path: Path, url: s
     assert "wrong       6 answer(s) not the expected one" in outcome.output
 
 
-def test_error_answers_are_non_2xx_not_wrong_answers(tmp_path: Path, url: str) -> None:
+def test_error_answers_are_non_2xx_not_wrong_answers(
+    project_root: Path, tmp_path: Path, url: str
+) -> None:
     env = {"USAGE": "passport", "IMAGE": "data/trip-code.jpg", "ANSWER": "first"}
-    outcome = k6(tmp_path, {"BASE_URL": url, **env})
+    outcome = k6(project_root, tmp_path, {"BASE_URL": url, **env})
     assert outcome.returncode == THRESHOLDS_FAILED
     assert outcome.measured("errors_non_2xx")["count"] == 6
     assert outcome.measured("errors_wrong_answer")["count"] == 0

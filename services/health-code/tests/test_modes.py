@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from health_code_service.usages import Usage
-from servelab.groups import members
 from servelab.stack import Stack
+from servelab.stack.groups import members
 
 Serve = Callable[..., AbstractContextManager[Stack]]
 AtOnce = Callable[..., list[httpx.Response]]

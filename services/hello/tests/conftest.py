@@ -1,22 +1,13 @@
-"""Fixtures: run one compose service through the servelab runner; list a process group."""
+"""Fixtures: list a process group. `serve` (one compose service through the servelab
+runner) comes from servelab's pytest plugin."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 import pytest
 
-from servelab.groups import members
-from servelab.stack import Stack
-from servelab.testing import serve_service
-
-Serve = Callable[..., AbstractContextManager[Stack]]
-
-
-@pytest.fixture
-def serve() -> Serve:
-    return serve_service
+from servelab.stack.groups import members
 
 
 @pytest.fixture

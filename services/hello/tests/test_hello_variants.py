@@ -13,8 +13,9 @@ import httpx
 import pytest
 
 from hello_service.body import BODY, CONTENT_TYPE
-from servelab.compose import find_project_dir, load_project
+from servelab.project import find_project_dir
 from servelab.stack import Stack
+from servelab.stack.compose import load_project
 
 Serve = Callable[..., AbstractContextManager[Stack]]
 

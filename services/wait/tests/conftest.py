@@ -1,25 +1,16 @@
-"""Fixtures: run one compose service through the servelab runner; send a burst of requests."""
+"""Fixtures: send a burst of requests. `serve` (one compose service through the servelab
+runner) comes from servelab's pytest plugin."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 import httpx
 import pytest
 
-from servelab.stack import Stack
-from servelab.testing import serve_service
-
-Serve = Callable[..., AbstractContextManager[Stack]]
 Burst = Callable[[str, int], tuple[float, list[float]]]
-
-
-@pytest.fixture
-def serve() -> Serve:
-    return serve_service
 
 
 async def _burst(url: str, count: int) -> tuple[float, list[float]]:

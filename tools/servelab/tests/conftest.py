@@ -14,7 +14,6 @@ import pytest
 
 from servelab.bench.k6 import k6_argv, k6_binary
 
-ROOT = Path(__file__).resolve().parents[3]
 # A short k6 run; the scripts' default thresholds fail it on a single failed request or
 # check (loadtests/lib/options.js).
 SMOKE = {"VUS": "4", "DURATION": "2s"}
@@ -65,7 +64,7 @@ K6Smoke = Callable[..., K6Outcome]
 
 
 @pytest.fixture
-def k6_smoke(tmp_path: Path) -> K6Smoke:
+def k6_smoke(project_root: Path, tmp_path: Path, starts_servers: None) -> K6Smoke:
     """Run loadtests/<script> with SMOKE under `env`, its JSON summary read back;
     `open_files` (soft, hard) limits the file descriptors k6 may open."""
 
@@ -76,7 +75,7 @@ def k6_smoke(tmp_path: Path) -> K6Smoke:
         summary.unlink(missing_ok=True)
         argv = k6_argv(
             k6_binary(),
-            ROOT / "loadtests" / script,
+            project_root / "loadtests" / script,
             {**SMOKE, **env, "SUMMARY_JSON": str(summary)},
         )
 
@@ -85,7 +84,7 @@ def k6_smoke(tmp_path: Path) -> K6Smoke:
                 resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
 
         result = subprocess.run(
-            argv, cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=limit
+            argv, cwd=project_root, capture_output=True, text=True, timeout=120, preexec_fn=limit
         )
         output = result.stdout + result.stderr[-2000:]
         if open_files is not None and not summary.is_file():

@@ -8,25 +8,25 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.matrix import load_matrix
-from servelab.compose import load_project
-
-ROOT = Path(__file__).resolve().parents[3]
+from servelab.stack.compose import load_project
 
 
 @pytest.mark.parametrize("family", ["wait", "hello"])
-def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(family: str) -> None:
-    matrix = load_matrix(ROOT, family)
+def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(
+    project_root: Path, family: str
+) -> None:
+    matrix = load_matrix(project_root, family)
     profiles = {variant.profile for variant in matrix.variants}
-    services = {profile: load_project(ROOT, [profile]).services for profile in profiles}
+    services = {profile: load_project(project_root, [profile]).services for profile in profiles}
     for form in ("quick", "full"):
         for cell in matrix.cells(form):
             assert cell.variant.service in services[cell.variant.profile], cell.label
-            assert (ROOT / "loadtests" / cell.endpoint.script).is_file()
-            assert cell.server_env["WORKERS"] == str(cell.workers)
+            assert (project_root / "loadtests" / cell.endpoint.script).is_file()
+            assert cell.server_env["WEB_CONCURRENCY"] == str(cell.workers)
 
 
-def test_wait_sends_heys_burst_to_fastapi_and_the_client_to_flask() -> None:
-    cells = load_matrix(ROOT, "wait").cells("quick")
+def test_wait_sends_heys_burst_to_fastapi_and_the_client_to_flask(project_root: Path) -> None:
+    cells = load_matrix(project_root, "wait").cells("quick")
     shapes = {(c.variant.name, c.endpoint.key): (c.load.shape, c.load.vus) for c in cells}
     for variant in ("uvicorn", "gunicorn"):
         assert shapes[variant, "hey /sync"] == ("hey", 1000)
@@ -38,9 +38,11 @@ def test_wait_sends_heys_burst_to_fastapi_and_the_client_to_flask() -> None:
     assert all(not c.variant.pin for c in cells)
 
 
-def test_wait_runs_the_write_ups_one_second_and_sizes_the_pool_where_asked() -> None:
+def test_wait_runs_the_write_ups_one_second_and_sizes_the_pool_where_asked(
+    project_root: Path,
+) -> None:
     for form in ("quick", "full"):
-        for cell in load_matrix(ROOT, "wait").cells(form):
+        for cell in load_matrix(project_root, "wait").cells(form):
             env = cell.server_env
             expected = "0.2" if env.get("MODEL") == "cpu" else "1"
             assert env["WAITING_TIME"] == expected
@@ -48,8 +50,8 @@ def test_wait_runs_the_write_ups_one_second_and_sizes_the_pool_where_asked() -> 
             assert env.get("THREADPOOL_SIZE") == ("1000" if pooled else None)
 
 
-def test_wait_goals_are_the_issues() -> None:
-    goals = {(g.variants, g.endpoint): g for g in load_matrix(ROOT, "wait").goals}
+def test_wait_goals_are_the_issues(project_root: Path) -> None:
+    goals = {(g.variants, g.endpoint): g for g in load_matrix(project_root, "wait").goals}
     fastapi = ("uvicorn", "gunicorn")
     pooled = ("uvicorn-pool1000", "gunicorn-pool1000")
     assert goals[fastapi, "hey /async"].maximum == 1.3
@@ -59,11 +61,11 @@ def test_wait_goals_are_the_issues() -> None:
     assert all(goal.ratio == "rounds" and goal.workers == (1,) for goal in goals.values())
 
 
-def test_hello_benchmarks_every_hello_service_with_a_port() -> None:
-    matrix = load_matrix(ROOT, "hello")
+def test_hello_benchmarks_every_hello_service_with_a_port(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "hello")
     benched = {variant.service for variant in matrix.variants}
     profiles = {variant.profile for variant in matrix.variants}
-    project = load_project(ROOT, profiles)
+    project = load_project(project_root, profiles)
     served = {
         name
         for name, service in project.services.items()
@@ -72,24 +74,24 @@ def test_hello_benchmarks_every_hello_service_with_a_port() -> None:
     assert benched == served
 
 
-def test_hello_uses_wrks_400_connections_for_3_s_quick_and_30_s_full() -> None:
-    matrix = load_matrix(ROOT, "hello")
+def test_hello_uses_wrks_400_connections_for_3_s_quick_and_30_s_full(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "hello")
     quick, full = matrix.load("quick"), matrix.load("full")
     assert (quick.shape, quick.vus, quick.duration_s) == ("wrk", 400, 3.0)
     assert (full.shape, full.vus, full.duration_s) == ("wrk", 400, 30.0)
     assert len(matrix.cells("quick")) == len(matrix.variants)
 
 
-def test_hello_goals_are_the_issues() -> None:
-    goals = {goal.ratio: goal for goal in load_matrix(ROOT, "hello").goals}
+def test_hello_goals_are_the_issues(project_root: Path) -> None:
+    goals = {goal.ratio: goal for goal in load_matrix(project_root, "hello").goals}
     assert goals["errors"].maximum == 0
     assert goals["errors"].variants is None
     limit = goals["hello / empty app"]
     assert (limit.minimum, limit.best) == (0.7, True)
 
 
-def test_hello_compares_tornados_processes_with_its_single_process() -> None:
-    ratios = {ratio.name: ratio for ratio in load_matrix(ROOT, "hello").ratios}
+def test_hello_compares_tornados_processes_with_its_single_process(project_root: Path) -> None:
+    ratios = {ratio.name: ratio for ratio in load_matrix(project_root, "hello").ratios}
     single = ratios["tornado multi/single"].denominator
     assert single is not None
     assert (single.variants, single.workers) == (("tornado",), 1)

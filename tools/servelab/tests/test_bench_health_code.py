@@ -14,24 +14,23 @@ from servelab.bench.report import render
 from servelab.bench.results import run_from_json
 from servelab.bench.summary import ERROR_KINDS, measurement
 from servelab.bench.writeup import load_write_up
-from servelab.compose import load_project
+from servelab.stack.compose import load_project
 
-ROOT = Path(__file__).resolve().parents[3]
 AB = Load(vus=20, shape="ab", iterations=200, max_duration_s=600)
 MODES = {"async-blocking", "threadpool", "process", "batched"}
 ENDPOINT = "ab POST /analysis/health-code"
 
 
-def test_every_cell_is_the_write_ups_ab_run_on_a_compose_service() -> None:
-    matrix = load_matrix(ROOT, "health-code")
+def test_every_cell_is_the_write_ups_ab_run_on_a_compose_service(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "health-code")
     profiles = {variant.profile for variant in matrix.variants}
-    services = {profile: load_project(ROOT, [profile]).services for profile in profiles}
+    services = {profile: load_project(project_root, [profile]).services for profile in profiles}
     quick = matrix.cells("quick")
     for cell in [*quick, *matrix.cells("full")]:
         assert cell.variant.service in services[cell.variant.profile], cell.label
-        assert (ROOT / "loadtests" / cell.endpoint.script).is_file()
+        assert (project_root / "loadtests" / cell.endpoint.script).is_file()
         assert cell.load == AB
-        assert cell.server_env["WORKERS"] == str(cell.workers)
+        assert cell.server_env["WEB_CONCURRENCY"] == str(cell.workers)
         assert cell.server_env["ANALYZE_MODE"] in MODES
     modes = {(c.variant.profile, c.server_env["ANALYZE_MODE"], c.workers) for c in quick}
     assert modes == {(s, m, w) for s in ("uvicorn", "gunicorn") for m in MODES for w in (1, 2)}
@@ -39,16 +38,16 @@ def test_every_cell_is_the_write_ups_ab_run_on_a_compose_service() -> None:
     assert full == {1, 2, 4, 6, 8}
 
 
-def test_the_gpu_variants_are_named_but_never_run_here() -> None:
-    matrix = load_matrix(ROOT, "health-code")
+def test_the_gpu_variants_are_named_but_never_run_here(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "health-code")
     gpu = [variant for variant in matrix.variants if variant.profile == "gpu"]
     assert {variant.service for variant in gpu} == {"health-code-gpu"}
     assert not [c for form in ("quick", "full") for c in matrix.cells(form) if c.variant in gpu]
     assert "GPU path was not measured" in matrix.notes
 
 
-def test_the_reference_holds_all_14_ab_runs_with_every_percentile() -> None:
-    write_up = load_write_up(ROOT / "loadtests/reference/health-code.toml")
+def test_the_reference_holds_all_14_ab_runs_with_every_percentile(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests/reference/health-code.toml")
     runs = {(run.server, run.workers) for run in write_up.runs}
     assert runs == {
         *(("uvicorn-async", w) for w in (2, 4)),
@@ -169,7 +168,9 @@ def _cell(variant: str, workers: int, rps: float, errors: dict[str, int]) -> dic
     }
 
 
-def test_the_report_shows_abs_table_the_goals_and_that_the_gpu_was_not_measured() -> None:
+def test_the_report_shows_abs_table_the_goals_and_that_the_gpu_was_not_measured(
+    project_root: Path,
+) -> None:
     cells = [
         _cell("uvicorn-async-blocking", 1, 2.0, {"wrong_answer": 1}),
         _cell("uvicorn-threadpool", 1, 9.0, {}),
@@ -197,8 +198,8 @@ def test_the_report_shows_abs_table_the_goals_and_that_the_gpu_was_not_measured(
             "cells": cells,
         }
     )
-    matrix = load_matrix(ROOT, "health-code")
-    text = render(run, matrix, load_write_up(ROOT / matrix.write_up), {})
+    matrix = load_matrix(project_root, "health-code")
+    text = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
     assert (
         "| p50 ms | p66 ms | p75 ms | p80 ms | p90 ms | p95 ms | p98 ms | p99 ms | max ms |" in text
     )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,23 +11,29 @@ import pytest
 from servelab.bench.k6 import k6_binary
 from servelab.bench.load import SHAPES, Load, LoadError, parse_load
 
-ROOT = Path(__file__).resolve().parents[3]
+Options = Callable[[str, dict[str, str]], dict[str, Any]]
 
 
-def _inspect(script: str, env: dict[str, str]) -> dict[str, Any]:
-    """The options lib/options.js gives k6 for `script` under `env` (no load is sent)."""
-    argv = [k6_binary(), "inspect"]
-    for key, value in env.items():
-        argv += ["-e", f"{key}={value}"]
-    result = subprocess.run(
-        [*argv, str(ROOT / "loadtests" / script)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    scenarios: dict[str, Any] = json.loads(result.stdout)["scenarios"]
-    return scenarios
+@pytest.fixture
+def options(project_root: Path) -> Options:
+    """The options lib/options.js gives k6 for loadtests/<script> under `env` (`k6
+    inspect`: no load is sent)."""
+
+    def inspect(script: str, env: dict[str, str]) -> dict[str, Any]:
+        argv = [k6_binary(), "inspect"]
+        for key, value in env.items():
+            argv += ["-e", f"{key}={value}"]
+        result = subprocess.run(
+            [*argv, str(project_root / "loadtests" / script)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        found: dict[str, Any] = json.loads(result.stdout)
+        return found
+
+    return inspect
 
 
 def test_a_timed_load_measures_its_duration() -> None:
@@ -69,30 +76,17 @@ def test_an_ab_load_shares_its_requests_among_its_vus() -> None:
         parse_load({**raw, "duration_s": 5}, "load.quick")
 
 
-def _options(script: str, env: dict[str, str]) -> dict[str, Any]:
-    argv = [k6_binary(), "inspect"]
-    for key, value in env.items():
-        argv += ["-e", f"{key}={value}"]
-    result = subprocess.run(
-        [*argv, str(ROOT / "loadtests" / script)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    options: dict[str, Any] = json.loads(result.stdout)
-    return options
-
-
-def test_the_ab_shape_opens_a_connection_per_request_like_ab_without_keep_alive() -> None:
-    options = _options("wait.js", {"SHAPE": "ab", "VUS": "3", "ITERATIONS": "9"})
-    assert options["noConnectionReuse"] is True
-    assert _picked(options["scenarios"]["ab"], "executor", "vus", "iterations") == (
+def test_the_ab_shape_opens_a_connection_per_request_like_ab_without_keep_alive(
+    options: Options,
+) -> None:
+    found = options("wait.js", {"SHAPE": "ab", "VUS": "3", "ITERATIONS": "9"})
+    assert found["noConnectionReuse"] is True
+    assert _picked(found["scenarios"]["ab"], "executor", "vus", "iterations") == (
         "shared-iterations",
         3,
         9,
     )
-    assert _options("wait.js", {"SHAPE": "hey"})["noConnectionReuse"] is False
+    assert options("wait.js", {"SHAPE": "hey"})["noConnectionReuse"] is False
 
 
 def test_a_named_shape_is_the_default_of_its_table() -> None:
@@ -119,8 +113,8 @@ def test_mistakes_in_a_load_are_named(raw: dict[str, Any], message: str) -> None
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_every_shape_means_the_same_executor_in_k6(shape: str) -> None:
-    scenarios = _inspect("wait.js", {"SHAPE": shape})
+def test_every_shape_means_the_same_executor_in_k6(options: Options, shape: str) -> None:
+    scenarios = options("wait.js", {"SHAPE": shape})["scenarios"]
     assert scenarios[shape]["executor"] == SHAPES[shape]
 
 
@@ -128,9 +122,9 @@ def _picked(scenario: dict[str, Any], *keys: str) -> tuple[Any, ...]:
     return tuple(scenario[key] for key in keys)
 
 
-def test_a_loads_environment_sets_k6s_scenario() -> None:
+def test_a_loads_environment_sets_k6s_scenario(options: Options) -> None:
     counted = Load(vus=7, shape="client", iterations=3, max_duration_s=20)
-    scenario = _inspect("wait.js", counted.k6_env())["client"]
+    scenario = options("wait.js", counted.k6_env())["scenarios"]["client"]
     assert _picked(scenario, "executor", "vus", "iterations", "maxDuration") == (
         "per-vu-iterations",
         7,
@@ -138,7 +132,7 @@ def test_a_loads_environment_sets_k6s_scenario() -> None:
         "20s",
     )
     timed = Load(vus=5, duration_s=2, warmup_s=1)
-    scenario = _inspect("hello.js", timed.k6_env())["wrk"]
+    scenario = options("hello.js", timed.k6_env())["scenarios"]["wrk"]
     assert _picked(scenario, "executor", "vus", "duration") == ("constant-vus", 5, "3s")
 
 
@@ -151,12 +145,12 @@ def test_a_loads_environment_sets_k6s_scenario() -> None:
     ],
 )
 def test_each_script_defaults_to_its_write_ups_shape(
-    script: str, name: str, expected: dict[str, Any]
+    options: Options, script: str, name: str, expected: dict[str, Any]
 ) -> None:
-    scenario = _inspect(script, {})[name]
+    scenario = options(script, {})["scenarios"][name]
     assert {key: scenario[key] for key in expected} == expected
 
 
-def test_a_script_default_gives_way_to_another_shape() -> None:
+def test_a_script_default_gives_way_to_another_shape(options: Options) -> None:
     """hello.js's 400 VUs are its wrk default; SHAPE=hey takes hey's own 1000."""
-    assert _inspect("hello.js", {"SHAPE": "hey"})["hey"]["vus"] == 1000
+    assert options("hello.js", {"SHAPE": "hey"})["scenarios"]["hey"]["vus"] == 1000

@@ -10,16 +10,14 @@ from servelab.bench.matrix import MatrixError, load_matrix, parse_matrix
 from servelab.bench.ratios import Side
 from servelab.cli import main as servelab
 
-ROOT = Path(__file__).resolve().parents[3]
 
-
-def _raw() -> dict[str, Any]:
-    with (ROOT / "loadtests" / "matrix" / "files.toml").open("rb") as file:
+def _raw(project_root: Path) -> dict[str, Any]:
+    with (project_root / "loadtests" / "matrix" / "files.toml").open("rb") as file:
         return tomllib.load(file)
 
 
-def test_files_quick_form_covers_the_write_up_and_the_production_api() -> None:
-    matrix = load_matrix(ROOT, "files")
+def test_files_quick_form_covers_the_write_up_and_the_production_api(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "files")
     cells = matrix.cells("quick")
     by_variant: dict[str, list[str]] = {}
     for cell in cells:
@@ -37,8 +35,8 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api() -> None:
     assert len(cells) == 39
 
 
-def test_variants_take_turns_endpoint_by_endpoint() -> None:
-    cells = load_matrix(ROOT, "files").cells("quick")
+def test_variants_take_turns_endpoint_by_endpoint(project_root: Path) -> None:
+    cells = load_matrix(project_root, "files").cells("quick")
     assert [(c.variant.name, c.endpoint.key) for c in cells[:3]] == [
         ("uvicorn", "upload/stream/async_read_and_memory_write"),
         ("gunicorn", "upload/stream/async_read_and_memory_write"),
@@ -48,13 +46,13 @@ def test_variants_take_turns_endpoint_by_endpoint() -> None:
     assert accel == ["uvicorn", "gunicorn", "granian", "nginx"]
 
 
-def test_full_form_runs_one_worker_before_two() -> None:
-    workers = [cell.workers for cell in load_matrix(ROOT, "files").cells("full")]
+def test_full_form_runs_one_worker_before_two(project_root: Path) -> None:
+    workers = [cell.workers for cell in load_matrix(project_root, "files").cells("full")]
     assert workers == sorted(workers)
 
 
-def test_files_full_form_adds_granian_and_two_workers() -> None:
-    cells = load_matrix(ROOT, "files").cells("full")
+def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> None:
+    cells = load_matrix(project_root, "files").cells("full")
     assert {(c.variant.name, c.workers) for c in cells} == {
         (variant, workers)
         for variant in ("uvicorn", "gunicorn", "granian", "nginx", "reference")
@@ -63,16 +61,16 @@ def test_files_full_form_adds_granian_and_two_workers() -> None:
     assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3
 
 
-def test_every_endpoint_names_an_existing_script_and_an_endpoint() -> None:
-    matrix = load_matrix(ROOT, "files")
+def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "files")
     for cell in matrix.cells("full"):
-        assert (ROOT / "loadtests" / cell.endpoint.script).is_file()
+        assert (project_root / "loadtests" / cell.endpoint.script).is_file()
         assert cell.endpoint.env["ENDPOINT"].startswith("/")
 
 
-def test_write_up_endpoints_are_keyed_by_their_write_up_name() -> None:
-    matrix = load_matrix(ROOT, "files")
-    with (ROOT / matrix.write_up).open("rb") as file:
+def test_write_up_endpoints_are_keyed_by_their_write_up_name(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "files")
+    with (project_root / matrix.write_up).open("rb") as file:
         published = set(tomllib.load(file)["endpoints"])
     uvicorn = next(v for v in matrix.variants if v.name == "uvicorn")
     keys = {endpoint.key for endpoint in uvicorn.endpoints_for("quick")}
@@ -82,8 +80,8 @@ def test_write_up_endpoints_are_keyed_by_their_write_up_name() -> None:
             assert endpoint.env["ENDPOINT"] == f"/files/{endpoint.key}"
 
 
-def test_ratio_sides_and_goals_are_parsed() -> None:
-    matrix = load_matrix(ROOT, "files")
+def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "files")
     ratios = {ratio.name: ratio for ratio in matrix.ratios}
     assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",))
     assert ratios["multipart/raw"].denominator == Side(endpoint="POST /files raw")
@@ -98,8 +96,8 @@ def test_ratio_sides_and_goals_are_parsed() -> None:
     }
 
 
-def test_load_shapes() -> None:
-    matrix = load_matrix(ROOT, "files")
+def test_load_shapes(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "files")
     assert matrix.load("full").duration_s == 10
     assert matrix.load("full").vus == matrix.load("quick").vus == 100
     assert matrix.load("quick").seconds < matrix.load("full").seconds
@@ -112,21 +110,21 @@ def test_load_shapes() -> None:
     [
         (lambda raw: raw["variants"]["uvicorn"].pop("profile"), "variants.uvicorn: missing"),
         (lambda raw: raw["variants"]["uvicorn"].update(endpoints="nope"), "no endpoint set"),
-        (lambda raw: raw["variants"]["uvicorn"]["workers"].update(soon=[1]), "unknown form"),
+        (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "unknown form"),
         (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
     ],
 )
-def test_mistakes_in_the_matrix_are_named(change: Any, message: str) -> None:
-    raw = _raw()
+def test_mistakes_in_the_matrix_are_named(project_root: Path, change: Any, message: str) -> None:
+    raw = _raw(project_root)
     change(raw)
     with pytest.raises(MatrixError, match=message):
         parse_matrix(raw)
 
 
-def test_unknown_family_lists_the_known_ones() -> None:
+def test_unknown_family_lists_the_known_ones(project_root: Path) -> None:
     with pytest.raises(MatrixError, match=r"known: .*files"):
-        load_matrix(ROOT, "nope")
+        load_matrix(project_root, "nope")
 
 
 def test_cli_reports_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> None:
@@ -134,8 +132,8 @@ def test_cli_reports_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> No
     assert "no benchmark family 'nope'" in capsys.readouterr().err
 
 
-def test_a_variant_can_run_other_endpoints_in_each_form() -> None:
-    matrix = load_matrix(ROOT, "files")
+def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "files")
     granian = next(v for v in matrix.variants if v.name == "granian")
     quick = {endpoint.key for endpoint in granian.endpoints_for("quick")}
     full = {endpoint.key for endpoint in granian.endpoints_for("full")}

@@ -1,21 +1,22 @@
-"""A matrix's cells: load shapes per family, variant or endpoint; settings per form and
-variant; the variable that carries the number of workers; CPU pinning; goal filters."""
+"""A matrix's cells: load shapes per family, variant or endpoint; common tables with
+per-form overrides; endpoint sweeps over rates and VUs; settings per form and variant; the
+variable that carries the number of workers; CPU pinning; goal filters; report notes."""
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from servelab.bench.load import Load
-from servelab.bench.matrix import WORKERS_ENV, MatrixError, parse_matrix
+from servelab.bench.matrix import WORKERS_ENV, MatrixError, load_matrix, parse_matrix
 from servelab.bench.ratios import GoalSpec, Side
 
 RAW: dict[str, Any] = {
     "family": "demo",
     "write_up": "loadtests/reference/demo.toml",
-    "workers_env": "WORKERS",
     "settings": {"quick": {"WAITING_TIME": 0.5}},
     "load": {"quick": {"vus": 50, "duration_s": 2, "warmup_s": 1}},
     "shapes": {
@@ -31,7 +32,6 @@ RAW: dict[str, Any] = {
             "workers": {"quick": [1, 2]},
             "shape": "hey",
             "env": {"THREADPOOL_SIZE": 1000, "WAITING_TIME": "0.2"},
-            "workers_env": "PROCESSES",
             "pin": False,
         },
     },
@@ -83,20 +83,92 @@ def test_an_endpoints_shape_wins_over_its_variants_and_the_default() -> None:
 
 def test_a_cells_server_gets_the_forms_settings_the_variants_env_and_its_workers() -> None:
     cells = _cells(RAW)
-    assert cells["plain", 1, "a"].server_env == {"WAITING_TIME": "0.5", "WORKERS": "1"}
+    assert cells["plain", 1, "a"].server_env == {"WAITING_TIME": "0.5", "WEB_CONCURRENCY": "1"}
     assert cells["bursty", 2, "a"].server_env == {
         "WAITING_TIME": "0.2",
         "THREADPOOL_SIZE": "1000",
-        "PROCESSES": "2",
+        "WEB_CONCURRENCY": "2",
     }
-
-
-def test_the_workers_variable_defaults_to_web_concurrency() -> None:
-    raw = copy.deepcopy(RAW)
-    del raw["workers_env"]
-    cells = _cells(raw)
-    assert cells["plain", 1, "a"].server_env[WORKERS_ENV] == "1"
     assert WORKERS_ENV == "WEB_CONCURRENCY"
+
+
+def test_common_keys_hold_for_every_form_and_a_forms_own_table_overrides_them() -> None:
+    raw = copy.deepcopy(RAW)
+    raw["settings"] = {"WAITING_TIME": 1, "full": {"WAITING_TIME": 2}}
+    raw["load"] = {"vus": 50, "warmup_s": 1, "quick": {"duration_s": 2}, "full": {"duration_s": 9}}
+    raw["shapes"]["client"] = {"vus": 10, "iterations": 1, "max_duration_s": 30}
+    raw["variants"]["plain"]["workers"] = {"quick": [1], "full": [1]}
+    matrix = parse_matrix(raw)
+    assert matrix.settings == {"quick": {"WAITING_TIME": "1"}, "full": {"WAITING_TIME": "2"}}
+    assert matrix.load("quick") == Load(vus=50, duration_s=2.0, warmup_s=1.0)
+    assert matrix.load("full") == Load(vus=50, duration_s=9.0, warmup_s=1.0)
+    assert matrix.load("full", "client") == matrix.load("quick", "client")
+    assert [cell.endpoint.key for cell in matrix.cells("full")] == ["a", "b"]
+
+
+def test_the_matrix_names_the_workers_a_variant_does_not() -> None:
+    raw = copy.deepcopy(RAW)
+    raw["workers"] = {"quick": [3]}
+    del raw["variants"]["plain"]["workers"]
+    assert {(c.variant.name, c.workers) for c in parse_matrix(raw).cells("quick")} == {
+        ("plain", 3),
+        ("bursty", 1),
+        ("bursty", 2),
+    }
+    del raw["workers"]
+    with pytest.raises(MatrixError, match=r"variants\.plain: missing `workers`"):
+        parse_matrix(raw)
+
+
+SWEPT: dict[str, Any] = {
+    "family": "sweep",
+    "write_up": "loadtests/reference/demo.toml",
+    "load": {
+        "shape": "vegeta",
+        "rate": 100,
+        "vus_per_rate": 0.5,
+        "min_vus": 10,
+        "max_vus": 1000,
+        "duration_s": 5,
+    },
+    "shapes": {"boom": {"vus": 10, "duration_s": 5}},
+    "variants": {
+        "v": {"profile": "p", "service": "s", "endpoints": "e", "workers": {"quick": [4]}}
+    },
+    "endpoints": {
+        "e": [
+            {"key": "list", "script": "x.js", "env": {"NAME": "list"}, "rates": [10, 200]},
+            {"key": "diff", "script": "x.js", "shape": "boom", "vus": [1, 50]},
+        ]
+    },
+}
+
+
+def test_an_endpoint_runs_once_per_rate_and_per_number_of_vus() -> None:
+    cells = parse_matrix(SWEPT).cells("quick")
+    assert [(c.endpoint.key, c.load.rate, c.load.vus) for c in cells] == [
+        ("list @10/s", 10, 10),  # rate / 2 VUs ready, but at least min_vus
+        ("list @200/s", 200, 100),
+        ("diff c1", 0, 1),
+        ("diff c50", 0, 50),
+    ]
+    assert {c.load.shape for c in cells} == {"vegeta", "boom"}
+    assert cells[1].load.max_vus == 1000 and cells[1].endpoint.env == {"NAME": "list"}
+    assert parse_matrix(SWEPT).load("quick").vus == 50
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda e: e[1].update(shape="nope"), r"no \[shapes\.nope\] to sweep"),
+        (lambda e: e[0].update(vus=[1]), "sweeps `rates` and `vus`; one at a time"),
+    ],
+)
+def test_sweep_mistakes_are_named(change: Any, message: str) -> None:
+    raw = copy.deepcopy(SWEPT)
+    change(raw["endpoints"]["e"])
+    with pytest.raises(MatrixError, match=message):
+        parse_matrix(raw)
 
 
 def test_pinning_is_on_unless_the_matrix_or_the_variant_turns_it_off() -> None:
@@ -127,10 +199,36 @@ def test_goals_carry_their_bounds_and_filters() -> None:
     assert goals[2].best
 
 
-def test_the_report_notes_come_from_the_matrix() -> None:
-    raw = copy.deepcopy(RAW)
-    raw["report"] = {"notes": "\n**Why.** Because.\n"}
-    assert parse_matrix(raw).notes == "**Why.** Because."
+def test_a_goal_over_endpoints_is_one_goal_per_endpoint_at_its_rate() -> None:
+    raw = copy.deepcopy(SWEPT)
+    raw["ratios"] = [{"name": "success", "metric": "success_ratio", "numerator": {}}]
+    raw["goals"] = [
+        {
+            "goal": "all served",
+            "ratio": "success",
+            "endpoints": ["list", "diff"],
+            "rate": 200,
+            "min": 1,
+        }
+    ]
+    goals = parse_matrix(raw).goals
+    assert [(g.goal, g.endpoint, g.minimum) for g in goals] == [
+        ("all served: list", "list @200/s", 1.0),
+        ("all served: diff", "diff @200/s", 1.0),
+    ]
+
+
+def test_the_report_notes_are_the_markdown_file_beside_the_matrix(tmp_path: Path) -> None:
+    matrices = tmp_path / "loadtests" / "matrix"
+    (matrices / "notes").mkdir(parents=True)
+    (matrices / "demo.toml").write_text(
+        'family = "demo"\nwrite_up = "w.toml"\n[load]\nvus = 1\nduration_s = 1\n'
+        '[variants.v]\nprofile = "p"\nservice = "s"\nendpoints = "e"\n'
+        'workers = { quick = [1] }\n[[endpoints.e]]\nkey = "a"\nscript = "a.js"\n'
+    )
+    assert load_matrix(tmp_path, "demo").notes == ""
+    (matrices / "notes" / "demo.md").write_text("\n**Why.** Because.\n")
+    assert load_matrix(tmp_path, "demo").notes == "**Why.** Because."
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,8 @@ from servelab.bench.report import render
 from servelab.bench.results import BenchRun, run_from_json
 from servelab.bench.summary import ERROR_KINDS, Measurement, measurement
 from servelab.bench.writeup import load_write_up
-from servelab.compose import load_project
+from servelab.stack.compose import load_project
 
-ROOT = Path(__file__).resolve().parents[3]
 VEGETA = {"shape": "vegeta", "rate": 1000, "vus": 500, "max_vus": 1000, "duration_s": 5}
 MEASURED = "{phase:measure}"
 
@@ -127,11 +126,13 @@ def test_a_measurement_saved_before_p95_and_statuses_loads_without_them() -> Non
 
 
 @pytest.mark.parametrize("form", ["quick", "full"])
-def test_every_entryeditor_cell_names_a_compose_service_and_a_preset(form: str) -> None:
-    matrix = load_matrix(ROOT, "entryeditor")
-    script = (ROOT / "loadtests" / "entryeditor.js").read_text()
+def test_every_entryeditor_cell_names_a_compose_service_and_a_preset(
+    project_root: Path, form: str
+) -> None:
+    matrix = load_matrix(project_root, "entryeditor")
+    script = (project_root / "loadtests" / "entryeditor.js").read_text()
     services = {
-        profile: load_project(ROOT, [profile]).services
+        profile: load_project(project_root, [profile]).services
         for profile in {v.profile for v in matrix.variants}
     }
     for cell in matrix.cells(form):
@@ -144,8 +145,8 @@ def test_every_entryeditor_cell_names_a_compose_service_and_a_preset(form: str) 
         assert cell.server_env["EE_DATABASE"] == "ee_bench"
 
 
-def test_the_quick_form_is_the_uwsgi_stack_at_100_200_1000_and_boom_10() -> None:
-    cells = load_matrix(ROOT, "entryeditor").cells("quick")
+def test_the_quick_form_is_the_uwsgi_stack_at_100_200_1000_and_boom_10(project_root: Path) -> None:
+    cells = load_matrix(project_root, "entryeditor").cells("quick")
     assert {c.variant.name for c in cells} == {"uwsgi"}
     assert {c.load.rate for c in cells if c.load.arrival} == {100, 200, 1000}
     assert {c.endpoint.key for c in cells if not c.load.arrival} == {
@@ -156,8 +157,8 @@ def test_the_quick_form_is_the_uwsgi_stack_at_100_200_1000_and_boom_10() -> None
     assert sum(c.load.seconds for c in cells) <= 180
 
 
-def test_every_write_up_table_is_in_the_reference() -> None:
-    write_up = load_write_up(ROOT / "loadtests" / "reference" / "entryeditor.toml")
+def test_every_write_up_table_is_in_the_reference(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / "entryeditor.toml")
     keys = {(f.server, f.endpoint) for f in write_up.figures}
     # 12 tables, rows each: vegeta static 4, list 4, detail 4, execute 5, init 5, sentence 4,
     # neighbors 5 before and 5 after, get_instance 5; boom init 4, diff 3, get_pmi 3.
@@ -237,7 +238,9 @@ def entryeditor_run(cells: list[dict[str, Any]]) -> BenchRun:
     )
 
 
-def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns() -> None:
+def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(
+    project_root: Path,
+) -> None:
     rate = {**VEGETA, "rate": 1000, "warmup_s": 1.0}
     boom = {"shape": "boom", "vus": 10, "duration_s": 5.0, "warmup_s": 1.0}
     overloaded = {
@@ -254,8 +257,8 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns() -> N
             cell("init c10", boom, {"requests": 150, "rps": 30.0}),
         ]
     )
-    matrix = load_matrix(ROOT, "entryeditor")
-    markdown = render(run, matrix, load_write_up(ROOT / matrix.write_up), {})
+    matrix = load_matrix(project_root, "entryeditor")
+    markdown = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
     assert (
         "| endpoint | run | load | requests | duration s | req/s | success | mean ms | p95 ms "
         "| p99 ms | max ms | errors (by status) | dropped | DB conns (peak) | k6 CPU s (load) |"
@@ -276,9 +279,9 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns() -> N
     assert "| no 502 in any cell, 1000 requests/s included (the worst cell shown) |" in markdown
 
 
-def test_a_report_column_that_does_not_exist_is_a_clear_error() -> None:
-    matrix = load_matrix(ROOT, "entryeditor")
+def test_a_report_column_that_does_not_exist_is_a_clear_error(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "entryeditor")
     broken = type(matrix)(**{**matrix.__dict__, "columns": ("rps", "p42")})
     run = entryeditor_run([cell("list @100/s", VEGETA, {})])
     with pytest.raises(BenchError, match=r"unknown \['p42'\]"):
-        render(run, broken, load_write_up(ROOT / matrix.write_up), {})
+        render(run, broken, load_write_up(project_root / matrix.write_up), {})

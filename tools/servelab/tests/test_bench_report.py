@@ -14,7 +14,6 @@ from servelab.bench.report import render
 from servelab.bench.results import load_run, run_from_json, save_run
 from servelab.bench.writeup import load_write_up
 
-ROOT = Path(__file__).resolve().parents[3]
 NO_ERRORS = {"connect": 0, "timeout": 0, "non_2xx": 0, "other": 0}
 
 
@@ -88,9 +87,9 @@ RUN: dict[str, Any] = {
 
 
 @pytest.fixture
-def markdown() -> str:
-    matrix = load_matrix(ROOT, "files")
-    write_up = load_write_up(ROOT / matrix.write_up)
+def markdown(project_root: Path) -> str:
+    matrix = load_matrix(project_root, "files")
+    write_up = load_write_up(project_root / matrix.write_up)
     return render(run_from_json(RUN), matrix, write_up, {"rps": "files/rps.png"})
 
 
@@ -164,8 +163,10 @@ def test_charts_are_png_files_beside_the_report(tmp_path: Path) -> None:
         assert (tmp_path / relative).read_bytes().startswith(b"\x89PNG")
 
 
-def test_render_report_rewrites_markdown_from_saved_results(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "loadtests", tmp_path / "loadtests")
+def test_render_report_rewrites_markdown_from_saved_results(
+    project_root: Path, tmp_path: Path
+) -> None:
+    shutil.copytree(project_root / "loadtests", tmp_path / "loadtests")
     results = results_path(tmp_path, "files")
     results.parent.mkdir(parents=True)
     results.write_text(json.dumps(RUN))
@@ -175,7 +176,7 @@ def test_render_report_rewrites_markdown_from_saved_results(tmp_path: Path) -> N
     assert (tmp_path / "docs" / "results" / "files" / "rps.png").is_file()
 
 
-def test_render_report_without_results_says_what_to_run(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "loadtests", tmp_path / "loadtests")
+def test_render_report_without_results_says_what_to_run(project_root: Path, tmp_path: Path) -> None:
+    shutil.copytree(project_root / "loadtests", tmp_path / "loadtests")
     with pytest.raises(BenchError, match="run `servelab bench files` first"):
         render_report("files", project_dir=tmp_path)

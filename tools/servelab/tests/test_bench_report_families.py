@@ -16,7 +16,6 @@ from servelab.bench.results import run_from_json
 from servelab.bench.summary import ERROR_KINDS
 from servelab.bench.writeup import load_write_up
 
-ROOT = Path(__file__).resolve().parents[3]
 HEY = {"vus": 1000, "shape": "hey", "iterations": 1, "max_duration_s": 90.0}
 CLIENT = {"vus": 10, "shape": "client", "iterations": 1, "max_duration_s": 60.0}
 WRK = {"vus": 400, "duration_s": 3.0, "warmup_s": 1.0}
@@ -103,9 +102,11 @@ WAIT_RUN = _run(
 
 
 @pytest.fixture
-def wait_markdown() -> str:
-    matrix = load_matrix(ROOT, "wait")
-    return render(run_from_json(WAIT_RUN), matrix, load_write_up(ROOT / matrix.write_up), {})
+def wait_markdown(project_root: Path) -> str:
+    matrix = load_matrix(project_root, "wait")
+    return render(
+        run_from_json(WAIT_RUN), matrix, load_write_up(project_root / matrix.write_up), {}
+    )
 
 
 def test_goals_bounded_from_above_and_within_a_band(wait_markdown: str) -> None:
@@ -160,7 +161,7 @@ def test_a_total_time_chart_is_drawn_for_counted_cells(tmp_path: Path) -> None:
     assert (tmp_path / "wait" / "total.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_hello_sets_socket_errors_beside_the_write_ups() -> None:
+def test_hello_sets_socket_errors_beside_the_write_ups(project_root: Path) -> None:
     hello = {"WORKERS": "1"}
     run = _run(
         "hello",
@@ -171,8 +172,8 @@ def test_hello_sets_socket_errors_beside_the_write_ups() -> None:
             _cell("empty-wsgi", "GET /hello", WRK, hello, elapsed=3.0, avg=70.0),
         ],
     )
-    matrix = load_matrix(ROOT, "hello")
-    markdown = render(run_from_json(run), matrix, load_write_up(ROOT / matrix.write_up), {})
+    matrix = load_matrix(project_root, "hello")
+    markdown = render(run_from_json(run), matrix, load_write_up(project_root / matrix.write_up), {})
     assert "| total s |" not in markdown
     assert (
         "| GET /hello | write-up, 8 workers | 15808 | 525.96 | 77.05 | — | — | — | — | 242.36 "

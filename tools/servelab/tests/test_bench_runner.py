@@ -5,17 +5,18 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from servelab.bench.matrix import load_matrix, parse_matrix
 from servelab.bench.runner import k6_env, run_matrix
 
-ROOT = Path(__file__).resolve().parents[3]
 SUMMARY = Path("run/summary.json")
 
 
-def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape() -> None:
+def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape(project_root: Path) -> None:
     cell = next(
         c
-        for c in load_matrix(ROOT, "wait").cells("quick")
+        for c in load_matrix(project_root, "wait").cells("quick")
         if (c.variant.name, c.endpoint.key) == ("uvicorn-cpu", "client /async")
     )
     assert k6_env(cell, "http://127.0.0.1:9", SUMMARY, None) == {
@@ -24,7 +25,7 @@ def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape() -> None:
         "THRESHOLD_CHECKS": "0",
         "WAITING_TIME": "0.2",
         "MODEL": "cpu",
-        "WORKERS": "1",
+        "WEB_CONCURRENCY": "1",
         "ENDPOINT": "/async",
         "SHAPE": "client",
         "VUS": "10",
@@ -34,21 +35,23 @@ def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape() -> None:
     }
 
 
-def test_a_payload_goes_to_k6_where_the_family_has_one() -> None:
-    cell = load_matrix(ROOT, "files").cells("quick")[0]
+def test_a_payload_goes_to_k6_where_the_family_has_one(project_root: Path) -> None:
+    cell = load_matrix(project_root, "files").cells("quick")[0]
     env = k6_env(cell, "http://127.0.0.1:9", SUMMARY, Path("run/health.jpg"))
     assert env["PAYLOAD_FILE"] == "run/health.jpg"
     assert env["WEB_CONCURRENCY"] == "1"
     assert (env["SHAPE"], env["VUS"], env["DURATION"]) == ("wrk", "100", "3s")
 
 
-def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst() -> None:
+@pytest.mark.stack
+def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
+    project_root: Path,
+) -> None:
     """4 requests of 0.2 s at once on a pool of 2 threads: 2 rounds."""
     matrix = parse_matrix(
         {
             "family": "runner-test",
             "write_up": "loadtests/reference/wait.toml",
-            "workers_env": "WORKERS",
             "pin": False,
             "settings": {"quick": {"WAITING_TIME": "0.2"}},
             "load": {"quick": {"shape": "client", "vus": 4, "iterations": 1, "max_duration_s": 30}},
@@ -67,10 +70,10 @@ def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
         }
     )
     progress = io.StringIO()
-    run = run_matrix(ROOT, matrix, "quick", stream=progress)
+    run = run_matrix(project_root, matrix, "quick", stream=progress)
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
-    assert cell.settings == {"WAITING_TIME": "0.2", "THREADPOOL_SIZE": "2", "WORKERS": "1"}
+    assert cell.settings == {"WAITING_TIME": "0.2", "THREADPOOL_SIZE": "2", "WEB_CONCURRENCY": "1"}
     assert cell.measurement.requests == 4
     assert cell.measurement.checks_rate == 1.0
     assert 0.4 <= cell.measurement.elapsed_s < 0.8

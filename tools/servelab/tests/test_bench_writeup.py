@@ -6,11 +6,9 @@ import pytest
 
 from servelab.bench.writeup import load_write_up
 
-ROOT = Path(__file__).resolve().parents[3]
 
-
-def test_files_write_up_holds_every_published_run() -> None:
-    write_up = load_write_up(ROOT / "loadtests" / "reference" / "files.toml")
+def test_files_write_up_holds_every_published_run(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / "files.toml")
     runs = [(run.server, run.workers) for run in write_up.runs]
     assert runs == [("uvicorn", 40), ("gunicorn", 40), ("uvicorn", 1), ("gunicorn", 1)]
     assert len(write_up.figures) == 13 + 4 + 5 + 4
@@ -18,8 +16,8 @@ def test_files_write_up_holds_every_published_run() -> None:
     assert write_up.workers("gunicorn") == [1, 40]
 
 
-def test_figures_are_the_printed_numbers() -> None:
-    write_up = load_write_up(ROOT / "loadtests" / "reference" / "files.toml")
+def test_figures_are_the_printed_numbers(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / "files.toml")
     figure = write_up.figure("uvicorn", 40, "download/file")
     assert figure is not None
     assert (figure.requests, figure.rps, figure.avg_ms, figure.p99_ms) == (
@@ -34,16 +32,16 @@ def test_figures_are_the_printed_numbers() -> None:
     assert write_up.figure("gunicorn", 1, "download/file") is None
 
 
-def test_rates_are_keyed_by_our_variant_names() -> None:
-    write_up = load_write_up(ROOT / "loadtests" / "reference" / "files.toml")
+def test_rates_are_keyed_by_our_variant_names(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / "files.toml")
     rates = write_up.values({"uv": "uvicorn"})
     assert rates[("uv", 1, "upload/single/sync")] == 246.24
     assert all(variant == "uv" for variant, _, _ in rates)
     assert len(rates) == 13 + 5
 
 
-def test_wait_write_up_holds_heys_summaries_and_the_clients_times() -> None:
-    write_up = load_write_up(ROOT / "loadtests" / "reference" / "wait.toml")
+def test_wait_write_up_holds_heys_summaries_and_the_clients_times(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / "wait.toml")
     assert [(run.server, run.workers) for run in write_up.runs] == [
         ("uvicorn", 1),
         ("gunicorn", 1),
@@ -69,8 +67,8 @@ def test_wait_write_up_holds_heys_summaries_and_the_clients_times() -> None:
     assert flask.max_ms == pytest.approx(max(flask.printed["latencies_s"]) * 1000)
 
 
-def test_hello_write_up_holds_every_wrk_run_and_its_socket_errors() -> None:
-    write_up = load_write_up(ROOT / "loadtests" / "reference" / "hello.toml")
+def test_hello_write_up_holds_every_wrk_run_and_its_socket_errors(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / "hello.toml")
     published = {(f.server, f.workers): f for f in write_up.figures}
     assert set(published) == {
         ("gunicorn-sync", 8),
@@ -93,8 +91,8 @@ def test_hello_write_up_holds_every_wrk_run_and_its_socket_errors() -> None:
     assert gevent.p50_ms is None
 
 
-def test_values_of_any_metric_skip_what_the_write_up_did_not_print() -> None:
-    write_up = load_write_up(ROOT / "loadtests" / "reference" / "wait.toml")
+def test_values_of_any_metric_skip_what_the_write_up_did_not_print(project_root: Path) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / "wait.toml")
     elapsed = write_up.values({"uv": "uvicorn"}, "elapsed_s")
     assert elapsed[("uv", 1, "client /sync")] == 1.0637059211730957
     rates = write_up.values({"uv": "uvicorn"})

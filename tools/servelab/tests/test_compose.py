@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.compose import ComposeError, load_project, parse_duration
+from servelab.stack.compose import ComposeError, load_project, parse_duration
 
 
 def test_profile_selects_services_and_interpolates_from_env(
@@ -85,10 +85,9 @@ def test_bad_duration_is_rejected() -> None:
         parse_duration("2 seconds", 0.0)
 
 
-def test_repository_compose_file_is_valid() -> None:
-    root = Path(__file__).resolve().parents[3]
+def test_repository_compose_file_is_valid(project_root: Path) -> None:
     for profile in ("uvicorn", "gunicorn", "granian", "nginx", "reference"):
-        services = load_project(root, [profile]).services
+        services = load_project(project_root, [profile]).services
         assert services, profile
         needed = {d: c for s in services.values() for d, c in s.depends_on.items()}
         for service in services.values():

@@ -15,10 +15,7 @@ import pytest
 from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
 from servelab.bench.runner import RECORD_FAILURES
 from servelab.bench.summary import ERROR_KINDS
-from servelab.ports import free_port
-
-ROOT = Path(__file__).resolve().parents[3]
-ERRORS_JS = ROOT / "loadtests" / "lib" / "errors.js"
+from servelab.stack.ports import free_port
 
 # (status, error_code, error) -> the kind lib/errors.js gives it
 CASES = [
@@ -52,10 +49,16 @@ export function handleSummary() {{
 
 
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str | None]]:
+def probe(
+    project_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, list[str | None]]:
     script = tmp_path_factory.mktemp("errors") / "errors_probe.js"
     cases = json.dumps([list(response) for response, _ in CASES])
-    script.write_text(SCRIPT.format(lib=ERRORS_JS.as_posix(), cases=cases))
+    script.write_text(
+        SCRIPT.format(
+            lib=(project_root / "loadtests" / "lib" / "errors.js").as_posix(), cases=cases
+        )
+    )
     argv = [k6_binary(), "run", "--quiet", "--no-usage-report", str(script)]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     found: dict[str, list[str | None]] = json.loads(result.stdout.strip().splitlines()[-1])
@@ -102,8 +105,9 @@ def test_the_benchmarks_thresholds_record_failed_requests_as_data(k6_smoke: K6Sm
 
 
 @pytest.mark.parametrize("value", ["", "off", "2", "-0.1"])
-def test_a_threshold_that_is_not_a_rate_is_refused(value: str) -> None:
-    argv = k6_argv(k6_binary(), ROOT / "loadtests" / "upload.js", {"THRESHOLD_FAILED": value})
+def test_a_threshold_that_is_not_a_rate_is_refused(project_root: Path, value: str) -> None:
+    script = project_root / "loadtests" / "upload.js"
+    argv = k6_argv(k6_binary(), script, {"THRESHOLD_FAILED": value})
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "THRESHOLD_FAILED must be a rate from 0 to 1" in result.stdout + result.stderr

@@ -11,14 +11,14 @@ import pytest
 
 from servelab.bench.k6 import THRESHOLDS_FAILED
 from servelab.bench.payload import generate_payload, write_payload
-from servelab.ports import free_port
 from servelab.stack import Stack
+from servelab.stack.ports import free_port
 
 K6Smoke = Callable[..., Any]
 
 
 @pytest.fixture(scope="module")
-def files_url() -> Iterator[str]:
+def files_url(starts_servers: None) -> Iterator[str]:
     with Stack("uvicorn", only=["files-uvicorn"], log=None) as stack:
         yield stack.url("files-uvicorn")
 

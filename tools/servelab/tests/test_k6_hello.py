@@ -21,7 +21,7 @@ HELLO = [
 
 
 @pytest.fixture(scope="module", params=HELLO, ids=[service for _, service in HELLO])
-def hello_url(request: pytest.FixtureRequest) -> Iterator[str]:
+def hello_url(request: pytest.FixtureRequest, starts_servers: None) -> Iterator[str]:
     profile, service = request.param
     with Stack(profile, only=[service], env={"WEB_CONCURRENCY": "1"}, log=None) as stack:
         yield stack.url(service)

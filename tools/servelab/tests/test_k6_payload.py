@@ -11,9 +11,6 @@ import pytest
 from servelab.bench.k6 import k6_binary
 from servelab.bench.payload import generate_payload, write_payload
 
-ROOT = Path(__file__).resolve().parents[3]
-PAYLOAD_JS = ROOT / "loadtests" / "lib" / "payload.js"
-
 # Prints digests of what loadtests/lib/payload.js builds in the init context.
 SCRIPT = """
 import crypto from 'k6/crypto';
@@ -34,9 +31,10 @@ export function handleSummary() {{
 """
 
 
-def _probe(tmp_path: Path, env: dict[str, str]) -> dict[str, str]:
+def _probe(project_root: Path, tmp_path: Path, env: dict[str, str]) -> dict[str, str]:
     script = tmp_path / "payload_probe.js"
-    script.write_text(SCRIPT.format(lib=PAYLOAD_JS.as_posix()))
+    payload_js = project_root / "loadtests" / "lib" / "payload.js"
+    script.write_text(SCRIPT.format(lib=payload_js.as_posix()))
     argv = [k6_binary(), "run", "--quiet", "--no-usage-report"]
     for key, value in env.items():
         argv += ["-e", f"{key}={value}"]
@@ -51,8 +49,10 @@ def _sha256(data: bytes) -> str:
 
 
 @pytest.mark.parametrize("size", [262144, 1000, 16 * 1024 + 3])
-def test_python_and_k6_generate_the_same_payload(tmp_path: Path, size: int) -> None:
-    assert _probe(tmp_path, {"PAYLOAD_SIZE": str(size)})["payload"] == _sha256(
+def test_python_and_k6_generate_the_same_payload(
+    project_root: Path, tmp_path: Path, size: int
+) -> None:
+    assert _probe(project_root, tmp_path, {"PAYLOAD_SIZE": str(size)})["payload"] == _sha256(
         generate_payload(size)
     )
 
@@ -63,9 +63,11 @@ def test_payload_is_not_a_short_repetition() -> None:
     assert len({payload[i : i + 1024] for i in range(0, 16 * 1024, 1024)}) == 16
 
 
-def test_multipart_and_json_bodies_wrap_the_payload_file(tmp_path: Path) -> None:
+def test_multipart_and_json_bodies_wrap_the_payload_file(
+    project_root: Path, tmp_path: Path
+) -> None:
     data = write_payload(tmp_path / "health.jpg", 5000).read_bytes()
-    probe = _probe(tmp_path, {"PAYLOAD_FILE": str(tmp_path / "health.jpg")})
+    probe = _probe(project_root, tmp_path, {"PAYLOAD_FILE": str(tmp_path / "health.jpg")})
     assert probe["payload"] == _sha256(data)
     boundary = probe["boundary"]
     head = (

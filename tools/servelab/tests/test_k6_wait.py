@@ -23,7 +23,7 @@ def _total_s(outcome: Any) -> float:
 
 
 @pytest.fixture(scope="module")
-def fastapi_url() -> Iterator[str]:
+def fastapi_url(starts_servers: None) -> Iterator[str]:
     with Stack("uvicorn", only=["wait-uvicorn"], env=SERVER, log=None) as stack:
         yield stack.url("wait-uvicorn")
 
@@ -79,8 +79,8 @@ def test_a_shorter_wait_than_waiting_time_fails_the_checks(
     assert outcome.measured("checks")["rate"] < 1
 
 
-def test_a_warm_up_does_not_apply_to_a_burst() -> None:
-    script = Path(__file__).resolve().parents[3] / "loadtests" / "wait.js"
+def test_a_warm_up_does_not_apply_to_a_burst(project_root: Path) -> None:
+    script = project_root / "loadtests" / "wait.js"
     argv = k6_argv(k6_binary(), script, {"WARMUP": "1s"})
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0

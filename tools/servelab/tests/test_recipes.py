@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from servelab.compose import compose_binary
+from servelab.project import find_project_dir
+from servelab.stack.compose import compose_binary
 
-ROOT = Path(__file__).resolve().parents[3]
-DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))
+# Listed at collection, for the parameters: before any fixture (project_root) exists.
+DOCKERFILES = sorted(find_project_dir(Path(__file__).parent).glob("services/*/Dockerfile"))
 
 
-def profiles() -> list[str]:
+def profiles(project_root: Path) -> list[str]:
     listed = subprocess.run(
         [compose_binary(), "config", "--profiles"],
-        cwd=ROOT,
+        cwd=project_root,
         capture_output=True,
         text=True,
         check=True,
@@ -25,13 +26,13 @@ def profiles() -> list[str]:
     return listed.stdout.split()
 
 
-def test_every_profile_passes_docker_compose_config() -> None:
-    names = profiles()
+def test_every_profile_passes_docker_compose_config(project_root: Path) -> None:
+    names = profiles(project_root)
     assert {"uvicorn", "gunicorn", "granian", "nginx", "reference"} <= set(names)
     for profile in names:
         result = subprocess.run(
             [compose_binary(), "--profile", profile, "config", "--quiet"],
-            cwd=ROOT,
+            cwd=project_root,
             capture_output=True,
             text=True,
             check=False,
@@ -39,8 +40,8 @@ def test_every_profile_passes_docker_compose_config() -> None:
         assert result.returncode == 0, f"{profile}: {result.stderr}"
 
 
-def test_there_is_a_dockerfile_per_service() -> None:
-    services = sorted(p.parent for p in ROOT.glob("services/*/pyproject.toml"))
+def test_there_is_a_dockerfile_per_service(project_root: Path) -> None:
+    services = sorted(p.parent for p in project_root.glob("services/*/pyproject.toml"))
     assert [d.parent for d in DOCKERFILES] == services
 
 

@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.dbwatch import ConnectionWatch
-from servelab.groups import members
-from servelab.ports import free_port
 from servelab.stack import Stack, StackError
+from servelab.stack.groups import members
+from servelab.stack.ports import free_port
+
+# Every test here runs the local runner against the machine's MariaDB and Redis.
+pytestmark = pytest.mark.stack
 
 MARIADB = "127.0.0.1:3306"
 SQL = shutil.which("mariadb") or shutil.which("mysql")

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from servelab.groups import members
 from servelab.stack import Stack, StackError
+from servelab.stack.groups import members
+
+# Every test here runs the local runner.
+pytestmark = pytest.mark.stack
 
 SERVER = """\
 import http.server, os, subprocess, sys

@@ -10,11 +10,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from servelab import sessions
 from servelab.bench import BenchError, render_report, run_bench
-from servelab.compose import find_project_dir
 from servelab.outage import DrillError, write_drill
-from servelab.stack import Stack, StackError
+from servelab.project import families as all_families
+from servelab.project import find_project_dir
+from servelab.stack import Stack, StackError, sessions
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -66,9 +66,7 @@ def families(requested: list[str]) -> list[str]:
     """The requested benchmark families, or every loadtests/matrix/*.toml."""
     if requested:
         return requested
-    return sorted(
-        path.stem for path in (find_project_dir() / "loadtests" / "matrix").glob("*.toml")
-    )
+    return all_families(find_project_dir())
 
 
 def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:
@@ -97,20 +95,6 @@ def outage(args: argparse.Namespace) -> int:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     print(f"servelab: wrote {report}", file=sys.stderr)
-    return 0
-
-
-def evaluate(args: argparse.Namespace) -> int:
-    """Accuracy per field of a service's recognition on generated images (health-code)."""
-    from health_code_service.evaluate import evaluate as run_eval
-    from health_code_service.evaluate import render as render_eval
-    from health_code_service.settings import Settings
-    from health_code_service.usages import Usage
-
-    settings = Settings(ocr_engine=args.engine, ocr_device=args.device)
-    usages = [Usage(usage) for usage in args.usage] if args.usage else list(Usage)
-    scores = run_eval(settings, args.count, args.seed, usages)
-    print(render_eval(scores, args.engine, misses=args.misses))
     return 0
 
 
@@ -155,25 +139,6 @@ def parser() -> argparse.ArgumentParser:
     )
     drill.add_argument("drill", help="loadtests/outage/<drill>.toml")
     drill.set_defaults(handler=outage)
-
-    score = commands.add_parser(
-        "eval", help="accuracy per field of health-code recognition on generated screenshots"
-    )
-    score.add_argument("service", choices=["health-code"])
-    score.add_argument("--count", type=int, default=100, help="images per usage (default 100)")
-    score.add_argument("--seed", type=int, default=0, help="first generator seed (default 0)")
-    score.add_argument(
-        "--engine", choices=["onnxruntime", "torch", "paddle"], default="onnxruntime"
-    )
-    score.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (torch, paddle)")
-    score.add_argument(
-        "--usage",
-        action="append",
-        choices=["health-code", "trip-code", "nucleic-acid"],
-        help="only this usage (repeatable; default: all)",
-    )
-    score.add_argument("--misses", action="store_true", help="also list every wrong field")
-    score.set_defaults(handler=evaluate)
     return root
 
 

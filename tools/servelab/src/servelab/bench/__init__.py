@@ -16,13 +16,13 @@ from servelab.bench.report import render
 from servelab.bench.results import load_run, save_run
 from servelab.bench.runner import run_matrix
 from servelab.bench.writeup import load_write_up
-from servelab.compose import find_project_dir
+from servelab.project import find_project_dir, results_dir
 
 __all__ = ["BenchError", "render_report", "results_path", "run_bench"]
 
 
 def results_path(project_dir: Path, family: str) -> Path:
-    return project_dir / "docs" / "results" / f"{family}.json"
+    return results_dir(project_dir) / f"{family}.json"
 
 
 def _write_report(project_dir: Path, matrix: Matrix) -> Path:
@@ -31,7 +31,7 @@ def _write_report(project_dir: Path, matrix: Matrix) -> Path:
         raise BenchError(f"no results at {saved}: run `servelab bench {matrix.family}` first")
     run = load_run(saved)
     write_up = load_write_up(project_dir / matrix.write_up)
-    results = project_dir / "docs" / "results"
+    results = results_dir(project_dir)
     charts = write_charts(run, results / matrix.family, results)
     report = results / f"{matrix.family}.md"
     report.write_text(render(run, matrix, write_up, charts))

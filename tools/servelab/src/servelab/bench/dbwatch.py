@@ -13,9 +13,9 @@ import subprocess
 import threading
 from types import TracebackType
 
-from servelab.attached import Address, run_sql
-from servelab.compose import ComposeError
 from servelab.stack import Stack
+from servelab.stack.attached import Address, run_sql
+from servelab.stack.compose import ComposeError
 
 _INTERVAL_S = 0.5
 _NAME = re.compile(r"[A-Za-z0-9_$]+")

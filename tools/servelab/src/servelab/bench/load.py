@@ -9,9 +9,12 @@ whole run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from servelab.tables import require
 
 TIMED = "constant-vus"
 COUNTED = "per-vu-iterations"
@@ -109,19 +112,28 @@ class Load:
 
 
 def _field(table: Mapping[str, Any], key: str, where: str) -> Any:
-    if key not in table:
-        raise LoadError(f"{where}: missing `{key}`")
-    return table[key]
+    return require(table, key, where, LoadError)
+
+
+def _arrival_vus(table: Mapping[str, Any], where: str) -> int:
+    """vegeta's VUs ready at the start: `vus`, or `vus_per_rate` x `rate` (at least
+    `min_vus`), so that one rule serves every rate of a sweep."""
+    if "vus" in table or "vus_per_rate" not in table:
+        return int(_field(table, "vus", where))
+    wanted = math.ceil(float(table["vus_per_rate"]) * int(_field(table, "rate", where)))
+    return max(int(table.get("min_vus", 1)), wanted)
 
 
 def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:
     """A load table: `shape` (default `shape`), `vus`, and `duration_s` / `warmup_s` for a
-    timed shape (plus `rate` and `max_vus` for vegeta's) or `iterations` / `max_duration_s`
-    for a counted one."""
+    timed shape (plus `rate` and `max_vus` for vegeta's, whose `vus` may instead follow
+    the rate: `vus_per_rate`, `min_vus`) or `iterations` / `max_duration_s` for a counted
+    one."""
     name = table.get("shape", shape)
     if name not in SHAPES:
         raise LoadError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
-    vus = int(_field(table, "vus", where))
+    arrival = SHAPES[name] == ARRIVAL
+    vus = _arrival_vus(table, where) if arrival else int(_field(table, "vus", where))
     if SHAPES[name] in COUNTED_EXECUTORS:
         stray = {"duration_s", "warmup_s"} & set(table)
         if stray:
@@ -132,7 +144,6 @@ def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load
             iterations=int(_field(table, "iterations", where)),
             max_duration_s=float(_field(table, "max_duration_s", where)),
         )
-    arrival = SHAPES[name] == ARRIVAL
     return Load(
         vus=vus,
         shape=name,

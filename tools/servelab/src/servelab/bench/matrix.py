@@ -1,9 +1,15 @@
 """A benchmark matrix (loadtests/matrix/<family>.toml): variants x workers x endpoints,
-each cell with its load shape and the settings its server starts with."""
+each cell with its load shape and the settings its server starts with.
+
+Tables that differ between the quick and the full form ([settings], [load],
+[shapes.<name>]) hold their common keys, and [<table>.quick] / [<table>.full] only what
+differs. An endpoint with `rates = [...]` runs once per rate (key `<key> @<rate>/s`), one
+with `vus = [...]` once per number of VUs (key `<key> c<vus>`): the reader writes out
+those cells, and the load shape each needs, so the file does not.
+"""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,10 +19,11 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load import Load, LoadError, parse_load
 from servelab.bench.ratios import GoalSpec, RatioSpec, Side
 from servelab.bench.summary import METRICS
+from servelab.project import matrix_dir, notes_file
+from servelab.tables import read_named, require
 
 FORMS = ("quick", "full")
-# The variable compose.yaml reads the number of worker processes from, unless the matrix
-# or a variant names another.
+# The variable every compose service reads its number of worker processes from.
 WORKERS_ENV = "WEB_CONCURRENCY"
 
 
@@ -41,7 +48,6 @@ class Variant:
     endpoints: Mapping[str, tuple[Endpoint, ...]]
     workers: Mapping[str, tuple[int, ...]]
     env: Mapping[str, str]
-    workers_env: str = WORKERS_ENV
     shape: str | None = None
     # Server and k6 on disjoint CPUs (cpus.plan); off where the server mostly waits and
     # k6's burst needs every CPU.
@@ -77,7 +83,7 @@ class Cell:
         return {
             **self.settings,
             **self.variant.env,
-            self.variant.workers_env: str(self.workers),
+            WORKERS_ENV: str(self.workers),
         }
 
 
@@ -135,26 +141,76 @@ class Matrix:
 
 
 def _require(table: Mapping[str, Any], key: str, where: str) -> Any:
-    if key not in table:
-        raise MatrixError(f"{where}: missing `{key}`")
-    return table[key]
+    return require(table, key, where, MatrixError)
 
 
 def _strings(table: Mapping[str, Any]) -> dict[str, str]:
     return {str(key): str(value) for key, value in table.items()}
 
 
-def _endpoints(raw: Mapping[str, Any]) -> dict[str, tuple[Endpoint, ...]]:
+# A table per form, as [load] and [shapes.<name>] give them once merged.
+Tables = dict[str, dict[str, Any]]
+
+
+def _by_form(raw: Mapping[str, Any], where: str) -> Tables:
+    """Each form's table: the common keys, then the form's own ([<where>.<form>]). Without
+    common keys only the forms named have one."""
+    common = {key: value for key, value in raw.items() if not isinstance(value, Mapping)}
+    own = {key: value for key, value in raw.items() if isinstance(value, Mapping)}
+    unknown = set(own) - set(FORMS)
+    if unknown:
+        raise MatrixError(f"{where}: unknown form(s) {sorted(unknown)}")
+    named = FORMS if common else tuple(form for form in FORMS if form in own)
+    return {form: {**common, **own.get(form, {})} for form in named}
+
+
+def _swept(
+    item: Mapping[str, Any], where: str, load: Tables, shapes: dict[str, Tables]
+) -> list[tuple[str, str | None]]:
+    """The (key, shape) of each cell an endpoint runs: one, or one per swept value. A sweep
+    adds the load shape each value needs to `shapes`: its endpoint's shape (default: the
+    matrix's load) with `rate` or `vus` set."""
+    key = _require(item, "key", where)
+    shape = item.get("shape")
+    sweeps = [name for name in ("rates", "vus") if name in item]
+    if not sweeps:
+        return [(key, shape)]
+    if len(sweeps) > 1:
+        raise MatrixError(f"{where}: {key!r} sweeps `rates` and `vus`; one at a time")
+    if shape is not None and shape not in shapes:
+        raise MatrixError(f"{where}: no [shapes.{shape}] to sweep")
+    base = shapes[shape] if shape is not None else load
+    kind = shape or "wrk"  # the base table's shape unless it names one, as parse_load reads it
+    field, label = (
+        ("rate", "{key} @{value}/s") if sweeps[0] == "rates" else ("vus", "{key} c{value}")
+    )
+    cells: list[tuple[str, str | None]] = []
+    for value in item[sweeps[0]]:
+        # rate-100, boom-10, boom-rate-100: one shape per base and value, shared by endpoints
+        name = "-".join(part for part in (shape, "rate" if field == "rate" else None) if part)
+        name = f"{name or 'vus'}-{value}"
+        shapes.setdefault(
+            name, {form: {"shape": kind, **table, field: value} for form, table in base.items()}
+        )
+        cells.append((label.format(key=key, value=value), name))
+    return cells
+
+
+def _endpoints(
+    raw: Mapping[str, Any], load: Tables, shapes: dict[str, Tables]
+) -> dict[str, tuple[Endpoint, ...]]:
     sets = {}
     for name, items in raw.items():
+        where = f"endpoints.{name}"
         sets[name] = tuple(
             Endpoint(
-                key=_require(item, "key", f"endpoints.{name}"),
-                script=_require(item, "script", f"endpoints.{name}"),
+                key=key,
+                script=_require(item, "script", where),
                 env=_strings(item.get("env", {})),
-                shape=item.get("shape"),
+                shape=shape,
             )
             for item in items
+            for key, shape in _swept(item, where, load, shapes)
         )
     return sets
 
@@ -183,11 +239,14 @@ def _variant(
     name: str,
     raw: Mapping[str, Any],
     sets: Mapping[str, tuple[Endpoint, ...]],
-    workers_env: str,
     pin: bool,
+    workers: Mapping[str, Sequence[int]] | None,
 ) -> Variant:
+    """A variant; `workers` and `pin` are the matrix's, unless it names its own."""
     where = f"variants.{name}"
-    workers = _require(raw, "workers", where)
+    workers = raw.get("workers", workers)
+    if workers is None:
+        raise MatrixError(f"{where}: missing `workers` (and the matrix names none)")
     unknown = set(workers) - set(FORMS)
     if unknown:
         raise MatrixError(f"{where}: workers for unknown form(s) {sorted(unknown)}")
@@ -199,7 +258,6 @@ def _variant(
         endpoints=_variant_endpoints(_require(raw, "endpoints", where), sets, where),
         workers={form: tuple(int(w) for w in values) for form, values in workers.items()},
         env=_strings(raw.get("env", {})),
-        workers_env=raw.get("workers_env", workers_env),
         shape=raw.get("shape"),
         pin=bool(raw.get("pin", pin)),
     )
@@ -237,6 +295,23 @@ def _ratio(item: Mapping[str, Any]) -> RatioSpec:
     )
 
 
+def _each_goal(item: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A goal with `endpoints` is one goal per endpoint, named `<goal>: <endpoint>`, on the
+    cells `<endpoint> @<rate>/s` when it names a `rate` (a rate sweep's keys)."""
+    if "endpoints" not in item:
+        return [item]
+    goal = _require(item, "goal", "goals")
+    common = {key: value for key, value in item.items() if key not in ("endpoints", "rate")}
+    return [
+        {
+            **common,
+            "goal": f"{goal}: {endpoint}",
+            "endpoint": f"{endpoint} @{item['rate']}/s" if "rate" in item else endpoint,
+        }
+        for endpoint in item["endpoints"]
+    ]
+
+
 def _goal(item: Mapping[str, Any]) -> GoalSpec:
     goal = _require(item, "goal", "goals")
     if "min" not in item and "max" not in item:
@@ -272,10 +347,7 @@ def _check_names(
                 raise MatrixError(f"ratio {ratio.name!r} names unknown variants {sorted(unknown)}")
 
 
-def _loads(raw: Mapping[str, Any], where: str, shape: str = "wrk") -> dict[str, Load]:
-    unknown = set(raw) - set(FORMS)
-    if unknown:
-        raise MatrixError(f"{where}: unknown form(s) {sorted(unknown)}")
+def _loads(raw: Tables, where: str, shape: str = "wrk") -> dict[str, Load]:
     try:
         return {form: parse_load(table, f"{where}.{form}", shape) for form, table in raw.items()}
     except LoadError as error:
@@ -292,33 +364,37 @@ def _payload(raw: Mapping[str, Any] | None) -> Payload | None:
     )
 
 
-def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
+def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
+    """The matrix from its TOML table; `notes` is the report's prose (Markdown)."""
     family = _require(raw, "family", "matrix")
-    sets = _endpoints(_require(raw, "endpoints", family))
-    workers_env = raw.get("workers_env", WORKERS_ENV)
+    load = _by_form(_require(raw, "load", family), "load")
+    shapes = {
+        name: _by_form(table, f"shapes.{name}") for name, table in raw.get("shapes", {}).items()
+    }
+    sets = _endpoints(_require(raw, "endpoints", family), load, shapes)
     pin = bool(raw.get("pin", True))
     variants = tuple(
-        _variant(name, table, sets, workers_env, pin)
+        _variant(name, table, sets, pin, raw.get("workers"))
         for name, table in _require(raw, "variants", family).items()
     )
     ratios = tuple(_ratio(item) for item in raw.get("ratios", []))
-    goals = tuple(_goal(item) for item in raw.get("goals", []))
+    goals = tuple(_goal(each) for item in raw.get("goals", []) for each in _each_goal(item))
     _check_names(ratios, goals, {variant.name for variant in variants})
     matrix = Matrix(
         family=family,
         title=raw.get("title", family),
         write_up=_require(raw, "write_up", family),
         payload=_payload(raw.get("payload")),
-        loads=_loads(_require(raw, "load", family), "load"),
+        loads=_loads(load, "load"),
         variants=variants,
         ratios=ratios,
         goals=goals,
-        shapes={
-            name: _loads(table, f"shapes.{name}", name)
-            for name, table in raw.get("shapes", {}).items()
+        shapes={name: _loads(tables, f"shapes.{name}", name) for name, tables in shapes.items()},
+        settings={
+            form: _strings(table)
+            for form, table in _by_form(raw.get("settings", {}), "settings").items()
         },
-        settings={form: _strings(table) for form, table in raw.get("settings", {}).items()},
-        notes=raw.get("report", {}).get("notes", "").strip(),
+        notes=notes.strip(),
         columns=tuple(raw.get("report", {}).get("columns", ())),
     )
     for form in matrix.loads:
@@ -326,14 +402,7 @@ def parse_matrix(raw: Mapping[str, Any]) -> Matrix:
     return matrix
 
 
-def matrix_path(project_dir: Path, family: str) -> Path:
-    return project_dir / "loadtests" / "matrix" / f"{family}.toml"
-
-
 def load_matrix(project_dir: Path, family: str) -> Matrix:
-    path = matrix_path(project_dir, family)
-    if not path.is_file():
-        known = sorted(p.stem for p in path.parent.glob("*.toml"))
-        raise MatrixError(f"no benchmark family {family!r} (known: {', '.join(known) or 'none'})")
-    with path.open("rb") as file:
-        return parse_matrix(tomllib.load(file))
+    raw = read_named(matrix_dir(project_dir), family, "benchmark family", MatrixError)
+    notes = notes_file(project_dir, family)
+    return parse_matrix(raw, notes.read_text() if notes.is_file() else "")

@@ -210,7 +210,7 @@ def _best(values: Sequence[RatioValue]) -> list[RatioValue]:
 def goal_results(goals: Iterable[GoalSpec], values: Sequence[RatioValue]) -> list[GoalResult]:
     """One result per judged value of each goal's ratio (or per best value); a goal never
     measured gets one result without a value."""
-    results = []
+    results: list[GoalResult] = []
     for goal in goals:
         matching = [v for v in values if v.ratio == goal.ratio and goal.judges(v)]
         if goal.best:

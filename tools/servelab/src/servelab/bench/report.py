@@ -186,48 +186,6 @@ def _errors(cell: CellResult) -> str:
     return _error_kinds(cell.measurement.errors)
 
 
-def _our_row(cell: CellResult, totals: bool) -> list[str]:
-    m = cell.measurement
-    run = f"ours, {_workers(cell.workers)}"
-    if m is None:
-        return [cell.endpoint, run, *([_DASH] * (9 if totals else 8)), _errors(cell), _DASH]
-    total = [f"{m.elapsed_s:.2f}"] if totals else []
-    return [
-        cell.endpoint,
-        run,
-        str(m.requests),
-        f"{m.rps:.1f}",
-        *total,
-        _ms(m.avg_ms),
-        _ms(m.p50_ms),
-        _ms(m.p75_ms),
-        _ms(m.p90_ms),
-        _ms(m.p99_ms),
-        _ms(m.max_ms),
-        _errors(cell),
-        f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%})",
-    ]
-
-
-def _their_row(figure: Figure, totals: bool) -> list[str]:
-    total = [_number(figure.elapsed_s, 2)] if totals else []
-    return [
-        figure.endpoint,
-        f"write-up, {_workers(figure.workers)}",
-        _DASH if figure.requests is None else str(figure.requests),
-        _number(figure.rps, 2),
-        *total,
-        _ms(figure.avg_ms),
-        _ms(figure.p50_ms),
-        _ms(figure.p75_ms),
-        _ms(figure.p90_ms),
-        _ms(figure.p99_ms),
-        _ms(figure.max_ms),
-        _DASH if figure.errors is None else _error_kinds(figure.errors),
-        _DASH,
-    ]
-
-
 def _statuses(m: Measurement) -> str:
     """The errors by kind, and the non-2xx answers by status where any were counted."""
     kinds = _error_kinds(m.errors)
@@ -246,7 +204,14 @@ class Column:
     theirs: Callable[[Figure], str]
 
 
-# What `[report] columns` may name: vegeta's and boom's figures beside the default ones.
+def _k6(cell: CellResult, m: Measurement) -> str:
+    return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%})"
+
+
+# Every column a per-server table can have; `[report] columns` picks some, in order, and
+# DEFAULT_COLUMNS serve the families that pick none. The write-ups' tools name some figures
+# differently (wrk's Avg, vegeta's Mean; hey's Total, vegeta's Duration), and each table
+# keeps its tool's word: those figures have a column per name.
 COLUMNS: Mapping[str, Column] = {
     "load": Column(
         "load",
@@ -257,13 +222,17 @@ COLUMNS: Mapping[str, Column] = {
     "seconds": Column(
         "duration s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
     ),
+    "total": Column(
+        "total s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
+    ),
     "rps": Column("req/s", lambda c, m: f"{m.rps:.1f}", lambda f: _number(f.rps, 2)),
     "success": Column(
         "success",
         lambda c, m: _ratio_of(m.success_ratio),
         lambda f: _ratio_of(f.success_ratio),
     ),
-    "avg": Column("mean ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
+    "avg": Column("avg ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
+    "mean": Column("mean ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
     "p50": Column("p50 ms", lambda c, m: _ms(m.p50_ms), lambda f: _ms(f.p50_ms)),
     "p66": Column("p66 ms", lambda c, m: _ms(m.p66_ms), lambda f: _ms(f.p66_ms)),
     "p75": Column("p75 ms", lambda c, m: _ms(m.p75_ms), lambda f: _ms(f.p75_ms)),
@@ -274,6 +243,11 @@ COLUMNS: Mapping[str, Column] = {
     "p99": Column("p99 ms", lambda c, m: _ms(m.p99_ms), lambda f: _ms(f.p99_ms)),
     "max": Column("max ms", lambda c, m: _ms(m.max_ms), lambda f: _ms(f.max_ms)),
     "errors": Column(
+        "errors",
+        lambda c, m: _error_kinds(m.errors),
+        lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
+    ),
+    "statuses": Column(
         "errors (by status)",
         lambda c, m: _statuses(m),
         lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
@@ -284,67 +258,64 @@ COLUMNS: Mapping[str, Column] = {
         lambda c, m: _DASH if c.db_connections is None else str(c.db_connections),
         lambda f: _DASH,
     ),
-    "k6": Column(
-        "k6 CPU s (load)", lambda c, m: f"{c.k6_cpu_s:.1f} ({c.k6_load:.0%})", lambda f: _DASH
-    ),
+    "k6": Column("k6 CPU s (load)", _k6, lambda f: _DASH),
 }
+# wrk's figures; `total` joins them after req/s when a shape is counted (hey's Total).
+DEFAULT_COLUMNS = ("requests", "rps", "avg", "p50", "p75", "p90", "p99", "max", "errors", "k6")
+# Where a failed cell's error goes: the first of these the table has, else its last column.
+_FAILURE_COLUMNS = ("errors", "statuses")
 
 
-def _chosen(matrix: Matrix) -> list[Column]:
+def _chosen(matrix: Matrix, totals: bool) -> list[str]:
+    if not matrix.columns:
+        names = list(DEFAULT_COLUMNS)
+        if totals:
+            names.insert(names.index("rps") + 1, "total")
+        return names
     unknown = [name for name in matrix.columns if name not in COLUMNS]
     if unknown:
         raise BenchError(
             f"{matrix.family}: [report] columns names unknown {unknown} "
             f"(known: {', '.join(COLUMNS)})"
         )
-    return [COLUMNS[name] for name in matrix.columns]
+    return list(matrix.columns)
 
 
-def _column_row(cell: CellResult, columns: Sequence[Column]) -> list[str]:
+def _our_row(cell: CellResult, names: Sequence[str]) -> list[str]:
     m = cell.measurement
     run = f"ours, {_workers(cell.workers)}"
-    if m is None:
-        return [cell.endpoint, run, *(_DASH for _ in columns[:-1]), _errors(cell)]
-    return [cell.endpoint, run, *(column.ours(cell, m) for column in columns)]
+    if m is not None:
+        return [cell.endpoint, run, *(COLUMNS[name].ours(cell, m) for name in names)]
+    failure = next((n for n in _FAILURE_COLUMNS if n in names), names[-1])
+    return [cell.endpoint, run, *(_errors(cell) if n == failure else _DASH for n in names)]
 
 
-def _column_rows(
-    cells: Sequence[CellResult], write_up_server: str | None, write_up: WriteUp, matrix: Matrix
-) -> tuple[list[str], list[list[str]]]:
-    """A variant's rows under the matrix's own columns, the write-up's beside them."""
-    columns = _chosen(matrix)
+def _variant_rows(
+    cells: Sequence[CellResult],
+    write_up_server: str | None,
+    write_up: WriteUp,
+    names: Sequence[str],
+) -> list[list[str]]:
+    """A variant's rows, endpoint by endpoint, the write-up's figures beside ours."""
     rows = []
     for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
-        rows += [_column_row(c, columns) for c in cells if c.endpoint == endpoint]
+        rows += [_our_row(c, names) for c in cells if c.endpoint == endpoint]
         if write_up_server is None:
             continue
         for workers in write_up.workers(write_up_server):
             figure = write_up.figure(write_up_server, workers, endpoint)
             if figure is not None:
-                theirs = [column.theirs(figure) for column in columns]
+                theirs = [COLUMNS[name].theirs(figure) for name in names]
                 rows.append([endpoint, f"write-up, {_workers(workers)}", *theirs])
-    return ["endpoint", "run", *(column.header for column in columns)], rows
+    return rows
 
 
 def _server_tables(
     run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]
 ) -> list[str]:
     totals = any(load.counted for load in run.loads())
-    header = [
-        "endpoint",
-        "run",
-        "requests",
-        "req/s",
-        *(["total s"] if totals else []),
-        "avg ms",
-        "p50 ms",
-        "p75 ms",
-        "p90 ms",
-        "p99 ms",
-        "max ms",
-        "errors",
-        "k6 CPU s (load)",
-    ]
+    names = _chosen(matrix, totals)
+    header = ["endpoint", "run", *(COLUMNS[name].header for name in names)]
     counted = (
         " For a counted shape (hey's) every request is measured: total s is the whole run "
         "(hey's Total), requests/s the requests over it, and max hey's Slowest less the "
@@ -374,19 +345,7 @@ def _server_tables(
         for key, path in charts.items():
             if key.startswith(f"latency:{variant.name}:"):
                 lines += [f"![latency percentiles, {variant.name}]({path})", ""]
-        if matrix.columns:
-            own, rows = _column_rows(cells, variant.write_up, write_up, matrix)
-            lines += _table(own, rows)
-            continue
-        rows = []
-        for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
-            rows += [_our_row(cell, totals) for cell in cells if cell.endpoint == endpoint]
-            if variant.write_up:
-                for workers in write_up.workers(variant.write_up):
-                    figure = write_up.figure(variant.write_up, workers, endpoint)
-                    if figure is not None:
-                        rows.append(_their_row(figure, totals))
-        lines += _table(header, rows)
+        lines += _table(header, _variant_rows(cells, variant.write_up, write_up, names))
     return lines
 
 

@@ -23,6 +23,8 @@ from servelab.bench.payload import write_payload
 from servelab.bench.progress import Progress
 from servelab.bench.results import BenchRun, CellResult
 from servelab.bench.summary import Measurement, SummaryError, measurement
+from servelab.project import LOADTESTS
+from servelab.project import work_dir as project_work_dir
 from servelab.stack import Stack, StackError
 
 # Starting and stopping a stack plus k6's own start, per cell, for the first time estimate.
@@ -102,7 +104,7 @@ def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack
     summary = ctx.work_dir / f"{slug}.summary.json"
     log = ctx.work_dir / f"{slug}.k6.log"
     env = k6_env(cell, stack.url(cell.variant.service), summary, ctx.payload_file)
-    argv = k6_argv(ctx.k6, Path("loadtests") / cell.endpoint.script, env)
+    argv = k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env)
     with ConnectionWatch(stack) as watch:
         run = run_k6(
             argv,
@@ -214,7 +216,7 @@ def run_matrix(
 ) -> BenchRun:
     load = matrix.load(form)
     cells = matrix.cells(form)
-    work_dir = project_dir / ".servelab" / "bench" / matrix.family
+    work_dir = project_work_dir(project_dir, "bench", matrix.family)
     shutil.rmtree(work_dir, ignore_errors=True)
     work_dir.mkdir(parents=True)
     binary = k6_binary()

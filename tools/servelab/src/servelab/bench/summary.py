@@ -117,9 +117,10 @@ class SummaryError(BenchError):
 
 def _values(summary: Mapping[str, Any], metric: str) -> Mapping[str, float]:
     try:
-        return summary["metrics"][f"{metric}{_MEASURED}"]["values"]
+        values: Mapping[str, float] = summary["metrics"][f"{metric}{_MEASURED}"]["values"]
     except KeyError:
         raise SummaryError(f"k6 summary has no {metric}{_MEASURED}") from None
+    return values
 
 
 def _elapsed_s(summary: Mapping[str, Any], load: Load) -> float:

@@ -8,13 +8,14 @@ number printed (a histogram, transfer rates, per-request times) stays in `printe
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from servelab.bench.errors import BenchError
 from servelab.bench.ratios import Key
+from servelab.tables import read, require
 
 
 @dataclass(frozen=True)
@@ -107,20 +108,36 @@ def _figure(server: str, workers: int, raw: Mapping[str, Any]) -> Figure:
     return Figure(server=server, workers=workers, printed=printed, **known)
 
 
+class WriteUpError(BenchError):
+    """The write-up's figures file lacks something the report needs."""
+
+
+def _require(table: Mapping[str, Any], key: str, where: str) -> Any:
+    return require(table, key, where, WriteUpError)
+
+
 def parse_write_up(raw: Mapping[str, Any]) -> WriteUp:
-    source = raw["source"]
-    runs = tuple(Run(run["server"], int(run["workers"]), run["command"]) for run in raw["runs"])
+    source = _require(raw, "source", "write-up")
+    raw_runs = _require(raw, "runs", "write-up")
+    runs = tuple(
+        Run(
+            _require(run, "server", "runs"),
+            int(_require(run, "workers", "runs")),
+            _require(run, "command", "runs"),
+        )
+        for run in raw_runs
+    )
     figures = tuple(
         _figure(run["server"], int(run["workers"]), figure)
-        for run in raw["runs"]
-        for figure in run["figures"]
+        for run in raw_runs
+        for figure in _require(run, "figures", f"runs.{run['server']}")
     )
     return WriteUp(
-        seed=source["seed"],
-        title=source["title"],
-        tool=source["tool"],
-        payload=source["payload"],
-        machine=source["machine"],
+        seed=_require(source, "seed", "source"),
+        title=_require(source, "title", "source"),
+        tool=_require(source, "tool", "source"),
+        payload=_require(source, "payload", "source"),
+        machine=_require(source, "machine", "source"),
         endpoints=raw.get("endpoints", {}),
         runs=runs,
         figures=figures,
@@ -129,5 +146,4 @@ def parse_write_up(raw: Mapping[str, Any]) -> WriteUp:
 
 
 def load_write_up(path: Path) -> WriteUp:
-    with path.open("rb") as file:
-        return parse_write_up(tomllib.load(file))
+    return parse_write_up(read(path))

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from servelab.compose import ComposeError, Service
+from servelab.stack.compose import ComposeError, Service
 
 TEMPLATES = "/etc/nginx/templates/"
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")

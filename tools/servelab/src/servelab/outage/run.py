@@ -1,0 +1,85 @@
+"""Run a drill: the stack and k6 at a constant rate, and beside them the runner killing the
+victim and starting it again."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from servelab.bench.k6 import k6_argv, k6_binary
+from servelab.outage.analysis import Events, Outcome, analyse, read_answers
+from servelab.outage.drill import Drill, DrillError
+from servelab.project import LOADTESTS, work_dir
+from servelab.stack import Stack, StackError
+
+# How long k6 may run past the drill before it counts as hung.
+_K6_GRACE_S = 60.0
+
+
+def _act(stack: Stack, drill: Drill, started: float, events: dict[str, float]) -> None:
+    """The runner's side, in a thread beside k6: kill, then start again and wait healthy."""
+    time.sleep(max(0.0, started + drill.kill_at_s - time.monotonic()))
+    events["killed_ms"] = time.time() * 1000
+    stack.kill(drill.victim)
+    time.sleep(max(0.0, started + drill.restart_at_s - time.monotonic()))
+    events["restarted_ms"] = time.time() * 1000
+    stack.restart(drill.victim)
+    events["healthy_ms"] = time.time() * 1000
+
+
+def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[str]]:
+    work = work_dir(project_dir, "outage", drill.name)
+    work.mkdir(parents=True, exist_ok=True)
+    answers_csv = work / "answers.csv"
+    answers_csv.unlink(missing_ok=True)
+    events: dict[str, float] = {}
+    failures: list[BaseException] = []
+    with (
+        (work / "server.log").open("w") as server_log,
+        # Volumes in the system's temp dir: a unix socket's path must stay under 108 bytes.
+        Stack(drill.profile, only=[drill.service], env=drill.env, log=server_log) as stack,
+    ):
+        argv = k6_argv(
+            k6_binary(),
+            LOADTESTS / "outage.js",
+            drill.k6_env(stack.url(drill.service)),
+            options=["--out", f"csv={answers_csv}"],
+        )
+        started = time.monotonic()
+
+        def act() -> None:
+            try:
+                _act(stack, drill, started, events)
+            except (StackError, OSError) as error:
+                failures.append(error)
+
+        actor = threading.Thread(target=act)
+        actor.start()
+        try:
+            result = subprocess.run(
+                argv,
+                cwd=project_dir,
+                env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
+                capture_output=True,
+                text=True,
+                timeout=drill.duration_s + _K6_GRACE_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise DrillError(
+                f"k6 still running {_K6_GRACE_S:.0f} s after the drill's end, stopped"
+            ) from None
+        finally:
+            actor.join()
+    if failures:
+        raise DrillError(f"{drill.victim} did not come back: {failures[0]}")
+    if not answers_csv.is_file():
+        raise DrillError(
+            f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}"
+        )
+    when = Events(events["killed_ms"], events["restarted_ms"], events["healthy_ms"])
+    command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
+    return analyse(read_answers(answers_csv), when), when, command
