@@ -13,6 +13,7 @@ from types import FrameType
 from servelab import sessions
 from servelab.bench import BenchError, render_report, run_bench
 from servelab.compose import find_project_dir
+from servelab.containers import cli as containers_cli
 from servelab.outage import DrillError, write_drill
 from servelab.stack import Stack, StackError
 
@@ -174,6 +175,7 @@ def parser() -> argparse.ArgumentParser:
     )
     score.add_argument("--misses", action="store_true", help="also list every wrong field")
     score.set_defaults(handler=evaluate)
+    containers_cli.add_parser(commands)
     return root
 
 
