@@ -9,6 +9,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 import uuid
@@ -69,9 +70,15 @@ def test_the_engine_stops_every_process_it_started_and_leaves_the_firewall_alone
     forwarding = Path("/proc/sys/net/ipv4/ip_forward").read_text()
     with private_engine(tmp_path / "docker") as engine:
         image = _sleeper_image(engine, tmp_path)
+        # Its own subnet: the session's engine may run beside this one, and both would
+        # otherwise hand out the same addresses on the docker0 bridge they share.
+        network = "servelab-engine-test"
+        created = engine.docker("network", "create", "--subnet", "10.213.77.0/24", network)
+        bridge = f"br-{created.stdout.strip()[:12]}"
         started = engine.docker(
-            "run", "--detach", "--publish", "127.0.0.1::8080", image, "/bin/sleep", "infinity"
-        )
+            "run", "--detach", "--network", network, "--publish", "127.0.0.1::8080",
+            image, "/bin/sleep", "infinity",
+        )  # fmt: skip
         container = started.stdout.strip()
         pid = int(engine.docker("inspect", "--format", "{{.State.Pid}}", container).stdout)
         running = engine_processes(engine.pid, engine.run_dir)
@@ -81,6 +88,9 @@ def test_the_engine_stops_every_process_it_started_and_leaves_the_firewall_alone
         assert alive(pid)
         assert _firewall() == firewall
         run_dir = engine.run_dir
+    # dockerd keeps a network's bridge interface when it stops (a link, not a firewall rule);
+    # this engine's data root goes with tmp_path, so its bridge goes now.
+    subprocess.run(["ip", "link", "delete", bridge], check=False, capture_output=True)
     # A zombie is not running: init reaps the shims it inherits when it gets to it.
     left = [p for p in [*running, pid] if alive(p)]
     assert left == [], f"processes outlived the engine: {left}"
@@ -134,6 +144,20 @@ def test_every_image_compose_and_the_dockerfiles_pull_has_a_stand_in() -> None:
     official = _official_images()
     assert {"mariadb:11", "nginx:1.27"} <= official
     assert official - {stand_in.tag for stand_in in STAND_INS} == set()
+
+
+@pytest.mark.parametrize(
+    "dockerfile", sorted(ROOT.glob("deploy/images/*/Dockerfile")), ids=lambda p: p.parent.name
+)
+def test_stand_in_dockerfile_is_hadolint_clean(dockerfile: Path) -> None:
+    hadolint = Path(sys.executable).parent / "hadolint"
+    result = subprocess.run(
+        [str(hadolint), "--failure-threshold", "info", str(dockerfile)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_env_example_lists_every_variable_compose_reads() -> None:
