@@ -341,6 +341,6 @@ def test_redis_answers_ping_by_name_on_a_network_and_on_a_loopback_port(
             assert conn.recv(64) == b"+PONG\r\n"
     finally:
         for name in container:
-            docker_engine.docker("rm", "--force", name, check=False)
+            docker_engine.docker("rm", "--force", "--volumes", name, check=False)
         container.clear()
         docker_engine.docker("network", "rm", network, check=False)
