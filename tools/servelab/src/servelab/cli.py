@@ -11,6 +11,7 @@ from pathlib import Path
 from types import FrameType
 
 from servelab.bench import BenchError, render_report, run_bench
+from servelab.containers import cli as containers_cli
 from servelab.outage import DrillError, write_drill
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
@@ -139,6 +140,8 @@ def parser() -> argparse.ArgumentParser:
     )
     drill.add_argument("drill", help="loadtests/outage/<drill>.toml")
     drill.set_defaults(handler=outage)
+
+    containers_cli.add_parser(commands)
     return root
 
 
