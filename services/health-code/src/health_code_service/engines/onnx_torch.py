@@ -8,7 +8,7 @@ do not load next to the CPU build of torch. The two PP-OCR graphs use 27 plain o
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import onnx
 import torch
@@ -152,6 +152,7 @@ OPS: dict[str, Callable[[Attrs], Op]] = {
         lambda x: x.mean(dim=tuple(a["axes"]), keepdim=bool(a.get("keepdims", 1)))
     ),
     "Reshape": _reshape,
+    # Metadata of its input, wherever that lives: a host value (see OnnxModule).
     "Shape": lambda a: lambda x: torch.tensor(x.shape, dtype=torch.int64),
     "Slice": _slice,
     "Squeeze": lambda a: lambda x: x.squeeze(tuple(a["axes"])),
@@ -159,46 +160,118 @@ OPS: dict[str, Callable[[Attrs], Op]] = {
 }
 
 
+# Inputs that parameterise an operator rather than carry data: read as Python numbers on the
+# host (a bound, a scale, a shape), so they never live on the device and reading them never
+# waits for it.
+PARAMETERS: dict[str, frozenset[int]] = {
+    "Clip": frozenset({1, 2}),
+    "Resize": frozenset({1, 2}),
+    "Reshape": frozenset({1}),
+    "Slice": frozenset({1, 2, 3, 4}),
+}
+
+
+@dataclass(frozen=True)
+class _Input:
+    """Where a step reads one input: a computed value, a constant on the host, a constant on
+    the device (a buffer), or a host value a data operator needs on the device."""
+
+    name: str
+    source: Literal["value", "host", "buffer", "to_device"]
+
+
 @dataclass(frozen=True)
 class _Step:
     op: Op
-    inputs: tuple[str, ...]
+    inputs: tuple[_Input | None, ...]
     output: str
 
 
 class OnnxModule(torch.nn.Module):
-    """Evaluates a single-input, single-output ONNX graph node by node with torch functions."""
+    """Evaluates a single-input, single-output ONNX graph node by node with torch functions.
+
+    Values live in two places, as in onnxruntime: the data (the input, everything computed
+    from it, the weights) on the input's device, and shape arithmetic (`Shape` and what is
+    computed from shapes and constants alone) on the host, where parameters such as a
+    `Reshape` target are read without a device round trip. Operators whose inputs are all
+    constants are evaluated once, at load.
+    """
 
     def __init__(self, path: Path) -> None:
         super().__init__()
         graph = onnx.load(str(path)).graph
-        self._constants: dict[str, str] = {}
+        self._host: dict[str, torch.Tensor] = {}
+        self._buffers_by_name: dict[str, str] = {}
         self._steps: list[_Step] = []
         for tensor in graph.initializer:
-            self._constant(tensor.name, numpy_helper.to_array(tensor))
+            self._host[tensor.name] = torch.from_numpy(numpy_helper.to_array(tensor).copy())
+        host_values: set[str] = set()
         for node in graph.node:
             attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
             if node.op_type == "Constant":
-                self._constant(node.output[0], numpy_helper.to_array(attrs["value"]))
-            elif node.op_type in OPS:
-                self._steps.append(
-                    _Step(OPS[node.op_type](attrs), tuple(node.input), node.output[0])
-                )
-            else:
+                array = numpy_helper.to_array(attrs["value"]).copy()
+                self._host[node.output[0]] = torch.from_numpy(array)
+                continue
+            if node.op_type not in OPS:
                 raise NotImplementedError(f"{path.name}: ONNX operator {node.op_type}")
-        self._input = graph.input[0].name
+            op = OPS[node.op_type](attrs)
+            names = [name for name in node.input if name]
+            if all(name in self._host for name in names):
+                self._host[node.output[0]] = op(*(self._host[n] if n else None for n in node.input))
+                continue
+            on_host = node.op_type == "Shape" or all(
+                name in self._host or name in host_values for name in names
+            )
+            inputs = tuple(
+                self._input(path, node.op_type, position, name, host_values, on_host)
+                if name
+                else None
+                for position, name in enumerate(node.input)
+            )
+            self._steps.append(_Step(op, inputs, node.output[0]))
+            if on_host:
+                host_values.add(node.output[0])
+        self._input_name = graph.input[0].name
         self._output = graph.output[0].name
 
-    def _constant(self, name: str, array: Any) -> None:
-        key = f"constant_{len(self._constants)}"
-        self.register_buffer(key, torch.from_numpy(array.copy()), persistent=False)
-        self._constants[name] = key
+    def _input(
+        self,
+        path: Path,
+        op_type: str,
+        position: int,
+        name: str,
+        host_values: set[str],
+        on_host: bool,
+    ) -> _Input:
+        parameter = position in PARAMETERS.get(op_type, ())
+        if name in self._host:
+            if on_host or parameter:
+                return _Input(name, "host")
+            if name not in self._buffers_by_name:
+                key = f"constant_{len(self._buffers_by_name)}"
+                self.register_buffer(key, self._host[name].clone(), persistent=False)
+                self._buffers_by_name[name] = key
+            return _Input(name, "buffer")
+        if parameter and name not in host_values:
+            raise NotImplementedError(f"{path.name}: {op_type} parameter {name} computed from data")
+        if name in host_values and not (on_host or parameter):
+            return _Input(name, "to_device")
+        return _Input(name, "value")
+
+    def _read(
+        self, source: _Input, values: dict[str, torch.Tensor], device: torch.device
+    ) -> torch.Tensor:
+        if source.source == "value":
+            return values[source.name]
+        if source.source == "host":
+            return self._host[source.name]
+        if source.source == "buffer":
+            return getattr(self, self._buffers_by_name[source.name])
+        return values[source.name].to(device)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        values: dict[str, torch.Tensor] = {
-            name: getattr(self, key) for name, key in self._constants.items()
-        }
-        values[self._input] = x
+        values: dict[str, torch.Tensor] = {self._input_name: x}
         for step in self._steps:
-            values[step.output] = step.op(*(values[name] if name else None for name in step.inputs))
+            args = (None if i is None else self._read(i, values, x.device) for i in step.inputs)
+            values[step.output] = step.op(*args)
         return values[self._output]
