@@ -18,4 +18,4 @@ def create_engine(settings: Settings) -> Engine:
         return PaddleEngine(settings.ocr_device, threads)
     from health_code_service.engines.ort_engine import OnnxRuntimeEngine
 
-    return OnnxRuntimeEngine(settings.ocr_device, threads)
+    return OnnxRuntimeEngine(settings.ocr_device, threads, settings.ocr_gpu_memory_mb)
