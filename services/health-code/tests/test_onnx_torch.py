@@ -78,3 +78,12 @@ def test_a_reshape_target_built_from_shape_and_constants_does_not_mix_devices(
 
     on_cpu = OnnxModule(path)(torch.ones((2, 3, 4, 5)))
     assert torch.equal(on_cpu, torch.full((2, 3, 20), 2.0))
+
+
+def test_only_a_convolutional_graph_takes_items_padded_to_a_common_shape() -> None:
+    """The recogniser's attention mixes every position of a line: a mask cannot keep the
+    padding out of it, so it refuses padded items rather than read them differently."""
+    det, rec = OnnxModule(onnx_model(DET)), OnnxModule(onnx_model(REC))
+    assert det.paddable and not rec.paddable
+    with pytest.raises(ValueError, match="no padding"):
+        rec(torch.zeros((2, 3, 48, 160)), [(48, 160), (48, 80)])

@@ -47,8 +47,9 @@ class Settings(BaseSettings):
     )
     ocr_half_precision: bool = Field(
         False,
-        description="torch on CUDA: evaluate the networks in float16 (half the memory and "
-        "bandwidth; outputs within 1e-2 of float32). Refused elsewhere.",
+        description="torch on CUDA: run the recogniser in float16 (half its memory and "
+        "bandwidth); the detector stays float32, as in float16 it loses text. Refused on "
+        "other devices.",
     )
 
     # --- serving ---

@@ -5,7 +5,7 @@ do not load next to the CPU build of torch. The two PP-OCR graphs use 27 plain o
 (opset 12), which map one to one onto torch functions; this module is that mapping.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -171,6 +171,28 @@ PARAMETERS: dict[str, frozenset[int]] = {
 }
 
 
+# Operators that mix neighbouring positions of a feature map, and how a padded batch must
+# treat them to give each item what it would give alone: "input" zeroes the padding first
+# (what a convolution's own zero padding sees at an unpadded item's edge), "mean" averages
+# over the item's own positions only.
+MIXING: dict[str, Literal["input", "mean"]] = {
+    "Conv": "input",
+    "ConvTranspose": "input",
+    "AveragePool": "input",
+    "GlobalAveragePool": "mean",
+}
+# Operators after which a padded position never reaches an item's own output except
+# through a MIXING operator: a graph of these (a fully convolutional one, like the detector)
+# can take items padded to a common shape. Reshape, MatMul, Softmax (the recogniser's
+# attention) mix positions in ways a mask cannot undo.
+POSITIONWISE = frozenset(
+    {
+        "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Relu", "Sigmoid", "HardSigmoid", "Clip",
+        "BatchNormalization", "Concat", "Cast", "Resize",
+    }
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class _Input:
     """Where a step reads one input: a computed value, a constant on the host, a constant on
@@ -185,6 +207,47 @@ class _Step:
     op: Op
     inputs: tuple[_Input | None, ...]
     output: str
+    mixing: Literal["input", "mean"] | None
+    # computed values no later step reads: dropped right after this one, so the memory a
+    # forward pass holds is its largest live set, not the sum of every intermediate.
+    dead: tuple[str, ...] = ()
+
+
+# A node as read from the graph: operator, inputs, output, ONNX type, how it mixes positions.
+_Parsed = tuple[Op, tuple[_Input | None, ...], str, str, Literal["input", "mean"] | None]
+
+
+class _Masks:
+    """Which positions of each feature map belong to each item of a padded batch."""
+
+    def __init__(self, x: torch.Tensor, sizes: Sequence[tuple[int, int]]) -> None:
+        self._padded = tuple(x.shape[2:])
+        self._sizes = sizes
+        self._device = x.device
+        self._cache: dict[tuple[int, int, torch.dtype], torch.Tensor] = {}
+
+    def __call__(self, value: torch.Tensor) -> torch.Tensor:
+        """(N, 1, h, w) in `value`'s dtype: 1 on the item's own positions, 0 on padding."""
+        h, w = value.shape[2:]
+        key = (h, w, value.dtype)
+        if key not in self._cache:
+            rows = self._scaled(h, 0)
+            cols = self._scaled(w, 1)
+            keep_rows = torch.arange(h, device=self._device)[None, :] < rows[:, None]
+            keep_cols = torch.arange(w, device=self._device)[None, :] < cols[:, None]
+            both = keep_rows[:, None, :, None] & keep_cols[:, None, None, :]
+            self._cache[key] = both.to(value.dtype)
+        return self._cache[key]
+
+    def _scaled(self, extent: int, axis: int) -> torch.Tensor:
+        padded = self._padded[axis]
+        own = [size[axis] * extent for size in self._sizes]
+        if any(n % padded for n in own):
+            raise ValueError(
+                f"item sizes {list(self._sizes)} do not divide evenly onto a {extent}-wide "
+                f"feature map of a {padded}-wide input: pad items to multiples of the stride"
+            )
+        return torch.tensor([n // padded for n in own], device=self._device)
 
 
 class OnnxModule(torch.nn.Module):
@@ -202,7 +265,7 @@ class OnnxModule(torch.nn.Module):
         graph = onnx.load(str(path)).graph
         self._host: dict[str, torch.Tensor] = {}
         self._buffers_by_name: dict[str, str] = {}
-        self._steps: list[_Step] = []
+        steps: list[_Parsed] = []
         for tensor in graph.initializer:
             self._host[tensor.name] = torch.from_numpy(numpy_helper.to_array(tensor).copy())
         host_values: set[str] = set()
@@ -228,11 +291,36 @@ class OnnxModule(torch.nn.Module):
                 else None
                 for position, name in enumerate(node.input)
             )
-            self._steps.append(_Step(op, inputs, node.output[0]))
+            mixing = MIXING.get(node.op_type)
+            if node.op_type == "Conv" and not any(attrs.get("pads", ())):
+                weight = self._host.get(node.input[1])
+                if weight is not None and tuple(weight.shape[2:]) == (1, 1):
+                    mixing = None  # a 1x1 convolution mixes channels, not positions
+            steps.append((op, inputs, node.output[0], node.op_type, mixing))
             if on_host:
                 host_values.add(node.output[0])
         self._input_name = graph.input[0].name
         self._output = graph.output[0].name
+        self.paddable = all(
+            op_type in POSITIONWISE or op_type in MIXING for *_, op_type, _ in steps
+        )
+        self._steps = self._plan(steps)
+
+    def _plan(self, steps: list[_Parsed]) -> list[_Step]:
+        last_read: dict[str, int] = {}
+        for index, (_, inputs, output, _, _) in enumerate(steps):
+            last_read.setdefault(output, index)
+            for source in inputs:
+                if source is not None and source.source in ("value", "to_device"):
+                    last_read[source.name] = index
+        dying: dict[int, list[str]] = {}
+        for name, index in last_read.items():
+            if name != self._output:
+                dying.setdefault(index, []).append(name)
+        return [
+            _Step(op, inputs, output, mixing, tuple(dying.get(index, ())))
+            for index, (op, inputs, output, _, mixing) in enumerate(steps)
+        ]
 
     def _input(
         self,
@@ -259,19 +347,71 @@ class OnnxModule(torch.nn.Module):
         return _Input(name, "value")
 
     def _read(
-        self, source: _Input, values: dict[str, torch.Tensor], device: torch.device
-    ) -> torch.Tensor:
+        self,
+        source: _Input | None,
+        values: dict[str, torch.Tensor],
+        constants: dict[str, torch.Tensor],
+        device: torch.device,
+    ) -> torch.Tensor | None:
+        if source is None:
+            return None
         if source.source == "value":
             return values[source.name]
         if source.source == "host":
             return self._host[source.name]
         if source.source == "buffer":
-            return getattr(self, self._buffers_by_name[source.name])
+            return constants[source.name]
         return values[source.name].to(device)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, sizes: Sequence[tuple[int, int]] | None = None
+    ) -> torch.Tensor:
+        """The graph's output for `x`. `sizes` gives each item's own (height, width) when
+        `x` holds items padded at the bottom and right to a common shape: every item then
+        gets what it would get alone (to float rounding), padding cropped by the caller."""
+        return self._evaluate(x, sizes, self._device_constants(), None)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """The floating type of the weights, which the input must have too."""
+        return next(b.dtype for b in self.buffers() if b.is_floating_point())
+
+    def peak_bytes(self, x: torch.Tensor) -> int:
+        """The most bytes of computed tensors (the input included) a forward pass on `x`
+        holds at once. On the meta device this costs no memory and no arithmetic."""
+        live: list[int] = []
+        with torch.inference_mode():
+            self._evaluate(x, None, self._device_constants(), live)
+        return max(live)
+
+    def _device_constants(self) -> dict[str, torch.Tensor]:
+        return {name: getattr(self, key) for name, key in self._buffers_by_name.items()}
+
+    def _evaluate(
+        self,
+        x: torch.Tensor,
+        sizes: Sequence[tuple[int, int]] | None,
+        constants: dict[str, torch.Tensor],
+        live: list[int] | None,
+    ) -> torch.Tensor:
+        masks = None
+        if sizes is not None and any(tuple(size) != tuple(x.shape[2:]) for size in sizes):
+            if not self.paddable:
+                raise ValueError("this graph mixes positions a mask cannot separate: no padding")
+            masks = _Masks(x, sizes)
         values: dict[str, torch.Tensor] = {self._input_name: x}
         for step in self._steps:
-            args = (None if i is None else self._read(i, values, x.device) for i in step.inputs)
-            values[step.output] = step.op(*args)
+            args = [self._read(i, values, constants, x.device) for i in step.inputs]
+            if masks is not None and step.mixing == "input":
+                args[0] = args[0] * masks(args[0])
+            if masks is not None and step.mixing == "mean":
+                mask = masks(args[0])
+                total = (args[0] * mask).sum(dim=(2, 3), keepdim=True)
+                values[step.output] = total / mask.sum(dim=(2, 3), keepdim=True)
+            else:
+                values[step.output] = step.op(*args)
+            if live is not None:
+                live.append(sum(v.nbytes for v in values.values() if v.device == x.device))
+            for name in step.dead:
+                del values[name]
         return values[self._output]
