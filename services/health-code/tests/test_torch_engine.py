@@ -174,3 +174,20 @@ def test_the_recogniser_in_float16_reads_what_float32_reads(plain: TorchEngine) 
     half._rec = _float16_storage(half._rec)
     analyzer.engine = half
     assert analyzer.analyze_batch(items) == want
+
+
+def test_bucketed_batches_read_what_exact_shapes_read(
+    bucketed: TorchEngine, plain: TorchEngine, screenshot: Callable[..., Any]
+) -> None:
+    """The committed samples and generated screenshots of every usage, all in one batch:
+    their regions and crops pad to shared shapes, and every field reads the same."""
+    analyzer = Analyzer(Settings(ocr_engine="torch"))
+    items = [
+        (Usage(usage), decode_image((SAMPLES / f"{usage}.jpg").read_bytes(), 25_000_000))
+        for usage in ("health-code", "trip-code", "nucleic-acid")
+    ]
+    items += [(usage, screenshot(usage, 3)[0]) for usage in Usage]
+    analyzer.engine = plain
+    want = analyzer.analyze_batch(items)
+    analyzer.engine = bucketed
+    assert analyzer.analyze_batch(items) == want
