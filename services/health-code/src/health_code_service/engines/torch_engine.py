@@ -68,8 +68,8 @@ class TorchEngine:
     ) -> None:
         self.device = torch_device(device)
         # On a GPU a forward pass costs about the same for a few more pixels, and fewer,
-        # larger passes keep it busy; on the CPU every padded pixel is paid for (the 12
-        # screenshots of the tests: 1.5x the time bucketed), so there shapes stay exact.
+        # larger passes keep it busy; on the CPU every padded pixel is paid for (12 test
+        # screenshots in one batch: 1.5 to 2x the time bucketed), so there shapes stay exact.
         self.bucketed = self.device.type == "cuda" if bucketed is None else bucketed
         if half_precision and self.device.type != "cuda":
             raise DeviceUnavailable(
