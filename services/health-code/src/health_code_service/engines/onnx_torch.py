@@ -183,8 +183,8 @@ MIXING: dict[str, Literal["input", "mean"]] = {
 }
 # Operators after which a padded position never reaches an item's own output except
 # through a MIXING operator: a graph of these (a fully convolutional one, like the detector)
-# can take items padded to a common shape. Reshape, MatMul, Softmax (the recogniser's
-# attention) mix positions in ways a mask cannot undo.
+# can take items padded to a common shape (Concat: of channels). Reshape, MatMul, Softmax
+# (the recogniser's attention) mix positions in ways a mask cannot undo.
 POSITIONWISE = frozenset(
     {
         "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Relu", "Sigmoid", "HardSigmoid", "Clip",
@@ -296,7 +296,10 @@ class OnnxModule(torch.nn.Module):
                 weight = self._host.get(node.input[1])
                 if weight is not None and tuple(weight.shape[2:]) == (1, 1):
                     mixing = None  # a 1x1 convolution mixes channels, not positions
-            steps.append((op, inputs, node.output[0], node.op_type, mixing))
+            op_type = node.op_type
+            if op_type == "Concat" and attrs["axis"] not in (1, -3):
+                op_type = "Concat of positions"  # joins feature maps side by side: no padding
+            steps.append((op, inputs, node.output[0], op_type, mixing))
             if on_host:
                 host_values.add(node.output[0])
         self._input_name = graph.input[0].name
