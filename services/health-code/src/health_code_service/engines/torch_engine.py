@@ -7,8 +7,7 @@ Built to keep a GPU fed when images of many sizes arrive together (batched mode)
   alone gives (to float rounding);
 - recognition crops are padded to a few widths, as PaddleOCR pads a batch to its widest;
 - every call is split into parts whose working tensors fit OCR_GPU_MEMORY_MB;
-- optional float16 for the recogniser on CUDA (OCR_HALF_PRECISION); cuDNN autotuning per
-  (bucketed) shape.
+- optional float16 for the recogniser on CUDA (OCR_HALF_PRECISION).
 
 Padding to buckets is on for CUDA devices only (see `bucketed`).
 """
@@ -75,12 +74,11 @@ class TorchEngine:
             raise DeviceUnavailable(
                 f"OCR_HALF_PRECISION is for CUDA devices, not OCR_DEVICE={self.device}"
             )
+        # cuDNN's autotuning (torch.backends.cudnn.benchmark) stays off: it tunes every
+        # (batch size, height, width) anew, with workspaces of its own, and neither its gain
+        # nor its memory could be measured without a GPU.
         if self.device.type == "cpu":
             torch.set_num_threads(threads)
-        else:
-            # Bucketed inputs come in a few shapes: cuDNN picks the fastest kernels for each
-            # once, on its first call.
-            torch.backends.cudnn.benchmark = True
         # Only the recogniser runs in float16: with every tensor rounded to float16 (emulated
         # on the CPU) it read the same text on all 12 test screenshots, while the detector's
         # map moved enough to lose the name and time on every one (0 of 12).
