@@ -218,36 +218,41 @@ _Parsed = tuple[Op, tuple[_Input | None, ...], str, str, Literal["input", "mean"
 
 
 class _Masks:
-    """Which positions of each feature map belong to each item of a padded batch."""
+    """Which positions of each feature map belong to each item of a padded batch.
+
+    The items' sizes reach the device in one copy that does not wait for it (from pinned
+    memory on CUDA); each feature map's mask is then computed there.
+    """
 
     def __init__(self, x: torch.Tensor, sizes: Sequence[tuple[int, int]]) -> None:
-        self._padded = tuple(x.shape[2:])
-        self._sizes = sizes
-        self._device = x.device
+        self._padded = (int(x.shape[2]), int(x.shape[3]))
+        self._sizes = [(int(h), int(w)) for h, w in sizes]
+        on_host = torch.tensor(self._sizes, dtype=torch.int64)
+        if x.device.type == "cuda":
+            on_host = on_host.pin_memory()
+        self._on_device = on_host.to(x.device, non_blocking=True)
         self._cache: dict[tuple[int, int, torch.dtype], torch.Tensor] = {}
 
     def __call__(self, value: torch.Tensor) -> torch.Tensor:
         """(N, 1, h, w) in `value`'s dtype: 1 on the item's own positions, 0 on padding."""
-        h, w = value.shape[2:]
+        h, w = (int(n) for n in value.shape[2:])
         key = (h, w, value.dtype)
         if key not in self._cache:
-            rows = self._scaled(h, 0)
-            cols = self._scaled(w, 1)
-            keep_rows = torch.arange(h, device=self._device)[None, :] < rows[:, None]
-            keep_cols = torch.arange(w, device=self._device)[None, :] < cols[:, None]
+            for axis, extent in ((0, h), (1, w)):
+                if any(size[axis] * extent % self._padded[axis] for size in self._sizes):
+                    raise ValueError(
+                        f"item sizes {self._sizes} do not divide evenly onto a {extent}-wide "
+                        f"feature map of a {self._padded[axis]}-wide input: pad items to "
+                        "multiples of the stride"
+                    )
+            rows = self._on_device[:, 0] * h // self._padded[0]
+            cols = self._on_device[:, 1] * w // self._padded[1]
+            device = value.device
+            keep_rows = torch.arange(h, device=device)[None, :] < rows[:, None]
+            keep_cols = torch.arange(w, device=device)[None, :] < cols[:, None]
             both = keep_rows[:, None, :, None] & keep_cols[:, None, None, :]
             self._cache[key] = both.to(value.dtype)
         return self._cache[key]
-
-    def _scaled(self, extent: int, axis: int) -> torch.Tensor:
-        padded = self._padded[axis]
-        own = [size[axis] * extent for size in self._sizes]
-        if any(n % padded for n in own):
-            raise ValueError(
-                f"item sizes {list(self._sizes)} do not divide evenly onto a {extent}-wide "
-                f"feature map of a {padded}-wide input: pad items to multiples of the stride"
-            )
-        return torch.tensor([n // padded for n in own], device=self._device)
 
 
 class OnnxModule(torch.nn.Module):

@@ -112,10 +112,18 @@ class TorchEngine:
         outputs = []
         with torch.inference_mode():
             for start in range(0, len(batch), step):
-                part = torch.from_numpy(batch[start : start + step]).to(self.device, module.dtype)
+                part = self._to_device(batch[start : start + step], module.dtype)
                 out = module(part, None if sizes is None else sizes[start : start + step])
                 outputs.append(out.float().cpu().numpy())
         return np.concatenate(outputs)
+
+    def _to_device(self, array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+        tensor = torch.from_numpy(array)
+        if self.device.type == "cuda":
+            # from pinned memory the copy is queued behind the work already on the GPU
+            # instead of waiting for it to finish
+            tensor = tensor.pin_memory()
+        return tensor.to(self.device, dtype, non_blocking=True)
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
         return self._run(self._det, batch, self._det_bytes)[:, 0]
