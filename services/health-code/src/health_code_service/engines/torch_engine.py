@@ -82,19 +82,17 @@ class TorchEngine:
         # Only the recogniser runs in float16: with every tensor rounded to float16 (emulated
         # on the CPU) it read the same text on all 12 test screenshots, while the detector's
         # map moved enough to lose the name and time on every one (0 of 12).
-        self.det_dtype = torch.float32
-        self.rec_dtype = torch.float16 if half_precision else torch.float32
+        rec_dtype = torch.float16 if half_precision else torch.float32
         self.memory_bytes = memory_mb * MiB
-        self._det = OnnxModule(onnx_model(DET)).to(self.device, self.det_dtype).eval()
-        self._rec = OnnxModule(onnx_model(REC)).to(self.device, self.rec_dtype).eval()
+        self._det = OnnxModule(onnx_model(DET)).to(self.device, torch.float32).eval()
+        self._rec = OnnxModule(onnx_model(REC)).to(self.device, rec_dtype).eval()
         # The working tensors of both graphs grow as their input's pixels (96 and 192 bytes a
         # pixel in float32; tested), measured once here by a pass that also warms the device.
         self._det_bytes = self._bytes_per_pixel(self._det, (1, 3, 4 * DET_UNIT, 4 * DET_UNIT))
         self._rec_bytes = self._bytes_per_pixel(self._rec, (1, 3, REC_HEIGHT, 4 * REC_UNIT))
 
     def _bytes_per_pixel(self, module: OnnxModule, shape: tuple[int, int, int, int]) -> float:
-        dtype = module.dtype
-        probe = torch.zeros(shape, dtype=dtype, device=self.device)
+        probe = torch.zeros(shape, dtype=module.dtype, device=self.device)
         return module.peak_bytes(probe) / (shape[0] * shape[2] * shape[3])
 
     def parts(self, shape: Sequence[int], per_pixel: float) -> int:
