@@ -55,8 +55,3 @@ def test_the_character_table_has_blank_first_and_space_last() -> None:
     table = characters()
     assert table[0] == "" and table[-1] == " "
     assert {"阴", "阳", "性", "*", "：", "0", "9"} <= set(table)
-
-
-def test_onnxruntime_refuses_a_gpu_device() -> None:
-    with pytest.raises(ValueError, match="cpu"):
-        create_engine(Settings(ocr_engine="onnxruntime", ocr_device="cuda"))

@@ -25,13 +25,31 @@ class Settings(BaseSettings):
         "torch (CPU or CUDA, batched) or paddle (PaddlePaddle inference).",
     )
     ocr_device: str = Field(
-        "cpu", description="Where the engine runs: `cpu`, or `cuda` / `cuda:N` (torch, paddle)."
+        "cpu",
+        description="Where the engine runs: `cpu`, or `cuda` / `cuda:N` (torch; onnxruntime "
+        "with the onnxruntime-gpu extra; paddle with paddlepaddle-gpu). An engine refuses to "
+        "start on a device it cannot use.",
     )
     ocr_threads: int = Field(
         1,
         ge=1,
         description="Intra-op threads of each engine session. 1 suits one worker per core; "
         "raise it for a single worker on an otherwise idle machine.",
+    )
+
+    ocr_gpu_memory_mb: int = Field(
+        2048,
+        ge=64,
+        description="On a GPU: the most memory one engine may hold for the networks' working "
+        "tensors, in MiB. torch splits a batch into parts that fit it; onnxruntime caps its "
+        "CUDA arena at it. 2048 keeps 8 workers, each with its CUDA context, under 4 GiB "
+        "apiece on an 80 GB card.",
+    )
+    ocr_half_precision: bool = Field(
+        False,
+        description="torch on CUDA: run the recogniser in float16 (half its memory and "
+        "bandwidth); the detector stays float32, as in float16 it loses text. Refused on "
+        "other devices.",
     )
 
     # --- serving ---

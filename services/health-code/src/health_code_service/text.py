@@ -6,7 +6,6 @@ batch of any composition gives each image the same lines as a call of its own.
 """
 
 import math
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ import cv2
 import numpy as np
 
 from health_code_service.engines import Engine
+from health_code_service.engines.base import detect_all, recognize_all
 from health_code_service.engines.models import characters
 
 REC_HEIGHT = 48
@@ -96,15 +96,7 @@ def _normalise(rgb: np.ndarray) -> np.ndarray:
 
 
 def _detect(engine: Engine, items: Sequence[tuple[np.ndarray, Region]]) -> list[list[np.ndarray]]:
-    inputs = [_det_input(image, region) for image, region in items]
-    by_shape: dict[tuple[int, ...], list[int]] = defaultdict(list)
-    for i, tensor in enumerate(inputs):
-        by_shape[tensor.shape].append(i)
-    maps: list[np.ndarray] = [np.empty(0)] * len(inputs)
-    for indices in by_shape.values():
-        out = engine.detect(np.stack([inputs[i] for i in indices]))
-        for i, prob in zip(indices, out, strict=True):
-            maps[i] = prob
+    maps = detect_all(engine, [_det_input(image, region) for image, region in items])
     return [_boxes(prob, image, region) for prob, (image, region) in zip(maps, items, strict=True)]
 
 
@@ -178,16 +170,8 @@ def _rec_input(crop: np.ndarray) -> np.ndarray:
 
 
 def _recognize(engine: Engine, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
-    inputs = [_rec_input(crop) for crop in crops]
-    by_width: dict[int, list[int]] = defaultdict(list)
-    for i, tensor in enumerate(inputs):
-        by_width[tensor.shape[2]].append(i)
-    results: list[tuple[str, float]] = [("", 0.0)] * len(inputs)
-    for indices in by_width.values():
-        out = engine.recognize(np.stack([inputs[i] for i in indices]))
-        for i, probs in zip(indices, out, strict=True):
-            results[i] = _ctc_decode(probs)
-    return results
+    probs = recognize_all(engine, [_rec_input(crop) for crop in crops])
+    return [_ctc_decode(p) for p in probs]
 
 
 def _ctc_decode(probs: np.ndarray) -> tuple[str, float]:

@@ -11,11 +11,16 @@ def create_engine(settings: Settings) -> Engine:
     if settings.ocr_engine == "torch":
         from health_code_service.engines.torch_engine import TorchEngine
 
-        return TorchEngine(settings.ocr_device, threads)
+        return TorchEngine(
+            settings.ocr_device,
+            threads,
+            settings.ocr_gpu_memory_mb,
+            settings.ocr_half_precision,
+        )
     if settings.ocr_engine == "paddle":
         from health_code_service.engines.paddle_engine import PaddleEngine
 
         return PaddleEngine(settings.ocr_device, threads)
     from health_code_service.engines.ort_engine import OnnxRuntimeEngine
 
-    return OnnxRuntimeEngine(settings.ocr_device, threads)
+    return OnnxRuntimeEngine(settings.ocr_device, threads, settings.ocr_gpu_memory_mb)

@@ -9,23 +9,33 @@ import numpy as np
 with warnings.catch_warnings():
     # Importing paddle warns that ccache (for building C++ extensions) is missing.
     warnings.filterwarnings("ignore", message="No ccache found")
+    import paddle
     from paddle import inference
 
+from health_code_service.engines.devices import Device, check_gpu, parse_device
 from health_code_service.engines.models import DET, REC, paddle_model_dir
 
 
-def _predictor(model_dir: Path, device: str, threads: int) -> inference.Predictor:
+def paddle_device(name: str) -> Device:
+    """The device OCR_DEVICE names, if this Paddle build can use it (else DeviceUnavailable)."""
+    device = parse_device(name, "paddle")
+    if paddle.is_compiled_with_cuda():
+        gpus, why_none = paddle.device.cuda.device_count(), "no GPU answers"
+    else:
+        gpus, why_none = 0, "paddlepaddle is the CPU build; paddlepaddle-gpu has CUDA"
+    check_gpu(device, "paddle", gpus, why_none)
+    return device
+
+
+def _predictor(model_dir: Path, device: Device, threads: int) -> inference.Predictor:
     config = inference.Config(
         str(model_dir / "inference.pdmodel"), str(model_dir / "inference.pdiparams")
     )
-    if device == "cpu":
+    if device.kind == "cpu":
         config.disable_gpu()
         config.set_cpu_math_library_num_threads(threads)
-    elif device.startswith("cuda"):
-        _, _, index = device.partition(":")
-        config.enable_use_gpu(256, int(index or 0))
     else:
-        raise ValueError(f"the paddle engine runs on cpu or cuda[:N], not {device!r}")
+        config.enable_use_gpu(256, device.index)
     config.disable_glog_info()
     config.enable_memory_optim()
     config.switch_use_feed_fetch_ops(False)
@@ -41,11 +51,12 @@ class PaddleEngine:
     name = "paddle"
 
     def __init__(self, device: str = "cpu", threads: int = 1) -> None:
+        where = paddle_device(device)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paddle")
-        self._det, self._rec = self._thread.submit(self._load, device, threads).result()
+        self._det, self._rec = self._thread.submit(self._load, where, threads).result()
 
     @staticmethod
-    def _load(device: str, threads: int) -> tuple[inference.Predictor, inference.Predictor]:
+    def _load(device: Device, threads: int) -> tuple[inference.Predictor, inference.Predictor]:
         return (
             _predictor(paddle_model_dir(DET), device, threads),
             _predictor(paddle_model_dir(REC), device, threads),
