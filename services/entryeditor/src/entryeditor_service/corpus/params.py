@@ -9,7 +9,7 @@ from rest_framework import serializers
 from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
 
 
-class WordParams(serializers.Serializer):
+class WordParams(serializers.Serializer[dict[str, Any]]):
     word = serializers.CharField(max_length=64, trim_whitespace=True)
     pos = serializers.CharField(max_length=8, required=False)
 
@@ -37,7 +37,7 @@ class PmiParams(WordParams):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
 
 
-def parse(params: type[serializers.Serializer], query: Any) -> dict[str, Any]:
+def parse(params: type[serializers.Serializer[dict[str, Any]]], query: Any) -> dict[str, Any]:
     """Validated query parameters; unknown ones are refused too (a typo is not ignored)."""
     serializer = params(data=query)
     serializer.is_valid(raise_exception=True)

@@ -19,7 +19,7 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class SenseSerializer(serializers.Serializer):
+class SenseSerializer(serializers.Serializer[dict[str, Any]]):
     pos = serializers.CharField(max_length=8, allow_blank=True, required=False, default="")
     definition = serializers.CharField(max_length=2000, allow_blank=True)
     examples = serializers.ListField(
@@ -27,12 +27,12 @@ class SenseSerializer(serializers.Serializer):
     )
 
 
-class ExampleSerializer(serializers.Serializer):
+class ExampleSerializer(serializers.Serializer[dict[str, Any]]):
     sentence_id = serializers.IntegerField(min_value=1, required=False)
     text = serializers.CharField(max_length=5000)
 
 
-class CollocateSerializer(serializers.Serializer):
+class CollocateSerializer(serializers.Serializer[dict[str, Any]]):
     word = serializers.CharField(max_length=64)
     pos = serializers.CharField(max_length=8)
     count = serializers.IntegerField(min_value=0)
@@ -40,10 +40,12 @@ class CollocateSerializer(serializers.Serializer):
     pmi = serializers.FloatField(required=False)
 
 
-class EntrySerializer(serializers.ModelSerializer):
-    senses = SenseSerializer(many=True, required=False, max_length=100)
-    examples = ExampleSerializer(many=True, required=False, max_length=100)
-    collocates = CollocateSerializer(many=True, required=False, max_length=200)
+class EntrySerializer(serializers.ModelSerializer[Entry]):
+    # max_length: DRF (3.15+) hands it to the ListSerializer of many=True; drf-stubs'
+    # BaseSerializer.__init__ does not list it (a library's missing types).
+    senses = SenseSerializer(many=True, required=False, max_length=100)  # type: ignore[call-arg]
+    examples = ExampleSerializer(many=True, required=False, max_length=100)  # type: ignore[call-arg]
+    collocates = CollocateSerializer(many=True, required=False, max_length=200)  # type: ignore[call-arg]
     pos_distribution = serializers.DictField(
         child=serializers.IntegerField(min_value=0), required=False
     )
@@ -76,7 +78,7 @@ class EntrySerializer(serializers.ModelSerializer):
         return data
 
 
-class EntrySummarySerializer(serializers.ModelSerializer):
+class EntrySummarySerializer(serializers.ModelSerializer[Entry]):
     class Meta:
         model = Entry
         fields = ("id", "word", "pos", "frequency", "version", "updated_at")
@@ -85,13 +87,13 @@ class EntrySummarySerializer(serializers.ModelSerializer):
 SUMMARY_FIELDS = EntrySummarySerializer.Meta.fields
 
 
-class VersionSerializer(serializers.Serializer):
+class VersionSerializer(serializers.Serializer[dict[str, Any]]):
     """The version an update was based on (409 when it is no longer the current one)."""
 
     version = serializers.IntegerField(min_value=1)
 
 
-class InitSerializer(serializers.Serializer):
+class InitSerializer(serializers.Serializer[dict[str, Any]]):
     word = StrictCharField(max_length=64)
     empty = serializers.BooleanField(default=False)
     version = serializers.IntegerField(min_value=1, required=False)
@@ -103,5 +105,5 @@ class InitSerializer(serializers.Serializer):
             raise serializers.ValidationError(str(exc)) from None
 
 
-class CommandSerializer(serializers.Serializer):
+class CommandSerializer(serializers.Serializer[dict[str, Any]]):
     command = StrictCharField(max_length=1000, trim_whitespace=False)
