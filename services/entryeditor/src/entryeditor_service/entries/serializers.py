@@ -6,7 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
+from entryeditor_service.corpus.params import checked
+from entryeditor_service.corpus.patterns import check_pos, check_word
 from entryeditor_service.entries.models import CONTENT_FIELDS, Entry
 
 
@@ -57,18 +58,10 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
         fields = ("id", *CONTENT_FIELDS, "version", "created_at", "updated_at")
 
     def validate_word(self, value: str) -> str:
-        try:
-            return check_word(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_word, value)
 
     def validate_pos(self, value: str) -> str:
-        if not value:
-            return value
-        try:
-            return check_pos(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_pos, value) if value else value
 
     def to_representation(self, instance: Entry) -> dict[str, Any]:
         # The JSON fields are stored validated; hand them back as they are.
@@ -99,10 +92,7 @@ class InitSerializer(serializers.Serializer[dict[str, Any]]):
     version = serializers.IntegerField(min_value=1, required=False)
 
     def validate_word(self, value: str) -> str:
-        try:
-            return check_word(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_word, value)
 
 
 class CommandSerializer(serializers.Serializer[dict[str, Any]]):
