@@ -5,20 +5,18 @@ summary the benchmark reads (success, p95, 503s by status, dropped iterations)."
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
 
-from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
+from servelab.bench.k6 import THRESHOLDS_FAILED
 from servelab.bench.load import Load
 from servelab.bench.summary import measurement
 from servelab.stack import Stack
 from servelab.testing import scratch_database, serve_service
+from servelab.testing.k6 import K6Outcome, run_k6
 
 # Every test here drives the uwsgi stack with k6.
 pytestmark = pytest.mark.stack
@@ -47,48 +45,36 @@ def stack() -> Iterator[Stack]:
             client.delete(*keys)
 
 
-def k6(stack: Stack, tmp_path: Path, **env: str) -> tuple[int, dict[str, Any], str]:
-    summary = tmp_path / "summary.json"
-    argv = k6_argv(
-        k6_binary(),
-        stack.project_dir / "loadtests" / "entryeditor.js",
-        {"BASE_URL": stack.url("entryeditor-nginx"), **env, "SUMMARY_JSON": str(summary)},
-    )
-    result = subprocess.run(
-        argv, cwd=stack.project_dir, capture_output=True, text=True, timeout=120
-    )
-    output = result.stdout + result.stderr[-2000:]
-    assert summary.is_file(), output
-    return result.returncode, json.loads(summary.read_text()), output
+def k6(stack: Stack, tmp_path: Path, **env: str) -> K6Outcome:
+    env = {"BASE_URL": stack.url("entryeditor-nginx"), **env}
+    return run_k6(stack.project_dir, "entryeditor.js", env, tmp_path)
 
 
 @pytest.mark.parametrize("name", VEGETA)
 def test_vegeta_shape_smoke(stack: Stack, tmp_path: Path, name: str) -> None:
-    code, summary, output = k6(
-        stack, tmp_path, NAME=name, RATE="20", VUS="5", MAX_VUS="40", **SMOKE
-    )
-    assert code == 0, output
-    m = measurement(summary, Load(vus=5, duration_s=2, shape="vegeta", rate=20, max_vus=40))
+    outcome = k6(stack, tmp_path, NAME=name, RATE="20", VUS="5", MAX_VUS="40", **SMOKE)
+    assert outcome.returncode == 0, outcome.output
+    m = measurement(outcome.summary, Load(vus=5, duration_s=2, shape="vegeta", rate=20, max_vus=40))
     assert m.requests + m.dropped >= 40
     assert m.success_ratio == 1
     assert m.p95_ms is not None
-    assert "vegeta: 20 requests/s" in output
+    assert "vegeta: 20 requests/s" in outcome.output
 
 
 @pytest.mark.parametrize("name", BOOM)
 def test_boom_shape_smoke(stack: Stack, tmp_path: Path, name: str) -> None:
-    code, summary, output = k6(stack, tmp_path, NAME=name, VUS="2", **SMOKE)
-    assert code == 0, output
-    m = measurement(summary, Load(vus=2, duration_s=2, shape="boom"))
+    outcome = k6(stack, tmp_path, NAME=name, VUS="2", **SMOKE)
+    assert outcome.returncode == 0, outcome.output
+    m = measurement(outcome.summary, Load(vus=2, duration_s=2, shape="boom"))
     assert m.requests > 0
     assert m.success_ratio == 1
-    assert "boom: 2 VUs" in output
+    assert "boom: 2 VUs" in outcome.output
 
 
 def test_an_answer_that_is_not_2xx_fails_the_thresholds_and_is_counted(
     stack: Stack, tmp_path: Path
 ) -> None:
-    code, summary, _ = k6(
+    outcome = k6(
         stack,
         tmp_path,
         NAME="detail",
@@ -96,8 +82,9 @@ def test_an_answer_that_is_not_2xx_fails_the_thresholds_and_is_counted(
         RATE="10",
         **SMOKE,
     )
-    assert code == THRESHOLDS_FAILED
-    m = measurement(summary, Load(vus=50, duration_s=2, shape="vegeta", rate=10, max_vus=50))
+    assert outcome.returncode == THRESHOLDS_FAILED
+    load = Load(vus=50, duration_s=2, shape="vegeta", rate=10, max_vus=50)
+    m = measurement(outcome.summary, load)
     assert m.success_ratio == 0
     assert m.errors["non_2xx"] == m.requests
     assert m.unexpected_non_2xx == m.requests  # 404s: neither 502, 503 nor 504

@@ -4,16 +4,14 @@ with each kind of body, and answers that are not the expected one counted as fai
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
+from servelab.bench.k6 import THRESHOLDS_FAILED
 from servelab.testing import serve_service
+from servelab.testing.k6 import K6Outcome, run_k6
 
 # Every test here drives the service with k6.
 pytestmark = pytest.mark.stack
@@ -24,17 +22,6 @@ SERVICE = "health-code-uvicorn"
 SMOKE = {"VUS": "3", "ITERATIONS": "6"}
 
 
-@dataclass(frozen=True)
-class Outcome:
-    returncode: int
-    summary: dict[str, Any]
-    output: str
-
-    def measured(self, metric: str) -> dict[str, float]:
-        values: dict[str, float] = self.summary["metrics"][f"{metric}{{phase:measure}}"]["values"]
-        return values
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     env = {"ANALYZE_MODE": "batched", "OCR_THREADS": "2"}
@@ -42,17 +29,8 @@ def url() -> Iterator[str]:
         yield stack.url(SERVICE)
 
 
-def k6(project_root: Path, tmp_path: Path, env: Mapping[str, str]) -> Outcome:
-    summary = tmp_path / "summary.json"
-    argv = k6_argv(
-        k6_binary(),
-        project_root / "loadtests" / "health-code.js",
-        {**SMOKE, **env, "SUMMARY_JSON": str(summary)},
-    )
-    result = subprocess.run(argv, cwd=project_root, capture_output=True, text=True, timeout=180)
-    output = result.stdout + result.stderr[-2000:]
-    assert summary.is_file(), output
-    return Outcome(result.returncode, json.loads(summary.read_text()), output)
+def k6(project_root: Path, tmp_path: Path, env: Mapping[str, str]) -> K6Outcome:
+    return run_k6(project_root, "health-code.js", {**SMOKE, **env}, tmp_path, timeout_s=180)
 
 
 @pytest.mark.parametrize(

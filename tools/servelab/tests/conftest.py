@@ -1,18 +1,12 @@
 from __future__ import annotations
 
-import json
-import re
-import resource
-import subprocess
 import textwrap
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from servelab.bench.k6 import k6_argv, k6_binary
+from servelab.testing.k6 import K6Outcome, K6Smoke, run_k6
 
 # A short k6 run; the scripts' default thresholds fail it on a single failed request or
 # check (loadtests/lib/options.js).
@@ -30,39 +24,6 @@ def project(tmp_path: Path) -> Callable[[str], Path]:
     return make
 
 
-@dataclass(frozen=True)
-class K6Outcome:
-    returncode: int
-    summary: dict[str, Any]
-    output: str
-
-    def measured(self, metric: str) -> dict[str, float]:
-        """The values of `metric` in the measured phase."""
-        values: dict[str, float] = self.summary["metrics"][f"{metric}{{phase:measure}}"]["values"]
-        return values
-
-    def printed_errors(self) -> dict[str, int]:
-        """The failed requests by kind as the text summary printed them (lib/summary.js):
-        there even when k6 could not write the JSON summary."""
-        line = next(line for line in self.output.splitlines() if line.strip().startswith("failed"))
-        counts = re.search(r"\((.*?);", line)
-        assert counts is not None, line
-        return {
-            kind: int(count)
-            for kind, count in (part.rsplit(" ", 1) for part in counts.group(1).split(", "))
-        }
-
-    def assert_clean(self) -> None:
-        """Thresholds passed, requests were sent, none failed, every check passed."""
-        assert self.returncode == 0, self.output
-        assert self.measured("http_reqs")["count"] > 0
-        assert self.measured("http_req_failed")["rate"] == 0
-        assert self.measured("checks")["rate"] == 1
-
-
-K6Smoke = Callable[..., K6Outcome]
-
-
 @pytest.fixture
 def k6_smoke(project_root: Path, tmp_path: Path, starts_servers: None) -> K6Smoke:
     """Run loadtests/<script> with SMOKE under `env`, its JSON summary read back;
@@ -71,27 +32,6 @@ def k6_smoke(project_root: Path, tmp_path: Path, starts_servers: None) -> K6Smok
     def run(
         script: str, env: Mapping[str, str], open_files: tuple[int, int] | None = None
     ) -> K6Outcome:
-        summary = tmp_path / "summary.json"
-        summary.unlink(missing_ok=True)
-        argv = k6_argv(
-            k6_binary(),
-            project_root / "loadtests" / script,
-            {**SMOKE, **env, "SUMMARY_JSON": str(summary)},
-        )
-
-        def limit() -> None:
-            if open_files is not None:
-                resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
-
-        result = subprocess.run(
-            argv, cwd=project_root, capture_output=True, text=True, timeout=120, preexec_fn=limit
-        )
-        output = result.stdout + result.stderr[-2000:]
-        if open_files is not None and not summary.is_file():
-            # Starved of descriptors to the end, k6 may not open the JSON summary file;
-            # the text summary on its stdout is still there (K6Outcome.printed_errors).
-            return K6Outcome(result.returncode, {}, output)
-        assert summary.is_file(), output
-        return K6Outcome(result.returncode, json.loads(summary.read_text()), output)
+        return run_k6(project_root, script, {**SMOKE, **env}, tmp_path, open_files=open_files)
 
     return run

@@ -15,6 +15,7 @@ from servelab.bench.results import run_from_json
 from servelab.bench.summary import ERROR_KINDS, measurement
 from servelab.bench.writeup import load_write_up
 from servelab.stack.compose import load_project
+from servelab.testing.records import run_record
 
 AB = Load(vus=20, shape="ab", iterations=200, max_duration_s=600)
 MODES = {"async-blocking", "threadpool", "process", "batched"}
@@ -176,28 +177,7 @@ def test_the_report_shows_abs_table_the_goals_and_that_the_gpu_was_not_measured(
         _cell("uvicorn-threadpool", 1, 9.0, {}),
         _cell("uvicorn-batched", 1, 7.0, {"non_2xx": 1}),
     ]
-    run = run_from_json(
-        {
-            "family": "health-code",
-            "form": "quick",
-            "started": "2026-01-01T00:00:00+00:00",
-            "wall_s": 60.0,
-            "load_average": 0.5,
-            "machine": {
-                "cpu_model": "AMD EPYC",
-                "cpus": 2,
-                "memory_gib": 23.5,
-                "os": "Debian GNU/Linux 12 (bookworm)",
-                "kernel": "6.1.0",
-                "python": "3.11.7",
-                "k6": "k6 v1.1.0",
-            },
-            "load": cells[0]["load"],
-            "payload_size": 0,
-            "k6_command": "k6 run ...",
-            "cells": cells,
-        }
-    )
+    run = run_from_json(run_record("health-code", cells[0]["load"], cells, k6_command="k6 run ..."))
     matrix = load_matrix(project_root, "health-code")
     text = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
     assert (

@@ -17,6 +17,7 @@ from servelab.bench.results import BenchRun, run_from_json
 from servelab.bench.summary import ERROR_KINDS, Measurement, measurement
 from servelab.bench.writeup import load_write_up
 from servelab.stack.compose import load_project
+from servelab.testing.records import run_record
 
 VEGETA = {"shape": "vegeta", "rate": 1000, "vus": 500, "max_vus": 1000, "duration_s": 5}
 MEASURED = "{phase:measure}"
@@ -210,32 +211,8 @@ def cell(endpoint: str, load: dict[str, Any], m: dict[str, Any]) -> dict[str, An
     }
 
 
-MACHINE = {
-    "cpu_model": "AMD EPYC",
-    "cpus": 2,
-    "memory_gib": 23.5,
-    "os": "Debian GNU/Linux 12 (bookworm)",
-    "kernel": "6.1.0",
-    "python": "3.11.7",
-    "k6": "k6 v1.1.0",
-}
-
-
 def entryeditor_run(cells: list[dict[str, Any]]) -> BenchRun:
-    return run_from_json(
-        {
-            "family": "entryeditor",
-            "form": "quick",
-            "started": "2026-01-01T00:00:00+00:00",
-            "wall_s": 60.0,
-            "load_average": 0.5,
-            "machine": MACHINE,
-            "load": VEGETA,
-            "payload_size": 0,
-            "k6_command": "k6 run loadtests/<script>",
-            "cells": cells,
-        }
-    )
+    return run_from_json(run_record("entryeditor", VEGETA, cells))
 
 
 def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(

@@ -13,6 +13,7 @@ from servelab.bench.matrix import load_matrix
 from servelab.bench.report import render
 from servelab.bench.results import load_run, run_from_json, save_run
 from servelab.bench.writeup import load_write_up
+from servelab.testing.records import run_record
 
 NO_ERRORS = {"connect": 0, "timeout": 0, "non_2xx": 0, "other": 0}
 
@@ -51,25 +52,13 @@ def _cell(variant: str, endpoint: str, rps: float | None, **extra: Any) -> dict[
 
 
 # A small run as docs/results/files.json holds it.
-RUN: dict[str, Any] = {
-    "family": "files",
-    "form": "quick",
-    "started": "2026-01-01T00:00:00+00:00",
-    "wall_s": 60.0,
-    "load_average": 0.25,
-    "machine": {
-        "cpu_model": "AMD EPYC",
-        "cpus": 2,
-        "memory_gib": 23.5,
-        "os": "Debian GNU/Linux 12 (bookworm)",
-        "kernel": "6.1.0",
-        "python": "3.11.7",
-        "k6": "k6 v1.1.0",
-    },
-    "load": {"vus": 100, "duration_s": 3.0, "warmup_s": 1.0},
-    "payload_size": 262144,
-    "k6_command": "k6 run -e VUS=100 loadtests/<script>",
-    "cells": [
+RUN: dict[str, Any] = run_record(
+    "files",
+    {"vus": 100, "duration_s": 3.0, "warmup_s": 1.0},
+    load_average=0.25,
+    payload_size=262144,
+    k6_command="k6 run -e VUS=100 loadtests/<script>",
+    cells=[
         _cell("uvicorn", "upload/stream/async_read_and_disk_write", 800.0),
         _cell("uvicorn", "upload/single", 400.0),
         _cell("uvicorn", "upload/raw/json/base64decode", 500.0),
@@ -83,7 +72,7 @@ RUN: dict[str, Any] = {
         _cell("reference", "PUT /ingest/{unique}", 1200.0),
         _cell("reference", "GET /payload/health.jpg", 4000.0),
     ],
-}
+)
 
 
 @pytest.fixture

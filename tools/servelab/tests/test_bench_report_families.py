@@ -15,19 +15,11 @@ from servelab.bench.report import render
 from servelab.bench.results import run_from_json
 from servelab.bench.summary import ERROR_KINDS
 from servelab.bench.writeup import load_write_up
+from servelab.testing.records import run_record
 
 HEY = {"vus": 1000, "shape": "hey", "iterations": 1, "max_duration_s": 90.0}
 CLIENT = {"vus": 10, "shape": "client", "iterations": 1, "max_duration_s": 60.0}
 WRK = {"vus": 400, "duration_s": 3.0, "warmup_s": 1.0}
-MACHINE = {
-    "cpu_model": "AMD EPYC",
-    "cpus": 2,
-    "memory_gib": 23.5,
-    "os": "Debian GNU/Linux 12 (bookworm)",
-    "kernel": "6.1.0",
-    "python": "3.11.7",
-    "k6": "k6 v1.1.0",
-}
 
 
 def _cell(
@@ -73,18 +65,14 @@ def _cell(
 
 
 def _run(family: str, load: dict[str, Any], cells: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "family": family,
-        "form": "quick",
-        "started": "2026-01-01T00:00:00+00:00",
-        "wall_s": 100.0,
-        "load_average": 0.2,
-        "machine": MACHINE,
-        "load": load,
-        "payload_size": 0,
-        "k6_command": "k6 run -e BASE_URL=<service url> loadtests/<script>",
-        "cells": cells,
-    }
+    return run_record(
+        family,
+        load,
+        cells,
+        wall_s=100.0,
+        load_average=0.2,
+        k6_command="k6 run -e BASE_URL=<service url> loadtests/<script>",
+    )
 
 
 ONE = {"WAITING_TIME": "1", "WORKERS": "1"}

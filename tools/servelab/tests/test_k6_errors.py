@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,6 +14,7 @@ from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
 from servelab.bench.runner import RECORD_FAILURES
 from servelab.bench.summary import ERROR_KINDS
 from servelab.stack.ports import free_port
+from servelab.testing.k6 import K6Smoke
 
 # (status, error_code, error) -> the kind lib/errors.js gives it
 CASES = [
@@ -73,7 +72,6 @@ def test_the_kinds_are_those_the_runner_reads(probe: dict[str, list[str | None]]
     assert tuple(probe["all"]) == ERROR_KINDS
 
 
-K6Smoke = Callable[..., Any]
 # Every script, with what it needs to send its load to a port where nothing listens
 # (download.js: a given id, else its set-up's upload would abort the run first).
 SCRIPTS = {

@@ -3,8 +3,7 @@ nginx in front of it, and the reference nginx: short, with 0 failed requests req
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -13,8 +12,7 @@ from servelab.bench.k6 import THRESHOLDS_FAILED
 from servelab.bench.payload import generate_payload, write_payload
 from servelab.stack import Stack
 from servelab.stack.ports import free_port
-
-K6Smoke = Callable[..., Any]
+from servelab.testing.k6 import K6Smoke
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,14 @@ the write-up's exact bytes and headers, the wrk and hey shapes, errors by kind."
 from __future__ import annotations
 
 import resource
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
 from servelab.bench.k6 import THRESHOLDS_FAILED
 from servelab.stack import Stack
+from servelab.testing.k6 import K6Smoke
 
-K6Smoke = Callable[..., Any]
 HELLO = [
     ("gunicorn", "hello-gunicorn-sync"),
     ("uvicorn", "hello-uvicorn"),

@@ -4,7 +4,7 @@ write-up's client, the {"wait": seconds} contract, and the burst's total time.""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +12,8 @@ import pytest
 
 from servelab.bench.k6 import THRESHOLDS_FAILED, k6_argv, k6_binary
 from servelab.stack import Stack
+from servelab.testing.k6 import K6Smoke
 
-K6Smoke = Callable[..., Any]
 WAITING_TIME = 0.2
 SERVER = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(WAITING_TIME)}
 

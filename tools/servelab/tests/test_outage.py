@@ -4,15 +4,12 @@ writes them, and what the report makes of a timeline."""
 from __future__ import annotations
 
 import http.server
-import os
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from servelab.bench.k6 import k6_argv, k6_binary
 from servelab.cli import main
 from servelab.outage import (
     Answer,
@@ -23,6 +20,7 @@ from servelab.outage import (
     parse_drill,
     read_answers,
 )
+from servelab.outage.run import answers_argv, run_k6
 
 DRILL = {
     "profile": "uwsgi",
@@ -128,16 +126,7 @@ def test_outage_js_records_every_answer_for_the_drill(
 ) -> None:
     answers_csv = tmp_path / "answers.csv"
     env = {"BASE_URL": flaky_url, "ENDPOINT": "/x", "RATE": "30", "DURATION": "1s"}
-    argv = k6_argv(k6_binary(), "loadtests/outage.js", env, options=["--out", f"csv={answers_csv}"])
-    result = subprocess.run(
-        argv,
-        cwd=project_root,
-        env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = run_k6(answers_argv(env, answers_csv), project_root, timeout_s=60)
     assert result.returncode == 0, result.stdout + result.stderr
     answers = read_answers(answers_csv)
     assert 25 <= len(answers) <= 31

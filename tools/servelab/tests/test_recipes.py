@@ -12,7 +12,10 @@ from servelab.project import find_project_dir
 from servelab.stack.compose import compose_binary
 
 # Listed at collection, for the parameters: before any fixture (project_root) exists.
-DOCKERFILES = sorted(find_project_dir(Path(__file__).parent).glob("services/*/Dockerfile"))
+ROOT = find_project_dir(Path(__file__).parent)
+DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))
+# The Debian stand-ins for the official base images (servelab.containers.images).
+STAND_IN_DOCKERFILES = sorted(ROOT.glob("deploy/images/*/Dockerfile"))
 
 
 def profiles(project_root: Path) -> list[str]:
@@ -45,7 +48,11 @@ def test_there_is_a_dockerfile_per_service(project_root: Path) -> None:
     assert [d.parent for d in DOCKERFILES] == services
 
 
-@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize(
+    "dockerfile",
+    DOCKERFILES + STAND_IN_DOCKERFILES,
+    ids=lambda p: str(p.parent.relative_to(ROOT)),
+)
 def test_dockerfile_is_hadolint_clean(dockerfile: Path) -> None:
     hadolint = Path(sys.executable).parent / "hadolint"
     result = subprocess.run(

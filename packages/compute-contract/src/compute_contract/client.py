@@ -6,8 +6,6 @@ when the connection is made instead of quietly encoding in pure Python.
 
 from __future__ import annotations
 
-from types import TracebackType
-
 from thrift.protocol.TBinaryProtocol import TBinaryProtocolAccelerated
 from thrift.transport import TSocket, TTransport
 
@@ -32,12 +30,7 @@ class Connection:
     def __enter__(self) -> Connection:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

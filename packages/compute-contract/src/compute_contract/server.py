@@ -6,7 +6,7 @@ with whichever kind runs (the nonblocking server always reads framed messages).
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 from thrift.protocol.TBinaryProtocol import TBinaryProtocolAcceleratedFactory
 from thrift.server import TNonblockingServer, TProcessPoolServer, TServer
@@ -17,7 +17,12 @@ from compute_contract.computeidl import Compute
 ServerKind = Literal["threadpool", "processpool", "nonblocking", "forking"]
 SERVER_KINDS: tuple[ServerKind, ...] = get_args(ServerKind)
 
-Server = TServer.TServer | TNonblockingServer.TNonblockingServer
+
+class Server(Protocol):
+    """What every kind offers (TServer's subclasses and TNonblockingServer): serve until
+    the process is stopped."""
+
+    def serve(self) -> None: ...
 
 
 def make_server(
@@ -41,14 +46,19 @@ def make_server(
     listener.setBacklog(backlog)
     protocol = TBinaryProtocolAcceleratedFactory(fallback=False)
     framed = TTransport.TFramedTransportFactory()
+    server: Server
     if kind == "nonblocking":
-        return TNonblockingServer.TNonblockingServer(processor, listener, protocol, threads=threads)
-    if kind == "processpool":
+        server = TNonblockingServer.TNonblockingServer(
+            processor, listener, protocol, threads=threads
+        )
+    elif kind == "processpool":
         pool_server = TProcessPoolServer.TProcessPoolServer(processor, listener, framed, protocol)
         pool_server.setNumWorkers(processes)
-        return pool_server
-    if kind == "forking":
-        return TServer.TForkingServer(processor, listener, framed, protocol)
-    threaded = TServer.TThreadPoolServer(processor, listener, framed, protocol, daemon=True)
-    threaded.setNumThreads(threads)
-    return threaded
+        server = pool_server
+    elif kind == "forking":
+        server = TServer.TForkingServer(processor, listener, framed, protocol)
+    else:
+        threaded = TServer.TThreadPoolServer(processor, listener, framed, protocol, daemon=True)
+        threaded.setNumThreads(threads)
+        server = threaded
+    return server

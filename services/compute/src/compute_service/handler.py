@@ -42,7 +42,9 @@ class ComputeHandler:
         )
 
     def neighbors(self, sentence_id: int, k: int) -> list[Neighbor]:
-        return self.neighbors_batch([sentence_id], k)[0].neighbors
+        (answer,) = self.neighbors_batch([sentence_id], k)
+        neighbors: list[Neighbor] = answer.neighbors
+        return neighbors
 
     def neighbors_batch(self, sentence_ids: Sequence[int], k: int) -> list[SentenceNeighbors]:
         self._check_k(k)

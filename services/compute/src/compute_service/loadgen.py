@@ -16,10 +16,14 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from multiprocessing.queues import Queue
 
 from compute_contract import TException, connect
 
 TIMEOUT_S = 10.0
+
+# What one client process reports: its call latencies (s) and its errors.
+Outcome = tuple[list[float], list[str]]
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ def _connection_loop(plan: Plan, index: int, latencies: list[float], errors: lis
         errors.append(f"{type(error).__name__}: {error}")
 
 
-def _process(plan: Plan, offset: int, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _process(plan: Plan, offset: int, results: Queue[Outcome]) -> None:
     latencies: list[float] = []
     errors: list[str] = []
     threads = [
@@ -78,7 +82,7 @@ class Result:
 
 
 def run(port: int, clients: int, processes: int, seconds: float, k: int) -> Result:
-    results: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+    results: Queue[Outcome] = multiprocessing.Queue()
     shares = [clients // processes + (n < clients % processes) for n in range(processes)]
     workers = []
     offset = 0

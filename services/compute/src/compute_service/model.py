@@ -59,7 +59,9 @@ class Model:
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    normalised = np.zeros_like(vectors)
+    np.divide(vectors, norms, out=normalised, where=norms > 0)
+    return normalised
 
 
 def train(

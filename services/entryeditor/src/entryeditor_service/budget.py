@@ -11,9 +11,11 @@ A budget over the server's `max_connections` is what made the write-up's MySQL a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 from django.db import connections
@@ -69,7 +71,9 @@ def max_connections(alias: str = "default") -> int | None:
 
 
 def check_budget(
-    app_configs: Any = None, databases: list[str] | None = None, **kwargs: Any
+    app_configs: Sequence[AppConfig] | None = None,
+    databases: Sequence[str] | None = None,
+    **kwargs: Any,
 ) -> list[checks.CheckMessage]:
     if not databases or "default" not in databases:
         return []

@@ -4,12 +4,19 @@ The multipart path runs python-multipart's streaming parser over request.stream(
 so the file part goes straight to its destination: no spooled copy, no second pass.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
+
+if TYPE_CHECKING:
+    # Declared only for type checkers (python-multipart defines it under TYPE_CHECKING).
+    from python_multipart.multipart import MultipartCallbacks
 
 from files_service.checksums import Sha256Counter
 from servicekit.errors import ApiError
@@ -57,7 +64,7 @@ class _FileFieldSink:
         self.part: FilePart | None = None
         self.complete = False
 
-    def callbacks(self) -> dict[str, Callable[..., None]]:
+    def callbacks(self) -> MultipartCallbacks:
         return {
             "on_part_begin": self._headers.clear,
             "on_header_field": self._on_header_field,

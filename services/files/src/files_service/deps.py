@@ -10,11 +10,13 @@ from servicekit.errors import ApiError
 
 
 def get_settings(request: Request) -> Settings:
-    return request.app.state.settings
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def get_store(request: Request) -> ObjectStore:
-    return request.app.state.store
+    store: ObjectStore = request.app.state.store
+    return store
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

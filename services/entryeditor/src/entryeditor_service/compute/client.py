@@ -89,7 +89,8 @@ class ComputeClient:
         return self._call(lambda client: client.neighbors(sentence_id, k))
 
     def ping(self) -> str:
-        return self._call(lambda client: client.ping())
+        answer: str = self._call(lambda client: client.ping())
+        return answer
 
     def close(self) -> None:
         with self._lock:

@@ -7,6 +7,8 @@ the contract's errors, answered by entryeditor_service.errors.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from rest_framework import serializers
 from rest_framework.decorators import api_view
@@ -17,7 +19,7 @@ from entryeditor_service.compute.shared import compute_client
 from entryeditor_service.corpus import params
 
 
-class NeighborParams(serializers.Serializer):
+class NeighborParams(serializers.Serializer[dict[str, Any]]):
     k = serializers.IntegerField(min_value=1, max_value=settings.COMPUTE_MAX_K, default=10)
 
 

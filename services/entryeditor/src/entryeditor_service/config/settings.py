@@ -10,6 +10,7 @@ WEB_CONCURRENCY, WEB_THREADS and COMPUTE_DB_POOL (checked against MariaDB's max_
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -105,6 +106,7 @@ REDIS_URL = env.REDIS_URL
 CACHE_TIMEOUT = env.CACHE_TIMEOUT
 REDIS_TIMEOUT = env.REDIS_TIMEOUT
 REDIS_RETRY_AFTER = env.REDIS_RETRY_AFTER
+_cache: dict[str, Any]
 if REDIS_URL:
     _cache = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",

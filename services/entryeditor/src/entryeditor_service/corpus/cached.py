@@ -57,9 +57,9 @@ def collocates(
     spec = f"{pattern}|{window}|{min_count}|{measure}|{limit}"
     digest = hashlib.sha256(spec.encode()).hexdigest()[:32]
     key = f"collocates:{queries.info().generation}:{digest}"
-    value = _recall(key)
-    if value is not None:
-        return value, cache.Outcome.LOCAL
+    recalled = _recall(key)
+    if recalled is not None:
+        return recalled, cache.Outcome.LOCAL
     value, outcome = cache.get_or_compute(
         key, lambda: queries.collocates(pattern, window, min_count, measure, limit)
     )

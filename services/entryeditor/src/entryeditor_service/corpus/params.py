@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rest_framework import serializers
@@ -9,21 +10,23 @@ from rest_framework import serializers
 from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
 
 
-class WordParams(serializers.Serializer):
+def checked(check: Callable[[str], str], value: str) -> str:
+    """`value` through one of corpus.patterns' checks, its PatternError a field's 400."""
+    try:
+        return check(value)
+    except PatternError as exc:
+        raise serializers.ValidationError(str(exc)) from None
+
+
+class WordParams(serializers.Serializer[dict[str, Any]]):
     word = serializers.CharField(max_length=64, trim_whitespace=True)
     pos = serializers.CharField(max_length=8, required=False)
 
     def validate_word(self, value: str) -> str:
-        try:
-            return check_word(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_word, value)
 
     def validate_pos(self, value: str) -> str:
-        try:
-            return check_pos(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_pos, value)
 
 
 class InstanceParams(WordParams):
@@ -37,7 +40,7 @@ class PmiParams(WordParams):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
 
 
-def parse(params: type[serializers.Serializer], query: Any) -> dict[str, Any]:
+def parse(params: type[serializers.Serializer[dict[str, Any]]], query: Any) -> dict[str, Any]:
     """Validated query parameters; unknown ones are refused too (a typo is not ignored)."""
     serializer = params(data=query)
     serializer.is_valid(raise_exception=True)

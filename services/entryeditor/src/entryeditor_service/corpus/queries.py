@@ -67,7 +67,7 @@ def _matching(pattern: Pattern) -> QuerySet[WordFreq]:
 def forms(pattern: Pattern, limit: int = MAX_FORMS) -> list[dict[str, Any]]:
     """The (word, pos, freq) that `pattern` matches, most frequent first."""
     rows = _matching(pattern).order_by("-freq", "word", "pos")
-    return list(rows.values("word", "pos", "freq")[:limit])
+    return [dict(row) for row in rows.values("word", "pos", "freq")[:limit]]
 
 
 def total(pattern: Pattern) -> int:
@@ -93,10 +93,9 @@ def count(word: str, pos: str | None) -> dict[str, Any]:
     rows = WordFreq.objects.filter(word=word)
     if pos is not None:
         rows = rows.filter(pos=pos)
-    by_pos = [
-        {"pos": p, "count": f} for p, f in rows.order_by("-freq", "pos").values_list("pos", "freq")
-    ]
-    n = sum(item["count"] for item in by_pos)
+    counts = list(rows.order_by("-freq", "pos").values_list("pos", "freq"))
+    by_pos = [{"pos": p, "count": f} for p, f in counts]
+    n = sum(f for _, f in counts)
     return {
         "word": word,
         "pos": pos,
@@ -226,10 +225,10 @@ def sentence(sentence_id: int) -> dict[str, Any] | None:
     row = Sentence.objects.filter(pk=sentence_id).values("id", "para", "text", "n_tokens").first()
     if row is None:
         return None
-    row["tokens"] = [
+    tokens = [
         {"word": word, "pos": pos}
         for word, pos in Token.objects.filter(sentence_id=sentence_id)
         .order_by("position")
         .values_list("word", "pos")
     ]
-    return row
+    return {**row, "tokens": tokens}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from entryeditor_service.corpus import cached, queries
@@ -23,7 +24,12 @@ def _collocates(
     return cached.collocates(pattern, window, min_count, measure, limit)[0]
 
 
-HANDLERS = {"freq": _freq, "kwic": _kwic, "collocates": _collocates}
+# Each takes the arguments querylang's spec of that command names, as keywords.
+HANDLERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "freq": _freq,
+    "kwic": _kwic,
+    "collocates": _collocates,
+}
 
 
 def execute(text: str, default_word: str) -> dict[str, Any]:

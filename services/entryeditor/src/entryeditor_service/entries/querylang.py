@@ -181,14 +181,14 @@ def parse(text: str, default_word: str | None = None) -> Command:
         if key.value in args:
             raise CommandError(f"argument {key.value!r} given twice", *where)
         args[key.value] = _value(value, spec[key.value], key.value, text)
-    for key, param in spec.items():
-        if key in args:
+    for arg_name, param in spec.items():
+        if arg_name in args:
             continue
         if param.kind == "pattern":
             if default_word is None:
                 line, column = end_of(text)
                 raise CommandError("pattern is required", text, line, column)
-            args[key] = Pattern(default_word)
+            args[arg_name] = Pattern(default_word)
         else:
-            args[key] = param.default
+            args[arg_name] = param.default
     return Command(name_token.value, args)

@@ -6,7 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
+from entryeditor_service.corpus.params import checked
+from entryeditor_service.corpus.patterns import check_pos, check_word
 from entryeditor_service.entries.models import CONTENT_FIELDS, Entry
 
 
@@ -19,7 +20,7 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class SenseSerializer(serializers.Serializer):
+class SenseSerializer(serializers.Serializer[dict[str, Any]]):
     pos = serializers.CharField(max_length=8, allow_blank=True, required=False, default="")
     definition = serializers.CharField(max_length=2000, allow_blank=True)
     examples = serializers.ListField(
@@ -27,12 +28,12 @@ class SenseSerializer(serializers.Serializer):
     )
 
 
-class ExampleSerializer(serializers.Serializer):
+class ExampleSerializer(serializers.Serializer[dict[str, Any]]):
     sentence_id = serializers.IntegerField(min_value=1, required=False)
     text = serializers.CharField(max_length=5000)
 
 
-class CollocateSerializer(serializers.Serializer):
+class CollocateSerializer(serializers.Serializer[dict[str, Any]]):
     word = serializers.CharField(max_length=64)
     pos = serializers.CharField(max_length=8)
     count = serializers.IntegerField(min_value=0)
@@ -40,10 +41,12 @@ class CollocateSerializer(serializers.Serializer):
     pmi = serializers.FloatField(required=False)
 
 
-class EntrySerializer(serializers.ModelSerializer):
-    senses = SenseSerializer(many=True, required=False, max_length=100)
-    examples = ExampleSerializer(many=True, required=False, max_length=100)
-    collocates = CollocateSerializer(many=True, required=False, max_length=200)
+class EntrySerializer(serializers.ModelSerializer[Entry]):
+    # max_length: DRF (3.15+) hands it to the ListSerializer of many=True; drf-stubs'
+    # BaseSerializer.__init__ does not list it (a library's missing types).
+    senses = SenseSerializer(many=True, required=False, max_length=100)  # type: ignore[call-arg]
+    examples = ExampleSerializer(many=True, required=False, max_length=100)  # type: ignore[call-arg]
+    collocates = CollocateSerializer(many=True, required=False, max_length=200)  # type: ignore[call-arg]
     pos_distribution = serializers.DictField(
         child=serializers.IntegerField(min_value=0), required=False
     )
@@ -55,18 +58,10 @@ class EntrySerializer(serializers.ModelSerializer):
         fields = ("id", *CONTENT_FIELDS, "version", "created_at", "updated_at")
 
     def validate_word(self, value: str) -> str:
-        try:
-            return check_word(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_word, value)
 
     def validate_pos(self, value: str) -> str:
-        if not value:
-            return value
-        try:
-            return check_pos(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_pos, value) if value else value
 
     def to_representation(self, instance: Entry) -> dict[str, Any]:
         # The JSON fields are stored validated; hand them back as they are.
@@ -76,7 +71,7 @@ class EntrySerializer(serializers.ModelSerializer):
         return data
 
 
-class EntrySummarySerializer(serializers.ModelSerializer):
+class EntrySummarySerializer(serializers.ModelSerializer[Entry]):
     class Meta:
         model = Entry
         fields = ("id", "word", "pos", "frequency", "version", "updated_at")
@@ -85,23 +80,20 @@ class EntrySummarySerializer(serializers.ModelSerializer):
 SUMMARY_FIELDS = EntrySummarySerializer.Meta.fields
 
 
-class VersionSerializer(serializers.Serializer):
+class VersionSerializer(serializers.Serializer[dict[str, Any]]):
     """The version an update was based on (409 when it is no longer the current one)."""
 
     version = serializers.IntegerField(min_value=1)
 
 
-class InitSerializer(serializers.Serializer):
+class InitSerializer(serializers.Serializer[dict[str, Any]]):
     word = StrictCharField(max_length=64)
     empty = serializers.BooleanField(default=False)
     version = serializers.IntegerField(min_value=1, required=False)
 
     def validate_word(self, value: str) -> str:
-        try:
-            return check_word(value)
-        except PatternError as exc:
-            raise serializers.ValidationError(str(exc)) from None
+        return checked(check_word, value)
 
 
-class CommandSerializer(serializers.Serializer):
+class CommandSerializer(serializers.Serializer[dict[str, Any]]):
     command = StrictCharField(max_length=1000, trim_whitespace=False)

@@ -30,7 +30,8 @@ class Pages(PageNumberPagination):
 def _version(request: Request) -> int:
     serializer = VersionSerializer(data=request.data)
     serializer.is_valid(raise_exception=True)
-    return serializer.validated_data["version"]
+    version: int = serializer.validated_data["version"]
+    return version
 
 
 @api_view(["GET", "POST"])

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import subprocess
 import threading
-from types import TracebackType
 
 from servelab.stack import Stack
 from servelab.stack.attached import Address, run_sql
@@ -39,12 +38,7 @@ class ConnectionWatch:
             self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=10)

@@ -86,11 +86,12 @@ def source_digest(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _run(argv: list[str], what: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    """Run a step, raising ImagesError with the end of its output when it fails."""
-    result: subprocess.CompletedProcess[str] = subprocess.run(  # type: ignore[call-overload]
-        argv, capture_output=True, text=True, check=False, **kwargs
-    )
+def _run(
+    argv: list[str], what: str, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a step (at most `timeout` s), raising ImagesError with the end of its output when
+    it fails."""
+    result = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=timeout)
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).splitlines()[-20:])
         raise ImagesError(f"{what} failed (exit status {result.returncode}):\n{tail}")

@@ -7,6 +7,7 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from servelab.bench.k6 import k6_argv, k6_binary
@@ -17,6 +18,30 @@ from servelab.stack import Stack, StackError
 
 # How long k6 may run past the drill before it counts as hung.
 _K6_GRACE_S = 60.0
+
+
+def answers_argv(env: Mapping[str, str], answers_csv: Path) -> list[str]:
+    """k6's command line for loadtests/outage.js under `env`, every answer written to
+    `answers_csv` (read_answers reads it back)."""
+    return k6_argv(
+        k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]
+    )
+
+
+def run_k6(
+    argv: Sequence[str], project_dir: Path, timeout_s: float
+) -> subprocess.CompletedProcess[str]:
+    """Run answers_argv's k6, its CSV times in Unix milliseconds as read_answers reads them
+    (raises subprocess.TimeoutExpired after `timeout_s`)."""
+    return subprocess.run(
+        argv,
+        cwd=project_dir,
+        env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
 
 
 def _act(stack: Stack, drill: Drill, started: float, events: dict[str, float]) -> None:
@@ -42,12 +67,7 @@ def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[st
         # Volumes in the system's temp dir: a unix socket's path must stay under 108 bytes.
         Stack(drill.profile, only=[drill.service], env=drill.env, log=server_log) as stack,
     ):
-        argv = k6_argv(
-            k6_binary(),
-            LOADTESTS / "outage.js",
-            drill.k6_env(stack.url(drill.service)),
-            options=["--out", f"csv={answers_csv}"],
-        )
+        argv = answers_argv(drill.k6_env(stack.url(drill.service)), answers_csv)
         started = time.monotonic()
 
         def act() -> None:
@@ -59,15 +79,7 @@ def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[st
         actor = threading.Thread(target=act)
         actor.start()
         try:
-            result = subprocess.run(
-                argv,
-                cwd=project_dir,
-                env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
-                capture_output=True,
-                text=True,
-                timeout=drill.duration_s + _K6_GRACE_S,
-                check=False,
-            )
+            result = run_k6(argv, project_dir, drill.duration_s + _K6_GRACE_S)
         except subprocess.TimeoutExpired:
             raise DrillError(
                 f"k6 still running {_K6_GRACE_S:.0f} s after the drill's end, stopped"

@@ -21,7 +21,6 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from servelab.project import find_project_dir
 from servelab.stack import attached, groups, nginx
@@ -102,12 +101,7 @@ class Stack:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     def url(self, service: str) -> str:
