@@ -51,12 +51,15 @@ class Settings(BaseSettings):
         "decoding: a decompression bomb gets a 413/422 instead of eating memory.",
     )
     batch_max_size: int = Field(
-        8, ge=1, description="batched: most images one engine call takes (Triton's max batch)."
+        8,
+        ge=1,
+        description="batched: most requests' network calls one batch takes (Triton's max "
+        "batch); the engine runs the batch with one call per input shape.",
     )
     batch_max_wait_ms: float = Field(
         5.0,
         ge=0,
-        description="batched: longest the oldest waiting image waits for others to join its "
+        description="batched: longest the oldest waiting call waits for others to join its "
         "batch, in milliseconds (Triton's max queue delay).",
     )
     process_workers: int = Field(
