@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -35,6 +34,7 @@ from health_code_service.imaging import ImageError, decode_image
 from health_code_service.network import Batched as BatchedNetwork
 from health_code_service.network import Network
 from health_code_service.settings import Settings
+from health_code_service.sizing import available_cpus, report, server_workers, size
 from health_code_service.usages import Usage
 
 CoreError = ImageError | AnalysisError
@@ -95,10 +95,6 @@ def _analyze_in_child(usage: Usage, data: bytes, max_pixels: int) -> BaseModel |
         return Failure(error.status, error.code, error.message)
 
 
-def pool_size(settings: Settings) -> int:
-    return settings.process_workers or len(os.sched_getaffinity(0))
-
-
 class ProcessPool:
     """A pool of engine processes. They are spawned, not forked: a fork of a server
     worker would copy its event loop and threads, and the engine's thread pools.
@@ -111,7 +107,7 @@ class ProcessPool:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.max_pixels = settings.max_pixels
-        self.size = pool_size(settings)
+        self.size = settings.process_workers
         self._replacing = threading.Lock()
         self.pool = self._start()
 
@@ -180,7 +176,10 @@ Mode = Inline | ProcessPool | Batched
 
 
 def start_mode(settings: Settings) -> Mode:
-    """The engine behind ANALYZE_MODE, ready to take requests."""
+    """The engine behind ANALYZE_MODE, sized to the machine and ready to take requests."""
+    sizing = size(settings, available_cpus(), server_workers())
+    report(sizing)
+    settings = sizing.apply(settings)
     if settings.analyze_mode == "process":
         return ProcessPool(settings)
     if settings.analyze_mode == "batched":

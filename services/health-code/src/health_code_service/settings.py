@@ -28,10 +28,11 @@ class Settings(BaseSettings):
         "cpu", description="Where the engine runs: `cpu`, or `cuda` / `cuda:N` (torch, paddle)."
     )
     ocr_threads: int = Field(
-        1,
-        ge=1,
-        description="Intra-op threads of each engine session. 1 suits one worker per core; "
-        "raise it for a single worker on an otherwise idle machine.",
+        0,
+        ge=0,
+        description="Intra-op threads of each engine session; 0 sizes them to the machine "
+        "(sizing.py): 1 where requests run side by side (threadpool, process), the worker's "
+        "share of the CPUs where it runs one engine call at a time (async-blocking, batched).",
     )
 
     # --- serving ---
@@ -65,6 +66,6 @@ class Settings(BaseSettings):
     process_workers: int = Field(
         0,
         ge=0,
-        description="process: engine processes per server worker; 0 means one per CPU this "
-        "process may run on (os.sched_getaffinity).",
+        description="process: engine processes per server worker; 0 means the worker's share "
+        "of the CPUs this process may run on (os.sched_getaffinity), CPUs // workers.",
     )
