@@ -12,6 +12,9 @@
   code, resizing, crops and parsing run side by side in the request threads; only the
   engine is shared.
 
+- Inline with one shared paddle engine (shared-threadpool): the write-up's `def`
+  endpoint, kept only to be measured (shared_paddle.py); do not deploy.
+
 Each turns the core's failures (ImageError, AnalysisError) into ApiError, so every mode
 answers bad input alike.
 """
@@ -19,6 +22,7 @@ answers bad input alike.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +42,7 @@ from health_code_service.sizing import available_cpus, report, server_workers, s
 from health_code_service.usages import Usage
 
 CoreError = ImageError | AnalysisError
+logger = logging.getLogger(__name__)
 
 
 def api_error(error: CoreError) -> ApiError:
@@ -184,4 +189,21 @@ def start_mode(settings: Settings) -> Mode:
         return ProcessPool(settings)
     if settings.analyze_mode == "batched":
         return Batched(settings)
+    if settings.analyze_mode == "shared-threadpool":
+        return _shared_paddle(settings)
     return Inline(settings)
+
+
+def _shared_paddle(settings: Settings) -> Inline:
+    if settings.ocr_engine != "paddle":
+        raise ValueError(
+            "ANALYZE_MODE=shared-threadpool shares a paddle engine: set OCR_ENGINE=paddle"
+        )
+    logger.warning(
+        "health-code: ANALYZE_MODE=shared-threadpool shares one paddle engine across threads "
+        "without a lock, to measure the write-up's failures; do not deploy it"
+    )
+    from health_code_service.shared_paddle import SharedPaddleEngine
+
+    engine = SharedPaddleEngine(settings.ocr_device, settings.ocr_threads)
+    return Inline(settings, Analyzer(settings, engine))

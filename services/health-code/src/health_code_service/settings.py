@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 MiB = 1024 * 1024
 
 Engine = Literal["onnxruntime", "torch", "paddle"]
-Mode = Literal["async-blocking", "threadpool", "process", "batched"]
+Mode = Literal["async-blocking", "threadpool", "process", "batched", "shared-threadpool"]
 
 
 class Settings(BaseSettings):
@@ -40,7 +40,9 @@ class Settings(BaseSettings):
         "threadpool",
         description="How a request reaches the engine: async-blocking (the write-up's "
         "`async def` calling blocking inference; kept only to be measured), threadpool "
-        "(`def` endpoint), process (a process pool), batched (micro-batches).",
+        "(`def` endpoint), process (a process pool), batched (micro-batches), "
+        "shared-threadpool (the write-up's `def` endpoint: one paddle engine shared by the "
+        "threads without a lock; kept only to be measured, do not deploy).",
     )
     max_body_bytes: int = Field(
         10 * MiB, ge=1024, description="Largest request body accepted, in bytes (413 above it)."
