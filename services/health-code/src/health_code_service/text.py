@@ -35,7 +35,8 @@ MIN_BOX_SIDE = 3
 MAX_BOXES = 60
 # The recogniser confuses a mask glyph of a name (`*`, the full-width `＊`) with 水: on
 # generated screens the mask classes held 0.30 of a frame that 水 won with 0.52, while a
-# real 水 leaves them under 0.01. A frame where the mask classes hold this share is a mask.
+# real 水 (丽水市, 李水生, drawn in both fonts) leaves them under 1e-6. A frame where the
+# mask classes hold this share is read as a mask.
 MASK_CHARACTERS = "*＊"
 MASK_SHARE = 0.2
 
