@@ -11,7 +11,6 @@
   that one dedicated thread runs on the engine, one batch at a time. Decoding, the QR
   code, resizing, crops and parsing run side by side in the request threads; only the
   engine is shared.
-
 - Inline with one shared paddle engine (shared-threadpool): the write-up's `def`
   endpoint, kept only to be measured (shared_paddle.py); do not deploy.
 
