@@ -2,8 +2,9 @@
 # Installs what servelab needs and is missing; safe to run again (every make target does).
 #   Debian packages          when missing (root only; otherwise says how): nginx and curl
 #                            (the nginx profiles), libmariadb-dev and pkg-config (mysqlclient
-#                            builds against them), fonts-noto-cjk (the health-code
-#                            screenshot generator draws Chinese text), mariadb-client (the
+#                            builds against them), fonts-noto-cjk and fonts-wqy-microhei
+#                            (the health-code screenshot generator draws Chinese text in
+#                            them; Micro Hei only in the held-out split), mariadb-client (the
 #                            local runner creates a stack's database on the machine's MariaDB),
 #                            thrift-compiler (a test regenerates services/compute's Thrift code)
 #   Debian packages          where root: docker.io (the container tests start a private dockerd;
@@ -36,6 +37,7 @@ dpkg -s libmariadb-dev >/dev/null 2>&1 || missing+=(libmariadb-dev)
 command -v mariadb >/dev/null 2>&1 || command -v mysql >/dev/null 2>&1 || missing+=(mariadb-client)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
+dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || missing+=(fonts-wqy-microhei)
 command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
 # Only root runs the private dockerd, so only root needs these; nobody else is stopped here.
 containers=()

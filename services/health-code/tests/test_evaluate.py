@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
-from health_code_service.evaluate import FIELDS, UsageScore, evaluate, render
+from health_code_service.evaluate import FIELDS, SPLIT_TITLES, UsageScore, evaluate, render
 from health_code_service.settings import Settings
 from health_code_service.usages import Usage
 
 
 def test_scores_every_field_of_every_image() -> None:
-    (score,) = evaluate(Settings(), count=3, seed=20, usages=[Usage.HEALTH_CODE])
-    assert score.images == 3 and score.errors == 0
+    (score,) = evaluate(Settings(), count=3, seed=20, usages=[Usage.HEALTH_CODE], splits=["tune"])
+    assert (score.split, score.images, score.errors) == ("tune", 3, 0)
     assert set(score.correct) <= set(FIELDS[Usage.HEALTH_CODE])
     assert score.accuracy("colour") == 1.0 and score.accuracy("qr_text") == 1.0
     assert len(score.cpu_ms) == 3 and all(ms > 0 for ms in score.cpu_ms)
     table = render([score], "onnxruntime")
     assert "health-code   colour        100.0%" in table
     assert "health-code   qr_text       100.0%" in table
+
+
+def test_the_held_out_split_is_scored_and_reported_apart() -> None:
+    scores = evaluate(Settings(), count=1, seed=3, usages=[Usage.HEALTH_CODE])
+    assert [score.split for score in scores] == ["tune", "held-out"]
+    assert all(score.images == 1 for score in scores)
+    lines = render(scores, "onnxruntime").splitlines()
+    tune = lines.index(SPLIT_TITLES["tune"])
+    held_out = lines.index(SPLIT_TITLES["held-out"])
+    assert tune < held_out
+    for start, end in ((tune, held_out), (held_out, len(lines))):
+        section = lines[start:end]
+        assert sum(line.startswith("health-code   colour") for line in section) == 1
+        assert sum(line.split()[:2] == ["health-code", "1"] for line in section) == 1
 
 
 def test_the_table_shows_each_fields_share_of_right_answers() -> None:
@@ -34,5 +48,5 @@ def test_misses_are_listed_on_request() -> None:
     score = UsageScore(Usage.NUCLEIC_ACID, images=1, misses=["seed 3 name: None != '丁*'"])
     assert "seed 3" not in render([score], "onnxruntime")
     assert render([score], "onnxruntime", misses=True).endswith(
-        "nucleic-acid seed 3 name: None != '丁*'"
+        "tune nucleic-acid seed 3 name: None != '丁*'"
     )

@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
+from health_code_service.modes import Inline, start_mode
+from health_code_service.settings import Settings
 from health_code_service.usages import Usage
 from servelab.stack import Stack
 from servelab.stack.groups import members
@@ -89,3 +91,23 @@ def test_process_mode_replaces_a_pool_whose_engine_process_died(
         after = _engine_processes(pgid)
         assert len(after) == 2
         assert not set(after) & set(before)
+
+
+def test_the_shared_engine_mode_needs_the_paddle_engine() -> None:
+    with pytest.raises(ValueError, match="OCR_ENGINE=paddle"):
+        start_mode(Settings(analyze_mode="shared-threadpool"))
+
+
+def test_the_shared_paddle_engine_is_right_one_request_at_a_time(sample: SampleOf) -> None:
+    """So what it gets wrong under concurrency (README: "Why the write-up's def endpoint
+    failed") comes from the sharing alone."""
+    pytest.importorskip("paddle")
+    mode = start_mode(Settings(analyze_mode="shared-threadpool", ocr_engine="paddle"))
+    assert isinstance(mode, Inline)
+    try:
+        for usage in Usage:
+            screenshot = sample(usage)
+            found = mode.analyze(usage, screenshot.jpeg)
+            assert found.model_dump(mode="json") == screenshot.answer
+    finally:
+        mode.close()

@@ -1,15 +1,23 @@
-"""Screenshot -> typed result: locate what the usage needs, read only that, parse the fields."""
+"""Screenshot -> typed result: locate what the usage needs, read only that, parse the fields.
 
-from collections.abc import Sequence
+`prepare` is the per-image CPU work before any network runs (the QR code, its colour, the
+regions to read, the detector's inputs); `read` sends them to the networks, crops and
+recognises the lines found, and parses the fields. The network calls go through a
+`network.Network`: the engine in the calling thread by default, or a micro-batcher that
+many request threads feed (the batched mode), so only those calls are batched.
+"""
+
 from dataclasses import dataclass
 
 import numpy as np
 
 from health_code_service import fields
-from health_code_service.engines import create_engine
+from health_code_service.engines import Engine, create_engine
+from health_code_service.network import Direct, Network
 from health_code_service.qr import QrCode, find_qr, qr_colour
 from health_code_service.settings import Settings
-from health_code_service.text import Line, Region, read_lines
+from health_code_service.sizing import sized
+from health_code_service.text import Line, Page, Region, page, read_lines
 from health_code_service.usages import Colour, Result, Usage
 
 # Text is detected on a copy this wide (screens are drawn for ~1080 px; 448 keeps their
@@ -34,53 +42,41 @@ class AnalysisError(Exception):
 
 
 @dataclass(frozen=True)
-class _Plan:
-    """What one image needs read: its regions, and what was found before reading text."""
+class Prepared:
+    """One image made ready for the networks, and what was found before reading text."""
 
     usage: Usage
-    image: np.ndarray
-    regions: tuple[Region, ...]
+    page: Page
     qr: QrCode | None = None
     colour: Colour | None = None
 
 
 class Analyzer:
-    """Loads the configured engine once; `analyze` may be called from many threads at once."""
+    """Loads the configured engine once (or takes one); every method may be called from many
+    threads at once."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.engine = create_engine(settings)
+    def __init__(self, settings: Settings, engine: Engine | None = None) -> None:
+        self.settings = sized(settings)
+        self.engine = engine or create_engine(self.settings)
+        self.network: Network = Direct(self.engine)
 
-    def analyze(self, usage: Usage, image: np.ndarray) -> Result:
-        outcome = self.analyze_batch([(usage, image)])[0]
-        if isinstance(outcome, AnalysisError):
-            raise outcome
-        return outcome
+    def analyze(self, usage: Usage, image: np.ndarray, network: Network | None = None) -> Result:
+        return self.read(self.prepare(usage, image), network)
 
-    def analyze_batch(
-        self, items: Sequence[tuple[Usage, np.ndarray]]
-    ) -> list[Result | AnalysisError]:
-        """Analyse several images with one detection and one recognition pass per input shape."""
-        plans: list[_Plan | AnalysisError] = [self._plan(Usage(u), image) for u, image in items]
-        ready = [plan for plan in plans if isinstance(plan, _Plan)]
-        lines = iter(read_lines(self.engine, [(plan.image, plan.regions) for plan in ready]))
-        return [
-            plan if isinstance(plan, AnalysisError) else _finish(plan, next(lines))
-            for plan in plans
-        ]
-
-    def _plan(self, usage: Usage, image: np.ndarray) -> _Plan | AnalysisError:
+    def prepare(self, usage: Usage, image: np.ndarray) -> Prepared:
+        """The CPU work before the networks; AnalysisError when the image has no code."""
+        usage = Usage(usage)
         height, width = image.shape[:2]
         scale = min(1.0, DET_WIDTH / width)
         if usage is not Usage.HEALTH_CODE:
             top = int(height * STATUS_BAR)
-            return _Plan(usage, image, (Region(0, top, width, height, scale),))
+            return Prepared(usage, page(image, [Region(0, top, width, height, scale)]))
         code = find_qr(image)
         if code is None:
-            return AnalysisError("no_code_found", "no QR code found in the image")
+            raise AnalysisError("no_code_found", "no QR code found in the image")
         colour = qr_colour(image, code)
         if colour is None:
-            return AnalysisError(
+            raise AnalysisError(
                 "no_code_found", "the QR code is not green, yellow or red like a health code"
             )
         x0, y0, x1, y1 = code.bounds
@@ -92,14 +88,23 @@ class Analyzer:
         for top, bottom in (above, below):
             if bottom - top >= side // 8:
                 regions.append(Region(0, top, width, bottom, scale))
-        return _Plan(usage, image, tuple(regions), code, colour)
+        return Prepared(usage, page(image, regions), code, colour)
+
+    def read(self, prepared: Prepared, network: Network | None = None) -> Result:
+        """Text read through `network` (the engine in this thread by default), then parsed."""
+        (lines,) = read_lines(network or self.network, [prepared.page])
+        outcome = _finish(prepared, lines)
+        if isinstance(outcome, AnalysisError):
+            raise outcome
+        return outcome
 
 
-def _finish(plan: _Plan, lines: list[Line]) -> Result | AnalysisError:
-    if plan.qr is not None and plan.colour is not None:
-        return fields.health_code(lines, plan.qr.text, plan.colour)
-    reader = fields.trip_code if plan.usage is Usage.TRIP_CODE else fields.nucleic_acid
+def _finish(prepared: Prepared, lines: list[Line]) -> Result | AnalysisError:
+    if prepared.qr is not None and prepared.colour is not None:
+        return fields.health_code(lines, prepared.qr.text, prepared.colour)
+    usage = prepared.usage
+    reader = fields.trip_code if usage is Usage.TRIP_CODE else fields.nucleic_acid
     result = reader(lines)
     if result is None:
-        return AnalysisError("no_code_found", f"no {plan.usage} screen found in the image")
+        return AnalysisError("no_code_found", f"no {usage} screen found in the image")
     return result

@@ -6,8 +6,13 @@
 - ProcessPool (process): decode and analyze in a pool of processes, one Analyzer each,
   built when the process starts; the request sends the encoded bytes, not pixels. A
   pool broken by a dying process is replaced, and the requests it held run again.
-- Batched (batched): decode in anyio's thread pool, then analyze in micro-batches
-  (Analyzer.analyze_batch) in one dedicated thread, one batch at a time.
+- Batched (batched): decode and analyze in anyio's thread pool, like threadpool, except
+  that the network calls (detect, recognize) of every request thread join micro-batches
+  that one dedicated thread runs on the engine, one batch at a time. Decoding, the QR
+  code, resizing, crops and parsing run side by side in the request threads; only the
+  engine is shared.
+- Inline with one shared paddle engine (shared-threadpool): the write-up's `def`
+  endpoint, kept only to be measured (shared_paddle.py); do not deploy.
 
 Each turns the core's failures (ImageError, AnalysisError) into ApiError, so every mode
 answers bad input alike.
@@ -16,36 +21,43 @@ answers bad input alike.
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
-import os
 import threading
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-import numpy as np
 from anyio import to_thread
 from pydantic import BaseModel
 
 from health_code_service.analyzer import AnalysisError, Analyzer
-from health_code_service.batcher import MicroBatcher
 from health_code_service.errors import ApiError, api_error
 from health_code_service.imaging import ImageError, decode_image
+from health_code_service.network import Batched as BatchedNetwork
+from health_code_service.network import Network
 from health_code_service.settings import Settings
+from health_code_service.sizing import available_cpus, report, server_workers, size
 from health_code_service.usages import Usage
+
+logger = logging.getLogger(__name__)
 
 
 class Inline:
-    """The engine in this process, called by whichever thread serves the request."""
+    """The engine in this process, called by whichever thread serves the request (through
+    `network` when one is given)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self, settings: Settings, analyzer: Analyzer | None = None, network: Network | None = None
+    ) -> None:
         self.max_pixels = settings.max_pixels
-        self.analyzer = Analyzer(settings)
+        self.analyzer = analyzer or Analyzer(settings)
+        self.network = network
 
     def analyze(self, usage: Usage, data: bytes) -> BaseModel:
         try:
-            return self.analyzer.analyze(usage, decode_image(data, self.max_pixels))
+            image = decode_image(data, self.max_pixels)
+            return self.analyzer.analyze(usage, image, self.network)
         except (ImageError, AnalysisError) as error:
             raise api_error(error) from None
 
@@ -82,10 +94,6 @@ def _analyze_in_child(usage: Usage, data: bytes, max_pixels: int) -> BaseModel |
         return Failure(error.status, error.code, error.message)
 
 
-def pool_size(settings: Settings) -> int:
-    return settings.process_workers or len(os.sched_getaffinity(0))
-
-
 class ProcessPool:
     """A pool of engine processes. They are spawned, not forked: a fork of a server
     worker would copy its event loop and threads, and the engine's thread pools.
@@ -98,7 +106,7 @@ class ProcessPool:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.max_pixels = settings.max_pixels
-        self.size = pool_size(settings)
+        self.size = settings.process_workers
         self._replacing = threading.Lock()
         self.pool = self._start()
 
@@ -142,47 +150,52 @@ class ProcessPool:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-Item = tuple[Usage, np.ndarray]
-
-
 class Batched:
+    """Requests analyzed in anyio's threads, their network calls batched across threads."""
+
     def __init__(self, settings: Settings) -> None:
-        self.max_pixels = settings.max_pixels
-        self.analyzer = Analyzer(settings)
-        self.batcher: MicroBatcher[Item, BaseModel] = MicroBatcher(
-            self._analyze_batch,
+        analyzer = Analyzer(settings)
+        self.network = BatchedNetwork(
+            analyzer.engine,
             max_size=settings.batch_max_size,
             max_wait_s=settings.batch_max_wait_ms / 1000,
-            name="engine-batches",
         )
-
-    def _analyze_batch(self, items: Sequence[Item]) -> list[BaseModel | BaseException]:
-        outcomes: list[BaseModel | BaseException] = []
-        for outcome in self.analyzer.analyze_batch(list(items)):
-            outcomes.append(api_error(outcome) if isinstance(outcome, AnalysisError) else outcome)
-        return outcomes
-
-    def decode(self, data: bytes) -> np.ndarray:
-        try:
-            return decode_image(data, self.max_pixels)
-        except ImageError as error:
-            raise api_error(error) from None
+        self.inline = Inline(settings, analyzer, self.network)
 
     async def analyze(self, usage: Usage, data: bytes) -> BaseModel:
-        image = await to_thread.run_sync(self.decode, data)
-        return await self.batcher.run((usage, image))
+        return await to_thread.run_sync(self.inline.analyze, usage, data)
 
     def close(self) -> None:
-        self.batcher.close()
+        self.network.close()
 
 
 Mode = Inline | ProcessPool | Batched
 
 
 def start_mode(settings: Settings) -> Mode:
-    """The engine behind ANALYZE_MODE, ready to take requests."""
+    """The engine behind ANALYZE_MODE, sized to the machine and ready to take requests."""
+    sizing = size(settings, available_cpus(), server_workers())
+    report(sizing)
+    settings = sizing.apply(settings)
     if settings.analyze_mode == "process":
         return ProcessPool(settings)
     if settings.analyze_mode == "batched":
         return Batched(settings)
+    if settings.analyze_mode == "shared-threadpool":
+        return _shared_paddle(settings)
     return Inline(settings)
+
+
+def _shared_paddle(settings: Settings) -> Inline:
+    if settings.ocr_engine != "paddle":
+        raise ValueError(
+            "ANALYZE_MODE=shared-threadpool shares a paddle engine: set OCR_ENGINE=paddle"
+        )
+    logger.warning(
+        "health-code: ANALYZE_MODE=shared-threadpool shares one paddle engine across threads "
+        "without a lock, to measure the write-up's failures; do not deploy it"
+    )
+    from health_code_service.shared_paddle import SharedPaddleEngine
+
+    engine = SharedPaddleEngine(settings.ocr_device, settings.ocr_threads)
+    return Inline(settings, Analyzer(settings, engine))

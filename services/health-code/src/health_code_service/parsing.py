@@ -12,7 +12,16 @@ _CLOCK = r"(\d{1,2})\s*[:：]\s*(\d{2})(?:\s*[:：]\s*(\d{2}))?"
 DATETIME = re.compile(_DATE + r"\s*" + _CLOCK)
 DATE = re.compile(_DATE)
 CLOCK = re.compile(_CLOCK)
-NAME = re.compile(r"([\u4e00-\u9fff]{0,3}\*[\u4e00-\u9fff]{0,3})")
+# A hidden character of a masked name, as the apps draw it and as the recogniser reads it:
+# `*` (the full-width `＊` is normalised to it), `×`, and `x`/`X`, which is how `×` is often
+# read (a Chinese name holds no Latin letter, so next to CJK it can only be a mask).
+MASKS = "*×xX"
+# One to three hidden characters, at most three shown ones on either side (欧阳**, 张*明,
+# *明, **明, 司马*明); `find_name` also wants at least one shown character.
+NAME = re.compile(r"([\u4e00-\u9fff]{0,3})([" + MASKS + r"]{1,3})([\u4e00-\u9fff]{0,3})")
+# Spaces the recogniser puts before a hidden character (欧阳 * *), never after the last one
+# (张* 切换 is a name and a button).
+_MASK_SPACES = re.compile(r"(?<=[" + MASKS + r"\u4e00-\u9fff])\s+(?=[" + MASKS + r"])")
 PHONE = re.compile(r"(1\d{2})\s*\*+\s*(\d{4})")
 
 
@@ -58,12 +67,15 @@ def find_time(texts: Sequence[str]) -> datetime | None:
 
 
 def find_name(texts: Sequence[str]) -> str | None:
-    """A masked name: up to 3 CJK characters around a `*`, alone in its box or after 姓名."""
+    """A masked name, alone in its box or after 姓名, with every hidden character as `*`:
+    one to three hidden characters anywhere in a name of one to three shown ones."""
     for text in texts:
-        for token in text.split():
+        for token in _MASK_SPACES.sub("", text).split():
             value = token.split("姓名", 1)[-1].lstrip(":")
-            if (match := NAME.fullmatch(value)) and len(match.group(1)) >= 2:
-                return match.group(1)
+            match = NAME.fullmatch(value)
+            if match and (match.group(1) or match.group(3)):
+                shown, hidden, rest = match.groups()
+                return shown + "*" * len(hidden) + rest
     return None
 
 

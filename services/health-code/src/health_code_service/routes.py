@@ -107,6 +107,7 @@ ENDPOINTS: dict[str, Callable[..., Any]] = {
     "threadpool": analyze_in_a_thread,
     "process": analyze_in_a_process,
     "batched": analyze_in_a_batch,
+    "shared-threadpool": analyze_in_a_thread,
 }
 
 _REQUEST_BODY = {

@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 MiB = 1024 * 1024
 
 Engine = Literal["onnxruntime", "torch", "paddle"]
-Mode = Literal["async-blocking", "threadpool", "process", "batched"]
+Mode = Literal["async-blocking", "threadpool", "process", "batched", "shared-threadpool"]
 
 
 class Settings(BaseSettings):
@@ -31,10 +31,11 @@ class Settings(BaseSettings):
         "start on a device it cannot use.",
     )
     ocr_threads: int = Field(
-        1,
-        ge=1,
-        description="Intra-op threads of each engine session. 1 suits one worker per core; "
-        "raise it for a single worker on an otherwise idle machine.",
+        0,
+        ge=0,
+        description="Intra-op threads of each engine session; 0 sizes them to the machine "
+        "(sizing.py): 1 where requests run side by side (threadpool, process), the worker's "
+        "share of the CPUs where it runs one engine call at a time (async-blocking, batched).",
     )
 
     ocr_gpu_memory_mb: int = Field(
@@ -57,7 +58,9 @@ class Settings(BaseSettings):
         "threadpool",
         description="How a request reaches the engine: async-blocking (the write-up's "
         "`async def` calling blocking inference; kept only to be measured), threadpool "
-        "(`def` endpoint), process (a process pool), batched (micro-batches).",
+        "(`def` endpoint), process (a process pool), batched (micro-batches), "
+        "shared-threadpool (the write-up's `def` endpoint: one paddle engine shared by the "
+        "threads without a lock; kept only to be measured, do not deploy).",
     )
     max_body_bytes: int = Field(
         10 * MiB, ge=1024, description="Largest request body accepted, in bytes (413 above it)."
@@ -69,17 +72,20 @@ class Settings(BaseSettings):
         "decoding: a decompression bomb gets a 413/422 instead of eating memory.",
     )
     batch_max_size: int = Field(
-        8, ge=1, description="batched: most images one engine call takes (Triton's max batch)."
+        8,
+        ge=1,
+        description="batched: most requests' network calls one batch takes (Triton's max "
+        "batch); the engine runs the batch with one call per input shape.",
     )
     batch_max_wait_ms: float = Field(
         5.0,
         ge=0,
-        description="batched: longest the oldest waiting image waits for others to join its "
+        description="batched: longest the oldest waiting call waits for others to join its "
         "batch, in milliseconds (Triton's max queue delay).",
     )
     process_workers: int = Field(
         0,
         ge=0,
-        description="process: engine processes per server worker; 0 means one per CPU this "
-        "process may run on (os.sched_getaffinity).",
+        description="process: engine processes per server worker; 0 means the worker's share "
+        "of the CPUs this process may run on (os.sched_getaffinity), CPUs // workers.",
     )

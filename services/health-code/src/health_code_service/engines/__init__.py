@@ -2,11 +2,14 @@
 
 from health_code_service.engines.base import Engine
 from health_code_service.settings import Settings
+from health_code_service.sizing import sized
 
 __all__ = ["Engine", "create_engine"]
 
 
 def create_engine(settings: Settings) -> Engine:
+    # OCR_THREADS=0 means "sized to the machine and its workers" (sizing.py).
+    settings = sized(settings)
     threads = settings.ocr_threads
     if settings.ocr_engine == "torch":
         from health_code_service.engines.torch_engine import TorchEngine

@@ -5,8 +5,7 @@ import base64
 import json
 from pathlib import Path
 
-from health_code_service.synth import generate
-from health_code_service.synth.layouts import LAYOUTS
+from health_code_service.synth import SPLITS, generate, layouts_of
 from health_code_service.usages import Usage
 
 
@@ -17,7 +16,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--usage", type=Usage, choices=list(Usage), default=Usage.HEALTH_CODE)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--layout", help="one of the usage's layouts (default: drawn from the seed)"
+        "--split",
+        choices=SPLITS,
+        default="tune",
+        help="tune: the layouts and font the analyzer was developed on; held-out: others",
+    )
+    parser.add_argument(
+        "--layout", help="one of the split's layouts of the usage (default: drawn from the seed)"
     )
     parser.add_argument("--colour", choices=["green", "yellow", "red"])
     parser.add_argument("--out", type=Path, required=True, help="where to write the JPEG")
@@ -26,9 +31,12 @@ def main(argv: list[str] | None = None) -> None:
         "--json-body", type=Path, help='also write the request body {"base64": "..."} here'
     )
     args = parser.parse_args(argv)
-    if args.layout and args.layout not in LAYOUTS[args.usage]:
-        parser.error(f"--layout must be one of {sorted(LAYOUTS[args.usage])} for {args.usage}")
-    jpeg, truth = generate(args.usage, args.seed, layout=args.layout, colour=args.colour)
+    layouts = sorted(layouts_of(args.usage, args.split))
+    if args.layout and args.layout not in layouts:
+        parser.error(f"--layout must be one of {layouts} for {args.usage} ({args.split} split)")
+    jpeg, truth = generate(
+        args.usage, args.seed, split=args.split, layout=args.layout, colour=args.colour
+    )
     args.out.write_bytes(jpeg)
     if args.truth:
         args.truth.write_text(

@@ -68,12 +68,62 @@ MOBILE_PREFIXES = [
 ]
 
 
-def masked_name(rng: random.Random) -> str:
-    surname = rng.choice(SURNAMES)
-    given = "".join(rng.choice(GIVEN) for _ in range(rng.choice((1, 2, 2, 2))))
-    if len(given) == 1:
-        return rng.choice((f"{surname}*", f"*{given}"))
-    return f"{surname}*{given[-1]}"
+# Two-character surnames, which the apps mask like single ones (欧阳**, 上官*, 司马*明).
+COMPOUND_SURNAMES = (
+    "欧阳",
+    "司马",
+    "诸葛",
+    "上官",
+    "东方",
+    "皇甫",
+    "尉迟",
+    "公孙",
+    "慕容",
+    "令狐",
+    "夏侯",
+    "长孙",
+    "宇文",
+    "司徒",
+    "端木",
+    "独孤",
+)
+# What the apps draw for a hidden character: mostly the ASCII asterisk, in a minority of
+# apps the full-width one or the multiplication sign (weights in that order). The result
+# always shows a hidden character as `*`.
+MASK_GLYPHS = ("*", "＊", "×")
+GLYPH_WEIGHTS = (8, 1, 1)
+# How provinces and apps hide a name (each hides one to three characters):
+#   given   the given name, one mask per character or three whatever its length (张*, 欧阳**)
+#   middle  all but the surname and the last character (张*明, 欧阳*明, 张**明)
+#   first   the surname, or the surname and the first given character (*明, *晓明, **明)
+MASK_RULES = ("given", "middle", "first")
+
+
+def masked_name(rng: random.Random, rule: str | None = None, glyph: str | None = None) -> str:
+    """A name as some app masks it (`rule`, `glyph` drawn from `rng` when None), written with
+    `glyph`; `unmask` turns it into the name the service answers."""
+    rule = rule or rng.choice(MASK_RULES)
+    glyph = glyph or rng.choices(MASK_GLYPHS, GLYPH_WEIGHTS)[0]
+    compound = rng.random() < 0.25
+    surname = rng.choice(COMPOUND_SURNAMES) if compound else rng.choice(SURNAMES)
+    given = "".join(rng.choice(GIVEN) for _ in range(rng.choice((1, 2, 2, 3))))
+    if rule == "given":
+        hidden = 3 if rng.random() < 0.2 else len(given)
+        return surname + glyph * hidden
+    if rule == "middle":
+        if len(given) == 1:
+            given = rng.choice(GIVEN) + given
+        return surname + glyph * (len(given) - 1) + given[-1]
+    if rule == "first":
+        if compound or len(given) == 1 or rng.random() < 0.5:
+            return glyph * len(surname) + given
+        return glyph * 2 + given[1:]
+    raise ValueError(f"unknown mask rule {rule!r}: use one of {MASK_RULES}")
+
+
+def unmask(name: str) -> str:
+    """The name as the service answers it: every mask glyph written `*`."""
+    return "".join("*" if char in MASK_GLYPHS else char for char in name)
 
 
 def moment(rng: random.Random) -> datetime:

@@ -26,6 +26,10 @@ def _shown(rng: random.Random, seconds: bool = True) -> tuple[datetime, Truth]:
     return moment, {"updated_at": moment.isoformat()}
 
 
+def _health_truth(colour: str, name: str, payload: str, shown: Truth) -> Truth:
+    return {"colour": colour, "name": content.unmask(name), "qr_text": payload, **shown}
+
+
 def health_guangdong(rng: random.Random, colour: str) -> tuple[Image.Image, Truth]:
     """Name on top of the card, QR in the middle, the time just below it (粤康码-like)."""
     screen = Screen(rng, rng.choice((2340, 2400)), (242, 244, 247))
@@ -48,7 +52,7 @@ def health_guangdong(rng: random.Random, colour: str) -> tuple[Image.Image, Trut
     )
     for i, tile in enumerate(("核酸检测", "疫苗接种", "行程卡")):
         screen.text((150 + i * 300, 1820), tile, 36, DARK)
-    return screen.image, {"colour": colour, "name": name, "qr_text": payload, **truth}
+    return screen.image, _health_truth(colour, name, payload, truth)
 
 
 def health_jiangsu(rng: random.Random, colour: str) -> tuple[Image.Image, Truth]:
@@ -65,7 +69,7 @@ def health_jiangsu(rng: random.Random, colour: str) -> tuple[Image.Image, Truth]
     bottom = screen.qr(payload, 1080, rng.randint(540, 620), jitter(rng, QR_COLOURS[colour], 8))
     screen.centred(bottom + 50, "请出示此码，配合检查", 36, GREY)
     screen.centred(1960, "本服务由江苏政务服务提供", 30, GREY)
-    return screen.image, {"colour": colour, "name": name, "qr_text": payload, **truth}
+    return screen.image, _health_truth(colour, name, payload, truth)
 
 
 def health_shanghai(rng: random.Random, colour: str) -> tuple[Image.Image, Truth]:
@@ -81,7 +85,30 @@ def health_shanghai(rng: random.Random, colour: str) -> tuple[Image.Image, Truth
     bottom = screen.qr(payload, 920, rng.randint(500, 580), jitter(rng, QR_COLOURS[colour], 8))
     screen.centred(bottom + 40, name, 52, DARK)
     screen.centred(1900, "上海市大数据中心", 32, GREY)
-    return screen.image, {"colour": colour, "name": name, "qr_text": payload, **truth}
+    return screen.image, _health_truth(colour, name, payload, truth)
+
+
+def health_beijing(rng: random.Random, colour: str) -> tuple[Image.Image, Truth]:
+    """Held out, never tuned on: a running clock on top, the name and the masked ID on one
+    row just above the code, the status word below it (健康宝-like)."""
+    background = jitter(rng, (252, 252, 252), 3)
+    screen = Screen(rng, rng.choice((2340, 2400)), background)
+    screen.status_bar(background, DARK)
+    screen.header("北京健康宝", jitter(rng, (232, 96, 44)))
+    name, payload = content.masked_name(rng), content.qr_payload(rng)
+    moment, truth = _shown(rng)
+    side = rng.randint(500, 580)
+    centre = screen.y + 260 + side
+    top = centre - side // 2
+    screen.centred(top - side + 80, time_text(rng, moment), 50, DARK, "bold")
+    row = top - side // 3
+    screen.text((100, row), name, 50, DARK, "bold", anchor="lm")
+    screen.text((WIDTH - 100, row), content.masked_id(rng), 34, GREY, anchor="rm")
+    bottom = screen.qr(payload, centre, side, jitter(rng, QR_COLOURS[colour], 8))
+    words = {"green": "未见异常", "yellow": "弹窗", "red": "风险"}
+    y = screen.centred(bottom + 50, words[colour], 64, jitter(rng, QR_COLOURS[colour], 4), "bold")
+    screen.centred(y + 40, "请主动出示，配合检查", 36, GREY)
+    return screen.image, _health_truth(colour, name, payload, truth)
 
 
 def _cities(rng: random.Random) -> tuple[list[str], list[bool]]:
@@ -184,7 +211,7 @@ def _report(rng: random.Random) -> tuple[str, str, datetime, datetime, Truth]:
     result = "negative" if rng.random() < 0.8 else "positive"
     sampled = content.moment(rng)
     tested = sampled + timedelta(seconds=rng.randrange(3 * 3600, 30 * 3600))
-    truth = {"name": name, "result": result, "sampled_at": sampled.isoformat()}
+    truth = {"name": content.unmask(name), "result": result, "sampled_at": sampled.isoformat()}
     return name, result, sampled, tested, truth
 
 
@@ -263,3 +290,11 @@ LAYOUTS: dict[Usage, dict[str, Layout]] = {
     Usage.TRIP_CODE: {"classic": trip_classic, "compact": trip_compact},
     Usage.NUCLEIC_ACID: {"list": nucleic_list, "table": nucleic_table, "stacked": nucleic_stacked},
 }
+
+# The held-out split (`generate(..., split="held-out")`): layouts and a font that no
+# threshold or rule of the analyzer was ever tuned on. A usage without a held-out layout of
+# its own draws its usual layouts in the held-out font.
+HELD_OUT_LAYOUTS: dict[Usage, dict[str, Layout]] = {
+    Usage.HEALTH_CODE: {"beijing": health_beijing},
+}
+HELD_OUT_FONT = "wqy-microhei"
