@@ -14,7 +14,7 @@
 #   SERVICE           services/SERVICE, the workspace member servelab-SERVICE
 #   EXTRAS            its optional extras, space-separated (health-code's GPU image: torch)
 #   BUILD_PACKAGES    Debian packages its dependencies compile against (sdist-only on PyPI:
-#                     mysqlclient, pyuwsgi)
+#                     the entry editor's mysqlclient)
 #   RUNTIME_PACKAGES  Debian libraries those link to at run time
 #   STATE_DIRS        the directories it writes, owned by the app user: a new named volume
 #                     mounted there inherits the owner. Everything else may be read-only.
