@@ -41,6 +41,7 @@ RUN if [ -n "$BUILD_PACKAGES" ]; then \
 RUN pip install --no-cache-dir --root-user-action=ignore uv==0.13.9
 ARG SERVICE
 ARG EXTRAS=""
+RUN test -n "$SERVICE" || { echo "--build-arg SERVICE=<a folder of services/> is required" >&2; exit 1; }
 ENV UV_COMPILE_BYTECODE=1 \
     UV_LINK_MODE=copy \
     UV_PYTHON_DOWNLOADS=never \
