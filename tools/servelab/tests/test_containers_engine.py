@@ -128,7 +128,7 @@ def _official_images() -> set[str]:
         for service in (yaml.safe_load(path.read_text()).get("services") or {}).values():
             if "image" in service and "build" not in service:
                 found.add(_default(service["image"]))
-    for dockerfile in ROOT.glob("services/*/Dockerfile"):
+    for dockerfile in ROOT.glob("deploy/docker/*.Dockerfile"):
         text = dockerfile.read_text()
         args: dict[str, str] = dict(re.findall(r"^ARG\s+(\w+)=(\S+)", text, re.MULTILINE))
         stages = set(re.findall(r"^FROM\s+\S+\s+AS\s+(\S+)", text, re.MULTILINE | re.IGNORECASE))

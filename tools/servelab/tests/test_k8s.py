@@ -89,9 +89,15 @@ def containers(pod: Doc) -> list[Doc]:
 
 
 def compose_services() -> dict[str, Doc]:
+    """The family files' services, each image as compose names it with nothing set: the
+    default of ${NGINX_IMAGE:-nginx:1.27}, which the manifests name (kustomize's `images:`
+    is their way to point at a registry)."""
     services: dict[str, Doc] = {}
     for path in sorted((ROOT / "deploy" / "compose").glob("*.yaml")):
         services.update(yaml.safe_load(path.read_text()).get("services", {}))
+    for service in services.values():
+        if "image" in service:
+            service["image"] = re.sub(r"\$\{[A-Za-z_]\w*:-([^}]*)\}", r"\1", service["image"])
     return services
 
 

@@ -50,13 +50,8 @@ class StandIn:
     build_args: Mapping[str, str] = field(default_factory=dict)
 
 
-PYTHON_TAG = "python:3.12.12-slim-bookworm"
-UV_VERSION = "0.13.9"
 STAND_INS = (
-    StandIn("python", PYTHON_TAG),
-    StandIn(
-        "uv", f"ghcr.io/astral-sh/uv:{UV_VERSION}", {"PYTHON": PYTHON_TAG, "UV_VERSION": UV_VERSION}
-    ),
+    StandIn("python", "python:3.12.12-slim-bookworm"),
     StandIn("mariadb", "mariadb:11"),
     StandIn("redis", "redis:7"),
     StandIn("nginx", "nginx:1.27"),
