@@ -28,7 +28,7 @@ import pytest
 import yaml
 
 from hello_service.body import BODY, CONTENT_TYPE
-from servelab.containers.compose import ComposeProject
+from servelab.containers.compose import ComposeFailed, ComposeProject
 from servelab.containers.engine import Engine
 from servelab.stack.compose import compose_binary, load_project
 
@@ -103,7 +103,9 @@ def built_images(
     return docker_engine
 
 
-@pytest.fixture(scope="session")
+# Module scope: some 25 containers, their healthchecks running every second or two, must not
+# idle through the rest of the suite.
+@pytest.fixture(scope="module")
 def stacks(
     built_images: Engine, project_root: Path, pytestconfig: pytest.Config
 ) -> Iterator[Stacks]:
@@ -297,3 +299,28 @@ def test_stop_lets_a_draining_gunicorn_worker_finish(stacks: Stacks) -> None:
     assert "SIGKILL" not in logs, logs
     # compose's default grace period (10 s) is gunicorn's graceful_timeout here.
     assert stopped_in < 10, f"stop took {stopped_in:.1f} s"
+
+
+@containers
+@bounded
+def test_a_service_that_never_gets_healthy_fails_the_start_with_its_log(
+    base_images: object, docker_engine: Engine, tmp_path: Path
+) -> None:
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n"
+        "  sick:\n"
+        "    image: redis:7\n"
+        "    command: [sh, -c, 'echo missing-setting; exec sleep 600']\n"
+        "    healthcheck: {test: [CMD, 'false'], interval: 1s, retries: 2}\n"
+    )
+    project = ComposeProject(docker_engine, f"servelab-test-{os.getpid()}-sick", tmp_path)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ComposeFailed) as failure:
+            project.up([], wait=20)
+        assert time.monotonic() - started < 60
+        assert "sick: Up" in str(failure.value)
+        assert "missing-setting" in str(failure.value)
+    finally:
+        project.down()
+    assert project.leftovers() == {}
