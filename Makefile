@@ -20,9 +20,11 @@ bench-full: bootstrap
 test: bootstrap lint
 	$(RUN) pytest
 
-## make test-fast: every test that starts no server (those not marked `stack`): the inner loop
+## make test-fast: every test that starts no server (those not marked `stack`): the inner loop,
+## spread over one pytest-xdist worker per CPU (the tests share no port, file or database:
+## each worker's databases and Redis keys carry its own name)
 test-fast: bootstrap
-	$(RUN) pytest -m "not stack"
+	$(RUN) pytest -m "not stack" -n auto
 
 ## make lint: ruff, and mypy (strict) over the files [tool.mypy] lists in pyproject.toml
 lint: bootstrap

@@ -157,7 +157,11 @@ def test_concurrent_inits_of_a_new_entry_create_it_once(client: Client) -> None:
 
 
 def test_init_with_a_stale_version_is_409(client: Client, seeded: str) -> None:
+    # An init of its own first: a seeded entry is at version 1, and 0 is no version at all
+    # (400), whatever ran before this test (pytest-xdist splits the module between workers).
+    assert post(client, f"{BASE}51/init/", {"word": "必须", "empty": "false"}).status_code == 200
     current = client.get(f"{BASE}51").json()["version"]
+    assert current >= 2
     body = {"word": "必须", "empty": "false", "version": current - 1}
     response = post(client, f"{BASE}51/init/", body)
     assert response.status_code == 409

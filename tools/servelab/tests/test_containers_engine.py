@@ -60,6 +60,9 @@ def _sleeper_image(engine: Engine, tmp_path: Path) -> str:
     return "servelab-test/sleep"
 
 
+# `stack`: it starts a Docker engine (dockerd, containerd) and a container in it, as the
+# other `containers` tests do through the engine fixture (which requests starts_servers).
+@pytest.mark.stack
 @pytest.mark.containers
 def test_the_engine_stops_every_process_it_started_and_leaves_the_firewall_alone(
     tmp_path: Path,
