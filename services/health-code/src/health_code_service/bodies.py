@@ -11,8 +11,10 @@ is read whole before anything else is judged, so that a client still sending it 
 answer (a 404 or 415 sent mid-body would reach it as a reset connection).
 """
 
+from __future__ import annotations
+
 import binascii
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pybase64
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -21,6 +23,10 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
 from health_code_service.errors import ApiError
+
+if TYPE_CHECKING:
+    # Declared only for type checkers (python-multipart defines it under TYPE_CHECKING).
+    from python_multipart.multipart import MultipartCallbacks
 
 JSON = "application/json"
 MULTIPART = "multipart/form-data"
@@ -83,7 +89,7 @@ class _FileField:
         self._value = bytearray()
         self._disposition = b""
 
-    def callbacks(self) -> dict[str, Callable[..., None]]:
+    def callbacks(self) -> MultipartCallbacks:
         return {
             "on_header_field": lambda data, start, end: self._name.extend(data[start:end]),
             "on_header_value": lambda data, start, end: self._value.extend(data[start:end]),

@@ -44,7 +44,7 @@ def find_qr(image: np.ndarray) -> QrCode | None:
     # The darkest channel turns green, yellow and red modules dark on white alike.
     found = zxingcpp.read_barcodes(
         image.min(axis=2),
-        formats=zxingcpp.BarcodeFormat.QRCode,
+        formats=zxingcpp.BarcodeFormats(zxingcpp.BarcodeFormat.QRCode),
         try_rotate=False,
         try_invert=False,
         try_downscale=False,

@@ -12,7 +12,7 @@ measurement.
 import numpy as np
 
 from health_code_service.engines.models import DET, REC, paddle_model_dir
-from health_code_service.engines.paddle_engine import _predictor, inference, paddle_device
+from health_code_service.engines.paddle_engine import _predictor, paddle_device, run_items
 
 
 class SharedPaddleEngine:
@@ -23,21 +23,8 @@ class SharedPaddleEngine:
         self._det = _predictor(paddle_model_dir(DET), where, threads)
         self._rec = _predictor(paddle_model_dir(REC), where, threads)
 
-    @staticmethod
-    def _run(predictor: inference.Predictor, batch: np.ndarray) -> np.ndarray:
-        """As PaddleOCR's detector and recogniser run their predictor: the shared input and
-        output handles, one item at a time."""
-        inputs = predictor.get_input_handle(predictor.get_input_names()[0])
-        output = predictor.get_output_handle(predictor.get_output_names()[0])
-        results = []
-        for item in batch:
-            inputs.copy_from_cpu(item[None])
-            predictor.run()
-            results.append(output.copy_to_cpu())
-        return np.concatenate(results)
-
     def detect(self, batch: np.ndarray) -> np.ndarray:
-        return self._run(self._det, batch)[:, 0]
+        return run_items(self._det, batch)[:, 0]
 
     def recognize(self, batch: np.ndarray) -> np.ndarray:
-        return self._run(self._rec, batch)
+        return run_items(self._rec, batch)

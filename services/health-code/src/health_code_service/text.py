@@ -124,8 +124,7 @@ def _normalise(rgb: np.ndarray) -> np.ndarray:
 
 def _boxes(prob: np.ndarray, image: np.ndarray, region: Region) -> list[np.ndarray]:
     """DB post-processing: threshold, dilate, one rotated rectangle per blob, grown back out."""
-    mask = (prob > DET_THRESHOLD).astype(np.uint8)
-    mask = cv2.dilate(mask, np.ones((2, 2), np.uint8))
+    mask = cv2.dilate((prob > DET_THRESHOLD).astype(np.uint8), np.ones((2, 2), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     sx = (region.x1 - region.x0) / prob.shape[1]
     sy = (region.y1 - region.y0) / prob.shape[0]

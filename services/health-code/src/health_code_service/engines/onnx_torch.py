@@ -410,11 +410,12 @@ class OnnxModule(torch.nn.Module):
         values: dict[str, torch.Tensor] = {self._input_name: x}
         for step in self._steps:
             args = [self._read(i, values, constants, x.device) for i in step.inputs]
-            if masks is not None and step.mixing == "input":
-                args[0] = args[0] * masks(args[0])
-            if masks is not None and step.mixing == "mean":
-                mask = masks(args[0])
-                total = (args[0] * mask).sum(dim=(2, 3), keepdim=True)
+            first = args[0]  # a mixing operator's data: never an omitted input
+            if masks is not None and first is not None and step.mixing == "input":
+                args[0] = first * masks(first)
+            if masks is not None and first is not None and step.mixing == "mean":
+                mask = masks(first)
+                total = (first * mask).sum(dim=(2, 3), keepdim=True)
                 values[step.output] = total / mask.sum(dim=(2, 3), keepdim=True)
             else:
                 values[step.output] = step.op(*args)

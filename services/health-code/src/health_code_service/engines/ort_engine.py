@@ -59,10 +59,10 @@ class OnnxRuntimeEngine:
         self._rec = _session(onnx_model(REC), options, chosen, where)
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
-        return self._det.run(None, {"x": batch})[0][:, 0]
+        return np.asarray(self._det.run(None, {"x": batch})[0][:, 0])
 
     def recognize(self, batch: np.ndarray) -> np.ndarray:
-        return self._rec.run(None, {"x": batch})[0]
+        return np.asarray(self._rec.run(None, {"x": batch})[0])
 
 
 def _session(

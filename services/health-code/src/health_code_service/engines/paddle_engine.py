@@ -43,6 +43,22 @@ def _predictor(model_dir: Path, device: Device, threads: int) -> inference.Predi
     return inference.create_predictor(config)
 
 
+def run_items(predictor: inference.Predictor, batch: np.ndarray) -> np.ndarray:
+    """The predictor on each item of `batch`, one at a time, through its one input and one
+    output handle (as PaddleOCR runs it): oneDNN builds its kernels for each new input shape
+    (seconds), so a batch size that varies would keep building them; single items of the
+    pipeline's few bucketed sizes reuse them. Not thread-safe: two threads would run on each
+    other's input or read each other's output."""
+    inputs = predictor.get_input_handle(predictor.get_input_names()[0])
+    output = predictor.get_output_handle(predictor.get_output_names()[0])
+    results = []
+    for item in batch:
+        inputs.copy_from_cpu(item[None])
+        predictor.run()
+        results.append(output.copy_to_cpu())
+    return np.concatenate(results)
+
+
 class PaddleEngine:
     """Every run happens on one thread of the engine's own. Paddle predictors are not
     thread-safe, and with oneDNN (Paddle's fast CPU kernels) even runs serialised by a lock
@@ -62,22 +78,8 @@ class PaddleEngine:
             _predictor(paddle_model_dir(REC), device, threads),
         )
 
-    @staticmethod
-    def _run(predictor: inference.Predictor, batch: np.ndarray) -> np.ndarray:
-        """One item at a time: oneDNN builds its kernels for each new input shape (seconds),
-        so a batch size that varies would keep building them; single items of the pipeline's
-        few bucketed sizes reuse them."""
-        inputs = predictor.get_input_handle(predictor.get_input_names()[0])
-        output = predictor.get_output_handle(predictor.get_output_names()[0])
-        results = []
-        for item in batch:
-            inputs.copy_from_cpu(item[None])
-            predictor.run()
-            results.append(output.copy_to_cpu())
-        return np.concatenate(results)
-
     def detect(self, batch: np.ndarray) -> np.ndarray:
-        return self._thread.submit(self._run, self._det, batch).result()[:, 0]
+        return self._thread.submit(run_items, self._det, batch).result()[:, 0]
 
     def recognize(self, batch: np.ndarray) -> np.ndarray:
-        return self._thread.submit(self._run, self._rec, batch).result()
+        return self._thread.submit(run_items, self._rec, batch).result()

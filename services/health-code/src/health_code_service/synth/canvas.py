@@ -81,7 +81,7 @@ class Screen:
         """Draw `text`; answer the y just below it."""
         self.draw.text(xy, text, font=font(size, weight), fill=fill, anchor=anchor)
         bottom = self.draw.textbbox(xy, text, font=font(size, weight), anchor=anchor)[3]
-        return bottom
+        return int(bottom)
 
     def centred(
         self, y: int, text: str, size: int, fill: RGB = (34, 34, 34), weight: str = "regular"
