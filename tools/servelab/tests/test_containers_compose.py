@@ -1,6 +1,7 @@
 """compose.yaml under a real Docker engine, as the README tells users to run it: every image
-but the GPU one built by `docker compose build`; the uvicorn, gunicorn, nginx and uwsgi
-profiles up with `docker compose up --wait` on the stand-in base images; the smoke checks the
+but the GPU one built by `docker compose build`; every profile but gpu (uvicorn, gunicorn,
+nginx, uwsgi, granian, tornado, reference) up with `docker compose up --wait` on the
+stand-in base images; the smoke checks the
 local runner's tests make, a k6 run with no failed request, a clean stop of a draining
 gunicorn, and a `down -v` that leaves nothing behind.
 
@@ -32,16 +33,17 @@ from servelab.containers.compose import ComposeFailed, ComposeProject
 from servelab.containers.engine import Engine
 from servelab.stack.compose import compose_binary, load_project
 
-# The profiles the README names, but gpu (no GPU here). files-uvicorn and files-gunicorn
-# both publish port 8000, so the uvicorn profile is a project of its own on another address;
-# the other three share one `up`.
+# Every profile but gpu (no GPU here). files-uvicorn, files-gunicorn and files-granian all
+# publish port 8000, so each of their profiles is in a project of its own, on an address of
+# its own; the profiles whose ports do not collide share one `up`.
 STACKS = {
     "servers": ("gunicorn", "uwsgi", "nginx"),
     "uvicorn": ("uvicorn",),
+    "others": ("granian", "tornado", "reference"),
 }
 # Loopback addresses of the test's own: a developer's server on 127.0.0.1:8000 (or another
 # test's) cannot take a port the containers publish. Linux answers on all of 127.0.0.0/8.
-ADDRESSES = {"servers": "127.0.91.1", "uvicorn": "127.0.91.2"}
+ADDRESSES = {"servers": "127.0.91.1", "uvicorn": "127.0.91.2", "others": "127.0.91.3"}
 CORPUS_LIMIT = 300
 WAIT = 1.0
 # Every variable is one compose.yaml reads (.env.example lists them).
@@ -96,11 +98,12 @@ def _project(engine: Engine, root: Path, stack: str) -> ComposeProject:
 def built_images(
     docker_engine: Engine, base_images: object, project_root: Path, pytestconfig: pytest.Config
 ) -> Engine:
-    """Every image the four profiles build, built once for the session (Docker's layer
-    cache makes a rebuild with no change a matter of seconds)."""
+    """Every image the profiles build, built once for the session (Docker's layer cache
+    makes a rebuild with no change a matter of seconds)."""
     builder = _project(docker_engine, project_root, "servers")
-    seconds = builder.build(["uvicorn", *STACKS["servers"]])
-    say(pytestconfig, f"docker compose build (uvicorn, gunicorn, uwsgi, nginx): {seconds:.1f} s")
+    profiles = [profile for stack in STACKS.values() for profile in stack]
+    seconds = builder.build(profiles)
+    say(pytestconfig, f"docker compose build ({', '.join(profiles)}): {seconds:.1f} s")
     return docker_engine
 
 
@@ -183,7 +186,9 @@ def test_every_profile_publishes_on_loopback_unless_told_otherwise(
 
 @containers
 @bounded
-@pytest.mark.parametrize("service", ["files-gunicorn", "files-uvicorn", "files-nginx"])
+@pytest.mark.parametrize(
+    "service", ["files-gunicorn", "files-uvicorn", "files-granian", "files-nginx"]
+)
 def test_a_file_comes_back_byte_for_byte(stacks: Stacks, service: str) -> None:
     with httpx.Client(base_url=stacks.url(service), timeout=30) as client:
         stored = client.post(
@@ -207,6 +212,14 @@ HELLO = [
     "hello-uvicorn",
     "hello-uwsgi-http",
     "hello-uwsgi-nginx",
+    "hello-granian",
+    "hello-granian-wsgi",
+    "hello-tornado",
+    "hello-tornado-multi",
+    # The limit rows: no framework, and nginx answering the bytes itself.
+    "hello-empty-asgi",
+    "hello-empty-wsgi",
+    "hello-reference-nginx",
 ]
 
 
@@ -220,6 +233,24 @@ def test_hello_answers_the_write_ups_bytes(stacks: Stacks, service: str) -> None
             assert answer.status_code == 200
             assert answer.headers["content-type"] == CONTENT_TYPE
             assert answer.content == BODY
+
+
+@containers
+@bounded
+def test_the_reference_nginx_sends_a_payload_file_byte_for_byte(stacks: Stacks) -> None:
+    """The files limit row's download side: nginx sending a file of the payload volume with
+    sendfile. (Its WebDAV ingest cannot write into that root-owned volume as the image's
+    unprivileged worker: a container run of the reference row needs nginx to store bodies
+    in a directory of its own.)"""
+    lines = 50_000
+    stacks.projects["others"].run(
+        "exec", "-T", "reference-nginx", "sh", "-c", f"seq 1 {lines} > /payload/smoke.txt",
+        profiles=STACKS["others"],
+    )  # fmt: skip
+    with httpx.Client(base_url=stacks.url("reference-nginx"), timeout=30) as client:
+        sent = client.get("/payload/smoke.txt")
+    assert sent.status_code == 200
+    assert sent.content == "".join(f"{n}\n" for n in range(1, lines + 1)).encode()
 
 
 @containers
