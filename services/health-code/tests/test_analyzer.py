@@ -151,9 +151,9 @@ def test_prepare_then_read_is_analyze(default_analyzer: Analyzer, screenshot: Sc
 
 @pytest.mark.parametrize("usage", list(Usage))
 def test_the_committed_samples_get_their_answers_directly_and_batched(
-    default_analyzer: Analyzer, usage: Usage
+    default_analyzer: Analyzer, usage: Usage, project_root: Path
 ) -> None:
-    data = Path(__file__).parents[3] / "loadtests" / "data"
+    data = project_root / "loadtests" / "data"
     image = decode_image((data / f"{usage}.jpg").read_bytes(), 25_000_000)
     expected = json.loads((data / f"{usage}.answer.json").read_text(encoding="utf-8"))
     assert answer(default_analyzer, usage, image) == expected

@@ -33,8 +33,9 @@ from health_code_service.imaging import decode_image  # noqa: E402
 from health_code_service.network import Batched  # noqa: E402
 from health_code_service.settings import Settings  # noqa: E402
 from health_code_service.usages import Usage  # noqa: E402
+from servelab.project import find_project_dir  # noqa: E402
 
-SAMPLES = Path(__file__).parents[3] / "loadtests" / "data"
+SAMPLES = find_project_dir(Path(__file__).parent) / "loadtests" / "data"
 RNG = np.random.default_rng(7)
 
 

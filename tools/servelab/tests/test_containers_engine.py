@@ -30,8 +30,9 @@ from servelab.containers.images import (
     stamp_path,
     up_to_date,
 )
+from servelab.project import find_project_dir
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = find_project_dir(Path(__file__).parent)
 
 
 def _mounts_below(path: Path) -> list[str]:

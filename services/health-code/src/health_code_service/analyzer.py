@@ -16,7 +16,6 @@ from health_code_service.engines import Engine, create_engine
 from health_code_service.network import Direct, Network
 from health_code_service.qr import QrCode, find_qr, qr_colour
 from health_code_service.settings import Settings
-from health_code_service.sizing import sized
 from health_code_service.text import Line, Page, Region, page, read_lines
 from health_code_service.usages import Colour, Result, Usage
 
@@ -56,8 +55,7 @@ class Analyzer:
     threads at once."""
 
     def __init__(self, settings: Settings, engine: Engine | None = None) -> None:
-        self.settings = sized(settings)
-        self.engine = engine or create_engine(self.settings)
+        self.engine = engine or create_engine(settings)
         self.network: Network = Direct(self.engine)
 
     def analyze(self, usage: Usage, image: np.ndarray, network: Network | None = None) -> Result:
