@@ -1,8 +1,6 @@
 """The web front end in a real browser (Debian's chromium, driven by Playwright) against
-the stack `servelab up --profile entryeditor-web` runs: nginx serving the built app on its
-own server and passing /api/ to gunicorn, the machine's MariaDB and Redis, the compute
-service. A screenshot of each page goes to the test's temporary directory
-(`<pytest's basetemp>/screenshots*/`)."""
+the stack `servelab up --profile entryeditor-web` runs (conftest.py). A screenshot of each
+page goes to the test's temporary directory (`<pytest's basetemp>/screenshots*/`)."""
 
 from __future__ import annotations
 
@@ -15,34 +13,13 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from servelab.stack import Stack
-from servelab.testing import scratch_database
 
 pytestmark = pytest.mark.stack
 
 CHROMIUM = Path("/usr/bin/chromium")
-SERVICE = "entryeditor-web"
-CORPUS_LIMIT = 300
 # The demo entries (entryeditor-manage seed_entries): 22 and 45 two edits of 必须, 47 水.
 WATER, EDIT_A, EDIT_B = 47, 22, 45
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
-    if not (Path(__file__).parents[1] / "dist" / "index.html").exists():
-        pytest.fail("services/entryeditor-web/dist is missing: run scripts/bootstrap.sh")
-    with scratch_database("ee_web_") as database:
-        env = {
-            "EE_DATABASE": database,
-            "EE_REDIS_DB": "3",
-            "CORPUS_LIMIT": str(CORPUS_LIMIT),
-            "WEB_CONCURRENCY": "1",
-            "WEB_THREADS": "4",
-        }
-        # Stack itself rather than serve_service: the outage test kills the compute service,
-        # which serve_service would report as a process that needed SIGKILL.
-        with Stack(SERVICE, only=[SERVICE], env=env, log=None) as running:
-            yield running
 
 
 @pytest.fixture(scope="module")
@@ -60,15 +37,10 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("screenshots")
 
 
-@pytest.fixture
-def base(stack: Stack) -> str:
-    return stack.url(SERVICE)
-
-
 @pytest.fixture(scope="module")
-def frequent(stack: Stack) -> int:
+def frequent(base: str) -> int:
     """A demo entry whose word the CORPUS_LIMIT sentences contain (水 may not be there)."""
-    url = f"{stack.url(SERVICE)}/api/entryeditor/entryeditor/?page_size=100"
+    url = f"{base}/api/entryeditor/entryeditor/?page_size=100"
     rows = httpx.get(url, timeout=10).json()["results"]
     return int(next(row["id"] for row in rows if row["frequency"] > 0))
 
