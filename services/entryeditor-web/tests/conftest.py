@@ -9,13 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from servelab.stack import Stack
 from servelab.testing import scratch_database
 
 SERVICE = "entryeditor-web"
 CORPUS_LIMIT = 300
-REDIS_DB = 3
+REDIS_DB = 2
 
 
 @pytest.fixture(scope="session")
@@ -34,6 +35,11 @@ def stack() -> Iterator[Stack]:
         # which serve_service would report as a process that needed SIGKILL.
         with Stack(SERVICE, only=[SERVICE], env=env, log=None) as running:
             yield running
+        # The cache's keys carry the database's name (CACHE_KEY_PREFIX): only this run's.
+        client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+        keys = list(client.scan_iter(f"{database}:*"))
+        if keys:
+            client.delete(*keys)
 
 
 @pytest.fixture(scope="session")
