@@ -49,8 +49,11 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${missing[*]} from Debian"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        # Wait for another apt (an unattended upgrade, a second checkout bootstrapping)
+        # rather than fail on its lock.
+        apt=(apt-get -o DPkg::Lock::Timeout=600)
+        "${apt[@]}" update -qq
+        DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
         say "missing ${missing[*]}: install it with 'sudo apt-get install ${missing[*]}' and run make again"
         exit 1
