@@ -23,16 +23,27 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
     for cell in cells:
         assert cell.workers == 1
         by_variant.setdefault(cell.variant.name, []).append(cell.endpoint.key)
-    assert list(by_variant) == ["uvicorn", "gunicorn", "granian", "nginx", "reference"]
+    assert list(by_variant) == [
+        "uvicorn",
+        "gunicorn",
+        "granian",
+        "nginx",
+        "reference",
+        "empty-uvicorn",
+        "empty-gunicorn",
+        "empty-granian",
+    ]
     assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 16
     assert len(by_variant["granian"]) == 3
     assert by_variant["nginx"] == ["GET /files/{id}"]
     assert by_variant["reference"] == [
-        "PUT /ingest/health.jpg",
-        "PUT /ingest/{unique}",
-        "GET /payload/health.jpg",
+        "reference/ingest",
+        "reference/discard",
+        "reference/sendfile",
     ]
-    assert len(cells) == 39
+    for server in ("uvicorn", "gunicorn", "granian"):
+        assert by_variant[f"empty-{server}"] == ["empty/upload", "empty/get"]
+    assert len(cells) == 45
 
 
 def test_variants_take_turns_endpoint_by_endpoint(project_root: Path) -> None:
@@ -55,10 +66,19 @@ def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> Non
     cells = load_matrix(project_root, "files").cells("full")
     assert {(c.variant.name, c.workers) for c in cells} == {
         (variant, workers)
-        for variant in ("uvicorn", "gunicorn", "granian", "nginx", "reference")
+        for variant in (
+            "uvicorn",
+            "gunicorn",
+            "granian",
+            "nginx",
+            "reference",
+            "empty-uvicorn",
+            "empty-gunicorn",
+            "empty-granian",
+        )
         for workers in (1, 2)
     }
-    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3
+    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3 + 3 * 2 * 2
 
 
 def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
