@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from servelab.tables import require
@@ -66,6 +66,17 @@ class Load:
     def seconds(self) -> float:
         """The longest the load itself runs: warm-up and duration, or the counted limit."""
         return self.max_duration_s if self.counted else self.warmup_s + self.duration_s
+
+    def phases(self) -> tuple[Load | None, Load]:
+        """The warm-up as a run of its own (None without one) and the measured run, which
+        then has no warm-up: the runner reads the server's CPU time around the measured
+        run alone."""
+        if self.counted or not self.warmup_s:
+            return None, self
+        return (
+            replace(self, duration_s=self.warmup_s, warmup_s=0.0),
+            replace(self, warmup_s=0.0),
+        )
 
     def k6_env(self) -> dict[str, str]:
         """The variables lib/options.js reads for this shape."""

@@ -1,4 +1,12 @@
-"""Run a benchmark matrix cell by cell: start the stack, warm up and measure with k6, stop."""
+"""Run a benchmark matrix cell by cell: start the stack, warm up and measure with k6, stop.
+
+The warm-up is a k6 run of its own, before the measured one: the server's CPU time
+(bench.cpu_time) is read right before and right after the measured run, so it covers that
+run alone, with no clock to guess where a single run's warm-up ended (k6 starts its VUs
+only after its init phase, which takes a variable while). The measured run opens its
+connections afresh, as wrk does. With a target (--target URL) only the load runs, against
+a stack that is already up elsewhere: no local stack, and no server CPU time.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +16,18 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from servelab.bench.cpus import Pinning, available_cpus, plan
+from servelab.bench import cpu_time
+from servelab.bench.cpus import Pinning, available_cpus, cpu_list, plan
 from servelab.bench.dbwatch import ConnectionWatch
 from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.load import Load
 from servelab.bench.machine import this_machine
 from servelab.bench.matrix import Cell, Matrix
 from servelab.bench.payload import write_payload
@@ -45,6 +56,10 @@ class Context:
     payload_file: Path | None
     k6: str
     cpus: Sequence[int]
+    # --cpus: the server's and k6's CPUs for every cell, instead of cpus.plan's.
+    pinning: Pinning | None = None
+    # --target: the base URL of a stack already up elsewhere; None runs a local stack.
+    target: str | None = None
 
 
 def _slug(index: int, cell: Cell) -> str:
@@ -52,16 +67,19 @@ def _slug(index: int, cell: Cell) -> str:
     return f"{index + 1:03d}-{cell.variant.name}-w{cell.workers}-{name}"
 
 
-def k6_env(cell: Cell, base_url: str, summary: Path, payload: Path | None) -> dict[str, str]:
+def k6_env(
+    cell: Cell, base_url: str, summary: Path, payload: Path | None, load: Load | None = None
+) -> dict[str, str]:
     """The script's environment: the service, the settings its server started with (a
     script may check the answers against them, e.g. WAITING_TIME), the endpoint's own
-    variables, the load shape, and where the summary goes."""
+    variables, the load shape (the cell's, or `load`: one phase of it), and where the
+    summary goes."""
     env = {
         "BASE_URL": base_url,
         **RECORD_FAILURES,
         **cell.server_env,
         **cell.endpoint.env,
-        **cell.load.k6_env(),
+        **(load or cell.load).k6_env(),
     }
     if payload is not None:
         env["PAYLOAD_FILE"] = str(payload)
@@ -77,8 +95,10 @@ def _tail(path: Path, lines: int = 15) -> str:
 class _Measured:
     measurement: Measurement
     k6: K6Run
-    commands: dict[str, list[str]]
+    commands: Mapping[str, Sequence[str]]
     db_connections: int | None
+    server_cpu_s: float | None
+    server_processes: int | None
 
 
 def _commands(stack: Stack) -> dict[str, list[str]]:
@@ -99,24 +119,51 @@ def _copy_payload(ctx: Context, stack: Stack) -> None:
         shutil.copyfile(ctx.payload_file, volume / payload.name)
 
 
-def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack) -> _Measured:
-    _copy_payload(ctx, stack)
-    summary = ctx.work_dir / f"{slug}.summary.json"
-    log = ctx.work_dir / f"{slug}.k6.log"
-    env = k6_env(cell, stack.url(cell.variant.service), summary, ctx.payload_file)
-    argv = k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env)
-    with ConnectionWatch(stack) as watch:
-        run = run_k6(
-            argv,
-            cwd=ctx.project_dir,
-            log=log,
-            timeout_s=cell.load.seconds + _K6_GRACE_S,
-            cpus=pinning.client,
-        )
+def _k6(
+    ctx: Context, cell: Cell, load: Load, base_url: str, name: str, pinning: Pinning
+) -> tuple[Path, K6Run]:
+    """One k6 run of the cell with `load`: its summary's path and k6's own figures."""
+    summary = ctx.work_dir / f"{name}.summary.json"
+    log = ctx.work_dir / f"{name}.k6.log"
+    env = k6_env(cell, base_url, summary, ctx.payload_file, load)
+    run = run_k6(
+        k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env),
+        cwd=ctx.project_dir,
+        log=log,
+        timeout_s=load.seconds + _K6_GRACE_S,
+        cpus=pinning.client,
+    )
     if run.returncode != 0:
         raise K6Error(f"k6 exited with status {run.returncode} (log: {log})\n{_tail(log)}")
-    measured = measurement(json.loads(summary.read_text()), cell.load)
-    return _Measured(measured, run, _commands(stack), watch.peak)
+    return summary, run
+
+
+def _load(
+    ctx: Context,
+    cell: Cell,
+    slug: str,
+    pinning: Pinning,
+    base_url: str,
+    stack: Stack | None,
+) -> _Measured:
+    """Warm up, then the measured k6 run with the stack's CPU time read around it."""
+    warmup, measured = cell.load.phases()
+    if warmup is not None:
+        _k6(ctx, cell, warmup, base_url, f"{slug}.warmup", pinning)
+    pgids: Collection[int] = stack.process_groups().values() if stack is not None else ()
+    watch = ConnectionWatch(stack) if stack is not None else None
+    before = cpu_time.snapshot(pgids)
+    with watch or nullcontext():
+        summary, run = _k6(ctx, cell, measured, base_url, slug, pinning)
+    after = cpu_time.snapshot(pgids)
+    return _Measured(
+        measurement=measurement(json.loads(summary.read_text()), measured),
+        k6=run,
+        commands=_commands(stack) if stack is not None else {},
+        db_connections=watch.peak if watch is not None else None,
+        server_cpu_s=round(cpu_time.spent(before, after), 3) if stack is not None else None,
+        server_processes=cpu_time.seen(before, after) if stack is not None else None,
+    )
 
 
 def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
@@ -134,9 +181,37 @@ def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
     )
 
 
+def _pinning(ctx: Context, cell: Cell) -> Pinning:
+    """--cpus where given (k6's part only against a target), else the plan's for a
+    variant that pins."""
+    if ctx.target is not None:
+        return Pinning(None, ctx.pinning.client if ctx.pinning else None)
+    if ctx.pinning is not None:
+        return ctx.pinning
+    return plan(ctx.cpus, cell.workers) if cell.variant.pin else Pinning(None, None)
+
+
+def _describe(ctx: Context, pinning: Pinning) -> str:
+    if ctx.target is None:
+        return pinning.describe()
+    where = f"CPU {cpu_list(pinning.client)}" if pinning.client else "every CPU"
+    return f"server at {ctx.target} (not this machine's), k6 on {where}"
+
+
+def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning) -> _Measured:
+    if ctx.target is not None:
+        return _load(ctx, cell, slug, pinning, ctx.target, None)
+    with (
+        (ctx.work_dir / f"{slug}.server.log").open("w") as server_log,
+        _start(ctx, cell, pinning, server_log) as stack,
+    ):
+        _copy_payload(ctx, stack)
+        return _load(ctx, cell, slug, pinning, stack.url(cell.variant.service), stack)
+
+
 def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
     slug = _slug(index, cell)
-    pinning = plan(ctx.cpus, cell.workers) if cell.variant.pin else Pinning(None, None)
+    pinning = _pinning(ctx, cell)
     started = time.monotonic()
     result = CellResult(
         variant=cell.variant.name,
@@ -144,7 +219,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         endpoint=cell.endpoint.key,
         script=cell.endpoint.script,
         env=dict(cell.endpoint.env),
-        pinning=pinning.describe(),
+        pinning=_describe(ctx, pinning),
         commands={},
         k6_cpu_s=0.0,
         k6_wall_s=0.0,
@@ -153,13 +228,12 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         measurement=None,
         load=cell.load,
         settings=cell.server_env,
+        target=ctx.target,
     )
-    with (ctx.work_dir / f"{slug}.server.log").open("w") as server_log:
-        try:
-            with _start(ctx, cell, pinning, server_log) as stack:
-                measured = _measure(ctx, cell, slug, pinning, stack)
-        except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
-            return replace(result, error=str(failure), wall_s=_since(started))
+    try:
+        measured = _measure(ctx, cell, slug, pinning)
+    except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
+        return replace(result, error=str(failure), wall_s=_since(started))
     return replace(
         result,
         commands=measured.commands,
@@ -168,6 +242,8 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         wall_s=_since(started),
         measurement=measured.measurement,
         db_connections=measured.db_connections,
+        server_cpu_s=measured.server_cpu_s,
+        server_processes=measured.server_processes,
     )
 
 
@@ -182,9 +258,15 @@ def _outcome(result: CellResult) -> str:
         return f"FAILED: {first}"
     errors = f", {m.error_count} errors" if m.error_count else ""
     total = f", total {m.elapsed_s:.2f} s" if result.load.counted else ""
+    cpu = result.cpu_us_per_request
+    server = (
+        f"server CPU {cpu:,.0f} µs/request ({result.server_processes} processes); "
+        if cpu is not None
+        else ""
+    )
     return (
         f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{total}{errors}; "
-        f"k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs)"
+        f"{server}k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs)"
     )
 
 
@@ -213,7 +295,12 @@ def run_matrix(
     form: str,
     *,
     stream: TextIO = sys.stderr,
+    pinning: Pinning | None = None,
+    target: str | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> BenchRun:
+    """Every cell of the matrix's `form`; `pinning` (--cpus) replaces the plan's, `target`
+    runs the load alone against that URL, and `options` is the command line's record."""
     load = matrix.load(form)
     cells = matrix.cells(form)
     work_dir = project_work_dir(project_dir, "bench", matrix.family)
@@ -228,6 +315,8 @@ def run_matrix(
         payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
         k6=binary,
         cpus=available_cpus(),
+        pinning=pinning,
+        target=target,
     )
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     load_average = os.getloadavg()[0]
@@ -250,4 +339,5 @@ def run_matrix(
         payload_size=payload.size if payload else 0,
         k6_command=k6_command_template(),
         cells=tuple(results),
+        options=dict(options or {}),
     )
