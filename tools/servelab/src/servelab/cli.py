@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from servelab.bench import BenchError, render_report, run_bench
+from servelab.bench import BenchError, BenchOptions, render_report, run_bench
 from servelab.containers import cli as containers_cli
 from servelab.outage import DrillError, write_drill
 from servelab.project import families as all_families
@@ -82,7 +82,16 @@ def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
-    return _each_family(args.family, lambda family: run_bench(family, args.quick))
+    options = BenchOptions(
+        workers=args.workers,
+        cpus=args.cpus,
+        target=args.target,
+        variant=args.variant,
+        payload_on_target=args.payload_on_target,
+        label=args.label,
+        out=args.out,
+    )
+    return _each_family(args.family, lambda family: run_bench(family, args.quick, options=options))
 
 
 def report(args: argparse.Namespace) -> int:
@@ -127,6 +136,38 @@ def parser() -> argparse.ArgumentParser:
         "--quick", dest="quick", action="store_true", default=True, help="short cells (default)"
     )
     form.add_argument("--full", dest="quick", action="store_false", help="the write-ups' durations")
+    measure.add_argument(
+        "--workers",
+        metavar="N,N,...|auto",
+        help="worker counts for every variant that takes the matrix's (not those that fix "
+        "their own); auto: 1, 2, 4 ... up to this machine's CPUs, and that count",
+    )
+    measure.add_argument(
+        "--cpus",
+        metavar="server=LIST,k6=LIST",
+        help="pin the server and k6 to these CPUs in every cell (e.g. server=0-3,k6=4-7) "
+        "instead of one CPU per worker for the server and the rest for k6",
+    )
+    measure.add_argument(
+        "--target",
+        metavar="URL",
+        help="run only the load against a stack already up at URL (no local stack, no "
+        "server CPU time); results go to <family>.<label>.json",
+    )
+    measure.add_argument(
+        "--variant", help="with --target: the variant whose endpoints run (default: the first)"
+    )
+    measure.add_argument(
+        "--payload-on-target",
+        action="store_true",
+        help="with --target: the target's server already holds the payload file",
+    )
+    measure.add_argument(
+        "--label", help="write <family>.<label>.json/.md (default with --target: its host)"
+    )
+    measure.add_argument(
+        "--out", type=Path, metavar="DIR", help="write the results there, not in docs/results"
+    )
     measure.set_defaults(handler=bench)
 
     render = commands.add_parser("report", help="re-render reports from saved results")

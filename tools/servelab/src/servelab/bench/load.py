@@ -30,6 +30,8 @@ SHAPES: Mapping[str, str] = {
     "boom": TIMED,
     "ab": SHARED,
 }
+# The shortest duration k6 runs a timed scenario for.
+_K6_SHORTEST_S = 1.0
 # Shapes that send a fixed number of requests: ITERATIONS per VU, or in all (shared).
 COUNTED_EXECUTORS = frozenset({COUNTED, SHARED})
 
@@ -68,13 +70,13 @@ class Load:
         return self.max_duration_s if self.counted else self.warmup_s + self.duration_s
 
     def phases(self) -> tuple[Load | None, Load]:
-        """The warm-up as a run of its own (None without one) and the measured run, which
-        then has no warm-up: the runner reads the server's CPU time around the measured
-        run alone."""
+        """The warm-up as a run of its own (None without one; at least the 1 s k6 runs a
+        timed scenario for) and the measured run, which then has no warm-up: the runner
+        reads the server's CPU time around the measured run alone."""
         if self.counted or not self.warmup_s:
             return None, self
         return (
-            replace(self, duration_s=self.warmup_s, warmup_s=0.0),
+            replace(self, duration_s=max(self.warmup_s, _K6_SHORTEST_S), warmup_s=0.0),
             replace(self, warmup_s=0.0),
         )
 
