@@ -11,6 +11,10 @@ from pathlib import Path
 from types import FrameType
 
 from servelab.bench import BenchError, BenchOptions, render_report, run_bench
+from servelab.bench.compare import NOISE, check_comparable
+from servelab.bench.compare import render as render_comparison
+from servelab.bench.matrix import load_matrix
+from servelab.bench.results import load_run
 from servelab.containers import cli as containers_cli
 from servelab.outage import DrillError, write_drill
 from servelab.project import families as all_families
@@ -98,6 +102,18 @@ def report(args: argparse.Namespace) -> int:
     return _each_family(args.family, render_report)
 
 
+def compare(args: argparse.Namespace) -> int:
+    try:
+        a, b = load_run(args.a), load_run(args.b)
+        check_comparable(a, b)
+        matrix = load_matrix(find_project_dir(), a.family)
+        print(render_comparison(matrix, a, b, noise=args.noise, markdown=args.markdown), end="")
+    except (BenchError, OSError, ValueError, KeyError, TypeError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def outage(args: argparse.Namespace) -> int:
     try:
         report = write_drill(args.drill)
@@ -173,6 +189,22 @@ def parser() -> argparse.ArgumentParser:
     render = commands.add_parser("report", help="re-render reports from saved results")
     render.add_argument("family", nargs="*", help="default: all")
     render.set_defaults(handler=report)
+
+    pair = commands.add_parser(
+        "compare",
+        help="two saved runs of one family side by side, cell by cell and ratio by ratio",
+    )
+    pair.add_argument("a", type=Path, metavar="A.json")
+    pair.add_argument("b", type=Path, metavar="B.json")
+    pair.add_argument(
+        "--noise",
+        type=float,
+        default=NOISE,
+        help="flag figures whose B/A is further than this from 1 (default %(default)s: the "
+        "spread between two runs of the same quick command)",
+    )
+    pair.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    pair.set_defaults(handler=compare)
 
     drill = commands.add_parser(
         "outage",
