@@ -115,6 +115,7 @@ def test_load_shapes(project_root: Path) -> None:
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
         (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
         (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),
+        (lambda raw: raw.update(tools=["ab"]), r"uvicorn \(quick\): ab needs a counted shape"),
     ],
 )
 def test_mistakes_in_the_matrix_are_named(project_root: Path, change: Any, message: str) -> None:
@@ -146,13 +147,14 @@ def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> N
 
 def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
     raw = _raw(project_root)
-    raw["variants"]["uvicorn"]["tools"] = ["wrk", "ab", "wrk"]
+    del raw["tools"]
+    raw["variants"]["uvicorn"]["tools"] = ["wrk", "wrk"]
     matrix = parse_matrix(raw)
     tools = {variant.name: variant.tools for variant in matrix.variants}
-    assert tools["uvicorn"] == ("wrk", "ab")
+    assert tools["uvicorn"] == ("wrk",)
     assert tools["gunicorn"] == ()
     raw["tools"] = "wrk"
-    assert {v.tools for v in parse_matrix(raw).variants if v.name != "uvicorn"} == {("wrk",)}
+    assert {v.tools for v in parse_matrix(raw).variants} == {("wrk",)}
 
 
 def test_workers_override_every_variant_but_those_that_fix_their_own(project_root: Path) -> None:

@@ -108,15 +108,20 @@ def _hello_empty_app(tools: list[str] | None = None) -> Matrix:
 
 @pytest.mark.stack
 def test_a_cell_records_the_cpu_its_server_spent_per_request(project_root: Path) -> None:
+    """k6 and then wrk, each with the server's CPU time read around it."""
     progress = io.StringIO()
-    run = run_matrix(project_root, _hello_empty_app(), "quick", stream=progress)
+    run = run_matrix(project_root, _hello_empty_app(["wrk"]), "quick", stream=progress)
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
     assert cell.server_cpu_s is not None and cell.server_cpu_s > 0
     assert cell.server_processes is not None and cell.server_processes >= 1
     assert cell.cpu_us_per_request is not None and 0 < cell.cpu_us_per_request < 1e6
     assert cell.target is None
-    assert "µs/request" in progress.getvalue()
+    [wrk] = cell.tools
+    assert wrk.argv[:5] == ["wrk", "-t2", "-c4", "-d1s", "--latency"]
+    assert wrk.requests > 0 and wrk.errors == 0
+    assert wrk.cpu_us_per_request is not None and 0 < wrk.cpu_us_per_request < 1e6
+    assert "µs/request" in progress.getvalue() and "wrk: " in progress.getvalue()
 
 
 @pytest.mark.stack

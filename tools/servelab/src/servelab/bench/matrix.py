@@ -22,7 +22,7 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load import Load, LoadError, parse_load
 from servelab.bench.ratios import GoalSpec, RatioSpec, Side
 from servelab.bench.summary import METRICS
-from servelab.bench.tools import TOOLS
+from servelab.bench.tools import TOOLS, ToolError, check_shape
 from servelab.project import matrix_dir, notes_file
 from servelab.tables import read_named, require
 
@@ -433,7 +433,12 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         columns=tuple(raw.get("report", {}).get("columns", ())),
     )
     for form in matrix.loads:
-        matrix.cells(form)
+        for cell in matrix.cells(form):
+            for tool in cell.variant.tools:
+                try:
+                    check_shape(tool, cell.load, f"variants.{cell.variant.name} ({form})")
+                except ToolError as error:
+                    raise MatrixError(str(error)) from error
     return matrix
 
 

@@ -26,6 +26,7 @@ from typing import TextIO
 from servelab.bench import cpu_time
 from servelab.bench.cpus import Pinning, available_cpus, cpu_list, plan
 from servelab.bench.dbwatch import ConnectionWatch
+from servelab.bench.errors import BenchError
 from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
 from servelab.bench.load import Load
 from servelab.bench.machine import this_machine
@@ -33,7 +34,9 @@ from servelab.bench.matrix import Cell, Matrix
 from servelab.bench.payload import write_payload
 from servelab.bench.progress import Progress
 from servelab.bench.results import BenchRun, CellResult
-from servelab.bench.summary import Measurement, SummaryError, measurement
+from servelab.bench.summary import Measurement, measurement
+from servelab.bench.tool_requests import Source, tool_request
+from servelab.bench.tools import ToolResult, run_tool, tool_argv
 from servelab.project import LOADTESTS
 from servelab.project import work_dir as project_work_dir
 from servelab.stack import Stack, StackError
@@ -99,6 +102,7 @@ class _Measured:
     db_connections: int | None
     server_cpu_s: float | None
     server_processes: int | None
+    tools: tuple[ToolResult, ...]
 
 
 def _commands(stack: Stack) -> dict[str, list[str]]:
@@ -138,6 +142,46 @@ def _k6(
     return summary, run
 
 
+def _tool(
+    ctx: Context,
+    cell: Cell,
+    tool: str,
+    load: Load,
+    base_url: str,
+    pinning: Pinning,
+    pgids: Collection[int],
+    slug: str,
+) -> ToolResult:
+    """The cell's request sent by `tool` with the measured run's load, the server's CPU
+    time read around it as around k6."""
+    loadtests = ctx.project_dir / LOADTESTS
+    source = Source(base_url, cell.endpoint.env, ctx.payload_file, loadtests, ctx.work_dir)
+    request = tool_request(cell.endpoint.script, source)
+    argv, env = tool_argv(tool, request, load, len(pinning.client or ctx.cpus), LOADTESTS)
+    before = cpu_time.snapshot(pgids)
+    figures = run_tool(
+        argv,
+        env,
+        load,
+        cwd=ctx.project_dir,
+        log=ctx.work_dir / f"{slug}.{tool}.log",
+        cpus=pinning.client,
+    )
+    after = cpu_time.snapshot(pgids)
+    work_dir = str(ctx.work_dir)
+    shown = [f"{key}={value}" for key, value in env.items()] + argv
+    return ToolResult(
+        tool=tool,
+        argv=[arg.replace(work_dir, "<work dir>") for arg in shown],
+        requests=figures.requests,
+        rps=figures.rps,
+        p50_ms=figures.p50_ms,
+        p99_ms=figures.p99_ms,
+        errors=figures.errors,
+        server_cpu_s=round(cpu_time.spent(before, after), 3) if pgids else None,
+    )
+
+
 def _load(
     ctx: Context,
     cell: Cell,
@@ -156,6 +200,10 @@ def _load(
     with watch or nullcontext():
         summary, run = _k6(ctx, cell, measured, base_url, slug, pinning)
     after = cpu_time.snapshot(pgids)
+    tools = tuple(
+        _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug)
+        for tool in cell.variant.tools
+    )
     return _Measured(
         measurement=measurement(json.loads(summary.read_text()), measured),
         k6=run,
@@ -163,6 +211,7 @@ def _load(
         db_connections=watch.peak if watch is not None else None,
         server_cpu_s=round(cpu_time.spent(before, after), 3) if stack is not None else None,
         server_processes=cpu_time.seen(before, after) if stack is not None else None,
+        tools=tools,
     )
 
 
@@ -232,7 +281,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
     )
     try:
         measured = _measure(ctx, cell, slug, pinning)
-    except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
+    except (StackError, BenchError, OSError, ValueError) as failure:
         return replace(result, error=str(failure), wall_s=_since(started))
     return replace(
         result,
@@ -244,6 +293,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         db_connections=measured.db_connections,
         server_cpu_s=measured.server_cpu_s,
         server_processes=measured.server_processes,
+        tools=measured.tools,
     )
 
 
@@ -264,10 +314,19 @@ def _outcome(result: CellResult) -> str:
         if cpu is not None
         else ""
     )
+    tools = "".join(f"\n    {_tool_outcome(tool)}" for tool in result.tools)
     return (
         f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{total}{errors}; "
-        f"{server}k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs)"
+        f"{server}k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs){tools}"
     )
+
+
+def _tool_outcome(tool: ToolResult) -> str:
+    errors = f", {tool.errors} errors" if tool.errors else ""
+    p99 = f", p99 {tool.p99_ms:.1f} ms" if tool.p99_ms is not None else ""
+    cpu = tool.cpu_us_per_request
+    server = f"; server CPU {cpu:,.0f} µs/request" if cpu is not None else ""
+    return f"{tool.tool}: {tool.rps:.1f} req/s{p99}{errors}{server}"
 
 
 def _estimate_s(cells: Sequence[Cell]) -> float | None:
