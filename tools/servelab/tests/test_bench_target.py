@@ -60,6 +60,11 @@ def test_the_options_are_recorded_as_given_and_the_cpus_as_used(project_root: Pa
         "workers": "1,2",
         "cpus": "k6=0,server=1",
         "variant": "gunicorn-sync",
+        "cpus_k6": "0",
+    }
+    local = BenchOptions(cpus="server=1,k6=0")
+    assert local.record(matrix, local.pinning([0, 1])) == {
+        "cpus": "server=1,k6=0",
         "cpus_server": "1",
         "cpus_k6": "0",
     }

@@ -57,7 +57,8 @@ class BenchOptions:
         recorded = {key: value for key, value in given.items() if value is not None}
         if self.target is not None:
             recorded["variant"] = matrix.variants[0].name
-        if pinning is not None and pinning.server is not None:
+        # Against a target only k6's CPUs apply: the server runs elsewhere.
+        if pinning is not None and pinning.server is not None and self.target is None:
             recorded["cpus_server"] = cpu_list(pinning.server)
         if pinning is not None and pinning.client is not None:
             recorded["cpus_k6"] = cpu_list(pinning.client)

@@ -41,8 +41,9 @@ from servelab.project import LOADTESTS
 from servelab.project import work_dir as project_work_dir
 from servelab.stack import Stack, StackError
 
-# Starting and stopping a stack plus k6's own start, per cell, for the first time estimate.
-_OVERHEAD_S = 3.5
+# Starting and stopping a stack plus k6's two starts (warm-up, measured run), per cell, for
+# the first time estimate.
+_OVERHEAD_S = 4.5
 # How long k6 may run past its load before it counts as hung.
 _K6_GRACE_S = 90.0
 # The scripts fail a run on a single failed request or check (lib/options.js); a cell
@@ -333,7 +334,10 @@ def _estimate_s(cells: Sequence[Cell]) -> float | None:
     """Seconds per cell before any has run; None where a counted shape's time is unknown."""
     if not cells or any(cell.load.counted for cell in cells):
         return None
-    return sum(cell.load.seconds for cell in cells) / len(cells) + _OVERHEAD_S
+    per_cell = [
+        cell.load.seconds + cell.load.duration_s * len(cell.variant.tools) for cell in cells
+    ]
+    return sum(per_cell) / len(cells) + _OVERHEAD_S
 
 
 def k6_command_template() -> str:
