@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,8 @@ import pytest
 from servelab.bench.compare import Change, cell_lines, ratio_lines, render
 from servelab.bench.errors import BenchError
 from servelab.bench.matrix import Matrix, parse_matrix
-from servelab.bench.results import BenchRun, run_from_json, save_run
+from servelab.bench.results import BenchRun, load_run, run_from_json, save_run
+from servelab.bench.tools import ToolResult
 from servelab.cli import main as servelab
 from servelab.testing.records import run_record
 
@@ -136,3 +138,13 @@ def test_the_cli_prints_the_comparison_and_exits_0(
     out = capsys.readouterr().out
     assert "hello: A = quick run of 2026-01-01" in out and "0 row(s) moved" in out
     assert servelab(["compare", str(a), str(tmp_path / "missing.json")]) == 2
+
+
+def test_server_cpu_tools_and_options_survive_the_saved_json(tmp_path: Path) -> None:
+    wrk = ToolResult("wrk", ["wrk", "-t1"], 3000, 1000.0, 1.0, 5.0, 2, 1.5)
+    cell = replace(A.cells[0], tools=(wrk,), server_processes=3, target="http://h:1")
+    run = replace(A, cells=(cell,), options={"workers": "auto"})
+    again = load_run(save_run(run, tmp_path / "run.json"))
+    assert again == run
+    assert again.cells[0].cpu_us_per_request == pytest.approx(1000.0)
+    assert again.cells[0].tools[0].cpu_us_per_request == pytest.approx(500.0)

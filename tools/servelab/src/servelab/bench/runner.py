@@ -348,7 +348,9 @@ def k6_command_template() -> str:
     }
     return (
         " ".join(k6_argv("k6", "loadtests/<script>", env))
-        + "  # plus the server's settings, the endpoint's env and its load shape's"
+        + "  # plus the server's settings, the endpoint's env and its load shape's;"
+        + " a warm-up runs first as a k6 run of its own (DURATION=<warm-up>), and the"
+        + " measured run then has WARMUP=0s"
     )
 
 
