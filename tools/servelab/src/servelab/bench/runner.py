@@ -310,11 +310,9 @@ def _outcome(result: CellResult) -> str:
     errors = f", {m.error_count} errors" if m.error_count else ""
     total = f", total {m.elapsed_s:.2f} s" if result.load.counted else ""
     cpu = result.cpu_us_per_request
-    server = (
-        f"server CPU {cpu:,.0f} µs/request ({result.server_processes} processes); "
-        if cpu is not None
-        else ""
-    )
+    count = result.server_processes
+    processes = f"{count} process" + ("" if count == 1 else "es")
+    server = f"server CPU {cpu:,.0f} µs/request ({processes}); " if cpu is not None else ""
     tools = "".join(f"\n    {_tool_outcome(tool)}" for tool in result.tools)
     return (
         f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{total}{errors}; "
