@@ -4,8 +4,10 @@ The warm-up is a k6 run of its own, before the measured one: the server's CPU ti
 (bench.cpu_time) is read right before and right after the measured run, so it covers that
 run alone, with no clock to guess where a single run's warm-up ended (k6 starts its VUs
 only after its init phase, which takes a variable while). The measured run opens its
-connections afresh, as wrk does. With a target (--target URL) only the load runs, against
-a stack that is already up elsewhere: no local stack, and no server CPU time.
+connections afresh, as wrk does, and runs its script's setup() again (download.js stores
+its file once more: one request in the window among thousands). With a target (--target
+URL) only the load runs, against a stack that is already up elsewhere: no local stack, and
+no server CPU time.
 """
 
 from __future__ import annotations
