@@ -133,6 +133,9 @@ def test_load_shapes(project_root: Path) -> None:
         (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "unknown form"),
         (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
+        (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
+        (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),
+        (lambda raw: raw.update(tools=["ab"]), r"uvicorn \(quick\): ab needs a counted shape"),
     ],
 )
 def test_mistakes_in_the_matrix_are_named(project_root: Path, change: Any, message: str) -> None:
@@ -160,3 +163,25 @@ def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> N
     assert quick == {"POST /files raw", "POST /files multipart", "GET /files/{id}"}
     assert quick < full
     assert "upload/single" in full
+
+
+def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
+    raw = _raw(project_root)
+    del raw["tools"]
+    raw["variants"]["uvicorn"]["tools"] = ["wrk", "wrk"]
+    matrix = parse_matrix(raw)
+    tools = {variant.name: variant.tools for variant in matrix.variants}
+    assert tools["uvicorn"] == ("wrk",)
+    assert tools["gunicorn"] == ()
+    raw["tools"] = "wrk"
+    assert {v.tools for v in parse_matrix(raw).variants} == {("wrk",)}
+
+
+def test_workers_override_every_variant_but_those_that_fix_their_own(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "hello").with_workers((1, 2, 4))
+    workers = {cell.variant.name: set() for cell in matrix.cells("quick")}
+    for cell in matrix.cells("quick"):
+        workers[cell.variant.name].add(cell.workers)
+    assert workers["gunicorn-sync"] == workers["granian"] == {1, 2, 4}
+    assert workers["tornado"] == {1}
+    assert {cell.workers for cell in matrix.cells("full")} == {1, 2, 4}
