@@ -12,7 +12,9 @@
 // the write-up measured them. ENDPOINT, METHOD and BODY override the preset's request.
 // static and static_bundle are the web front end's files on its own nginx (compose service
 // entryeditor-web, :7070, as the write-up's first table): index.html, and the main script it
-// names, found at setup by reading index.html (its name carries a hash of its content).
+// names, found at setup by reading index.html (its name carries a hash of its content),
+// both asked for as a browser does (Accept-Encoding: gzip) and checked to come gzipped
+// (nginx sends the build's .gz files).
 // static_css is the browsable API's stylesheet from the API's nginx (/static/).
 // Each answer must be a 2xx with a JSON body (the files: their own type). A load-shed
 // answer (nginx's fast 503) is a failure like any other non-2xx; the summary also counts
@@ -34,8 +36,8 @@ const WORD = '水';
 // The write-up's requests. get_instance, get_count and get_pmi take the word as a query
 // parameter (services/entryeditor/README.md); the write-up does not print its own.
 export const ENDPOINTS = {
-  static: { path: '/', type: 'text/html' },
-  static_bundle: { script: true, type: 'application/javascript' },
+  static: { path: '/', type: 'text/html', gzip: true },
+  static_bundle: { script: true, type: 'application/javascript', gzip: true },
   static_css: { path: '/static/rest_framework/css/default.css', type: 'text/css' },
   list: { path: '/entryeditor/entryeditor/' },
   detail: { path: '/entryeditor/entryeditor/47' },
@@ -77,7 +79,10 @@ const URL = `${BASE_URL}${__ENV.ENDPOINT || preset.path}`;
 const BODY = __ENV.BODY !== undefined ? __ENV.BODY : preset.body && JSON.stringify(preset.body);
 const TYPE = preset.type || 'application/json';
 const PARAMS = {
-  headers: BODY ? { 'Content-Type': 'application/json' } : {},
+  headers: {
+    ...(BODY ? { 'Content-Type': 'application/json' } : {}),
+    ...(preset.gzip ? { 'Accept-Encoding': 'gzip' } : {}),
+  },
   timeout: __ENV.TIMEOUT || '30s',
   responseType: 'none', // the checks read headers only; keeping bodies costs k6 CPU
 };
@@ -85,6 +90,7 @@ const PARAMS = {
 const checks = {
   'status is 2xx': (r) => r.status >= 200 && r.status < 300,
   [`Content-Type is ${TYPE}`]: (r) => String(r.headers['Content-Type'] || '').startsWith(TYPE),
+  ...(preset.gzip ? { 'sent gzipped': (r) => r.headers['Content-Encoding'] === 'gzip' } : {}),
 };
 
 // index.html's first module script: <script type="module" crossorigin src="/assets/index-....js">.
