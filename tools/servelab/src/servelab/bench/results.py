@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from servelab.bench.cpu_time import per_request_us
 from servelab.bench.load import Load
 from servelab.bench.machine import Machine
 from servelab.bench.matrix import WORKERS_ENV
 from servelab.bench.ratios import Key
 from servelab.bench.summary import Measurement
+from servelab.bench.tools import ToolResult
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,21 @@ class CellResult:
     # The most connections the stack held to its databases on the machine's MariaDB while
     # k6 ran (bench.dbwatch); None where it has none, or for results saved before.
     db_connections: int | None = None
+    # CPU seconds (user + system, children reaped included) of every process of the service
+    # under test during the measured k6 run (bench.cpu_time), and how many processes its
+    # groups held; None where not measured (a --target run, or results saved before).
+    server_cpu_s: float | None = None
+    server_processes: int | None = None
+    # The write-ups' own tools run on the same cell right after k6 (bench.tools).
+    tools: tuple[ToolResult, ...] = ()
+    # The base URL of a stack that was already up (--target); None for a local stack.
+    target: str | None = None
+
+    @property
+    def cpu_us_per_request(self) -> float | None:
+        """Server CPU microseconds per completed request of the measured run."""
+        requests = self.measurement.requests if self.measurement is not None else None
+        return per_request_us(self.server_cpu_s, requests)
 
     @property
     def key(self) -> Key:
@@ -61,6 +78,9 @@ class BenchRun:
     payload_size: int
     k6_command: str
     cells: tuple[CellResult, ...]
+    # The command line's choices: "target", "workers", "cpus" as given, and "cpus_server",
+    # "cpus_k6" as used.
+    options: Mapping[str, str] = field(default_factory=dict)
 
     def values(self, metric: str = "ok_rps") -> dict[Key, float]:
         """One metric (successful requests/s by default) of every cell that ran, keyed
@@ -100,6 +120,9 @@ def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:
             "measurement": Measurement(**measured) if measured is not None else None,
             "load": Load(**raw["load"]) if raw.get("load") else load,
             "settings": raw.get("settings") or {WORKERS_ENV: str(raw["workers"])},
+            "tools": tuple(
+                ToolResult(**{**tool, "argv": tuple(tool["argv"])}) for tool in raw.get("tools", ())
+            ),
         }
     )
 
