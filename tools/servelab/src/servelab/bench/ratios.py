@@ -200,16 +200,14 @@ def _value(
 def _sum_value(
     spec: RatioSpec, values: Values, variant: str, workers: int, top: str | None
 ) -> RatioValue | None:
-    """The numerator's cell over the sum of the parts' cells; None unless all ran."""
+    """The numerator's cell over the sum of the parts' cells; None unless every part
+    ran and measured something."""
     assert spec.denominator is not None
     numerator = values.get((variant, workers, top or ""))
-    parts = [values.get(part.key(variant, workers)) for part in spec.denominator.sum]
-    if not numerator or any(part is None for part in parts):
+    parts = [values.get(part.key(variant, workers)) or 0.0 for part in spec.denominator.sum]
+    if not numerator or not all(parts):
         return None
-    floor = sum(part for part in parts if part is not None)
-    if not floor:
-        return None
-    return RatioValue(spec.name, variant, workers, numerator / floor, 1, _shown(spec, top))
+    return RatioValue(spec.name, variant, workers, numerator / sum(parts), 1, _shown(spec, top))
 
 
 def _divisor(
