@@ -185,8 +185,12 @@ def test_render_report_rewrites_markdown_from_saved_results(
     results.write_text(json.dumps(RUN))
     report = render_report("files", project_dir=tmp_path)
     assert report == tmp_path / "docs" / "results" / "files.md"
-    assert "| stream/buffer upload | uvicorn | 2.00× |" in report.read_text()
+    text = report.read_text()
+    assert "| stream/buffer upload | uvicorn | 2.00× |" in text
     assert (tmp_path / "docs" / "results" / "files" / "rps.png").is_file()
+    # The write-up's uvicorn table at one worker, beside ours, as ratios.
+    assert "## Beside the write-up" in text
+    assert "![uvicorn, 1 worker: each row over the reference row](files/write-up-" in text
 
 
 def test_render_report_without_results_says_what_to_run(project_root: Path, tmp_path: Path) -> None:

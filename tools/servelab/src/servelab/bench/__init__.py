@@ -32,7 +32,7 @@ def _write_report(project_dir: Path, matrix: Matrix) -> Path:
     run = load_run(saved)
     write_up = load_write_up(project_dir / matrix.write_up)
     results = results_dir(project_dir)
-    charts = write_charts(run, results / matrix.family, results)
+    charts = write_charts(run, results / matrix.family, results, matrix, write_up)
     report = results / f"{matrix.family}.md"
     report.write_text(render(run, matrix, write_up, charts))
     return report

@@ -511,6 +511,30 @@ def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
     return lines
 
 
+def _write_up_charts(charts: Mapping[str, str], write_up: WriteUp) -> list[str]:
+    """The write-up's tables drawn beside ours, each side over its own run's reference."""
+    drawn = [
+        (f"requests/s against workers: this run and {write_up.citation}", path)
+        if key == "workers"
+        else (f"{key.removeprefix('write-up:')}: each row over the reference row", path)
+        for key, path in charts.items()
+        if key == "workers" or key.startswith("write-up:")
+    ]
+    if not drawn:
+        return []
+    lines = [
+        "## Beside the write-up",
+        "",
+        "Each chart is one table of the write-up, its figures and ours side by side as "
+        "ratios to a reference row measured in the same run (the write-up's fastest row "
+        "that this run has too): absolute figures from two machines never share an axis.",
+        "",
+    ]
+    for caption, path in drawn:
+        lines += [f"![{caption}]({path})", ""]
+    return lines
+
+
 def _summary(found: Sequence[Answer]) -> list[str]:
     if not found:
         return []
@@ -547,6 +571,7 @@ def render(run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str
     lines += _machine(run, write_up)
     lines += _goals(goal_results(matrix.goals, measured, specs), specs)
     lines += ratio_lines
+    lines += _write_up_charts(charts, write_up)
     if matrix.notes:
         lines += ["## Notes", "", matrix.notes, ""]
     lines += _server_tables(run, matrix, write_up, charts)
