@@ -92,6 +92,20 @@ def rps_chart(run: BenchRun, path: Path) -> Path:
     )
 
 
+def cpu_chart(run: BenchRun, path: Path) -> Path:
+    """The server's CPU microseconds per request of every cell that measured it."""
+    cells = [cell for cell in _measured(run) if cell.cpu_us_per_request is not None]
+    endpoints = list(dict.fromkeys(cell.endpoint for cell in cells))
+    servers = list(dict.fromkeys((cell.variant, cell.workers) for cell in cells))
+    costs = {cell.key: cell.cpu_us_per_request or 0.0 for cell in cells}
+    series = [
+        (f"{variant} w{workers}", [costs.get((variant, workers, e), 0.0) for e in endpoints])
+        for variant, workers in servers
+    ]
+    title = f"{run.family}: server CPU per request ({run.form}), less is better"
+    return _grouped_barh(path, title, "CPU µs per request", endpoints, series)
+
+
 def total_chart(run: BenchRun, path: Path) -> Path:
     """The total time of every counted cell (hey's Total): how long the burst took."""
     cells = [cell for cell in _measured(run) if cell.load.counted]
@@ -251,11 +265,14 @@ def write_charts(
     matrix: Matrix | None = None,
     write_up: WriteUp | None = None,
 ) -> dict[str, str]:
-    """Every chart of `run` under `directory`; keys: `rps`, `total` (where cells ran a
-    counted shape), `latency:<variant>:<workers>`, and given the matrix and the write-up
+    """Every chart of `run` under `directory`; keys: `rps`, `cpu` (where cells measured
+    the server's CPU), `total` (where cells ran a counted shape),
+    `latency:<variant>:<workers>`, and given the matrix and the write-up
     `write-up:<table>` and `workers` (where the write-up drew that curve);
     values: paths relative to `base` (where the report lives)."""
     charts = {"rps": rps_chart(run, directory / "rps.png")}
+    if any(cell.cpu_us_per_request is not None for cell in _measured(run)):
+        charts["cpu"] = cpu_chart(run, directory / "cpu.png")
     if matrix is not None and write_up is not None:
         if run.family in WORKER_CURVES:
             charts["workers"] = workers_chart(

@@ -233,9 +233,11 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
         "## Ratios",
         "",
         "A metric of one cell (successful requests/s unless the ratio says otherwise) over "
-        "another cell's, or over one of the cell's own settings, both measured in this run; "
-        "an unnamed endpoint means every endpoint both sides ran, combined as a geometric "
-        "mean. A ratio without a denominator is the metric itself.",
+        "another cell's, over the sum of several cells' (a floor), or over one of the cell's "
+        "own settings, all measured in this run; an unnamed endpoint means every endpoint "
+        "both sides ran, combined as a geometric mean. A ratio without a denominator is the "
+        "metric itself. A CPU ratio (server CPU per request, cpu_us) is a cost: below 1 the "
+        "numerator spends less, and among several denominators the cheapest is the limit.",
         "",
         *(_table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
         *about,
@@ -458,6 +460,8 @@ def _server_tables(
     ]
     if "rps" in charts:
         lines += [f"![requests/s per endpoint and server]({charts['rps']})", ""]
+    if "cpu" in charts:
+        lines += [f"![server CPU per request per endpoint and server]({charts['cpu']})", ""]
     if "total" in charts:
         lines += [f"![total time per endpoint and server]({charts['total']})", ""]
     for variant in matrix.variants:
