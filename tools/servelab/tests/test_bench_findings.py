@@ -138,9 +138,15 @@ def test_health_code_workers_are_the_fewest_within_a_tenth_of_the_best(
     assert answer["Which mode, and how many workers?"].answer == expected
 
 
-@pytest.mark.parametrize(("granian_us", "expected"), [(60.0, "granian"), (200.0, "uvicorn")])
-def test_hello_names_the_cheapest_server(
-    project_root: Path, granian_us: float, expected: str
+@pytest.mark.parametrize(
+    ("granian_us", "expected", "first"),
+    [
+        (60.0, "granian", "granian, 1 worker: 60 µs (1.50×); uvicorn, 1 worker: 100 µs (2.50×)"),
+        (200.0, "uvicorn", "uvicorn, 1 worker: 100 µs (2.50×); granian, 1 worker: 200 µs"),
+    ],
+)
+def test_hello_names_the_cheapest_server_with_its_cost_over_the_empty_app(
+    project_root: Path, granian_us: float, expected: str, first: str
 ) -> None:
     run = run_from_json(
         run_record(
@@ -155,6 +161,7 @@ def test_hello_names_the_cheapest_server(
     )
     answer = _answers(load_matrix(project_root, "hello"), run)["Which server and worker type?"]
     assert answer.answer == expected
+    assert first in answer.figures
     # The empty app is the floor, not a server to pick.
     assert "empty-asgi" not in answer.figures
 

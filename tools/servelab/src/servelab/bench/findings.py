@@ -33,12 +33,13 @@ class Choice:
 
 @dataclass(frozen=True)
 class Cheapest:
-    """Which variant does the job at `endpoint` best: the least server CPU per request
-    where the run measured it, else the most successful requests/s."""
+    """Which of the numerator variants of `ratio` (a CPU ratio over a floor) does the job
+    at `endpoint` best: the least server CPU per request where the run measured it, with
+    its value of the ratio, else the most successful requests/s."""
 
     question: str
     endpoint: str
-    variants: tuple[str, ...]
+    ratio: str
 
 
 @dataclass(frozen=True)
@@ -53,19 +54,6 @@ class Workers:
 
 Question = Choice | Cheapest | Workers
 
-_HELLO_SERVERS = (
-    "gunicorn-sync",
-    "gunicorn-gthread",
-    "gunicorn-gevent",
-    "uwsgi-http",
-    "uwsgi-nginx",
-    "tornado",
-    "tornado-multi",
-    "granian-wsgi",
-    "uvicorn",
-    "gunicorn-uvicorn",
-    "granian",
-)
 _HEALTH = "ab POST /analysis/health-code"
 
 # Each family's write-up question, as rules over ratio names in its matrix.
@@ -91,7 +79,7 @@ QUESTIONS: Mapping[str, tuple[Question, ...]] = {
         ),
     ),
     "hello": (
-        Cheapest("Which server and worker type?", "GET /hello", _HELLO_SERVERS),
+        Cheapest("Which server and worker type?", "GET /hello", "hello CPU / empty app"),
         Choice(
             "gunicorn threads or sync workers?",
             ("threads/sync CPU", "threads/sync"),
@@ -192,13 +180,27 @@ def _label(cell: CellResult) -> str:
     return f"{cell.variant}, {_workers(cell.workers)}"
 
 
-def _cheapest(rule: Cheapest, run: BenchRun) -> Answer | None:
-    cells = _measured(run, rule.endpoint, rule.variants)
+def _cheapest(
+    rule: Cheapest,
+    run: BenchRun,
+    specs: Mapping[str, RatioSpec],
+    values: Sequence[RatioValue],
+) -> Answer | None:
+    spec = specs.get(rule.ratio)
+    if spec is None:
+        return None
+    cells = _measured(run, rule.endpoint, spec.numerator.variants)
     costed = [(cost, cell) for cell in cells if (cost := cell.cpu_us_per_request) is not None]
     if costed:
+        floor = {(v.variant, v.workers): v.value for v in values if v.ratio == rule.ratio}
+
+        def shown(cost: float, cell: CellResult) -> str:
+            over = floor.get((cell.variant, cell.workers))
+            return f"{_label(cell)}: {cost:.0f} µs" + (f" ({over:.2f}×)" if over else "")
+
         ranked = sorted(costed, key=lambda pair: pair[0])
-        shown = "; ".join(f"{_label(c)}: {cost:.0f} µs" for cost, c in ranked[:3])
-        figures = f"server CPU per request, least first: {shown}"
+        listed = "; ".join(shown(cost, cell) for cost, cell in ranked[:3])
+        figures = f"server CPU per request, least first, and its {rule.ratio}: {listed}"
         return Answer(rule.question, ranked[0][1].variant, figures)
     rated = [(m.ok_rps, c) for c in cells if (m := c.measurement) is not None]
     if not rated:
@@ -239,7 +241,7 @@ def answers(
         if isinstance(rule, Choice):
             answer = _choice(rule, specs, values)
         elif isinstance(rule, Cheapest):
-            answer = _cheapest(rule, run)
+            answer = _cheapest(rule, run, specs, values)
         else:
             answer = _enough(rule, run)
         if answer is not None:
