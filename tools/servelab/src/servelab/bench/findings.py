@@ -193,22 +193,24 @@ def _cheapest(
     costed = [(cost, cell) for cell in cells if (cost := cell.cpu_us_per_request) is not None]
     if costed:
         floor = {(v.variant, v.workers): v.value for v in values if v.ratio == rule.ratio}
-
-        def shown(cost: float, cell: CellResult) -> str:
-            over = floor.get((cell.variant, cell.workers))
-            return f"{_label(cell)}: {cost:.0f} µs" + (f" ({over:.2f}×)" if over else "")
-
         ranked = sorted(costed, key=lambda pair: pair[0])
-        listed = "; ".join(shown(cost, cell) for cost, cell in ranked[:3])
+        listed = "; ".join(
+            _cost(cell, cost, floor.get((cell.variant, cell.workers))) for cost, cell in ranked[:3]
+        )
         figures = f"server CPU per request, least first, and its {rule.ratio}: {listed}"
         return Answer(rule.question, ranked[0][1].variant, figures)
     rated = [(m.ok_rps, c) for c in cells if (m := c.measurement) is not None]
     if not rated:
         return None
     ranked = sorted(rated, key=lambda pair: -pair[0])
-    shown = "; ".join(f"{_label(c)}: {rps:.0f}/s" for rps, c in ranked[:3])
-    figures = f"successful requests/s, most first (no CPU measured): {shown}"
+    listed = "; ".join(f"{_label(c)}: {rps:.0f}/s" for rps, c in ranked[:3])
+    figures = f"successful requests/s, most first (no CPU measured): {listed}"
     return Answer(rule.question, ranked[0][1].variant, figures)
+
+
+def _cost(cell: CellResult, cost: float, over_floor: float | None) -> str:
+    shown = f"{_label(cell)}: {cost:.0f} µs"
+    return shown if over_floor is None else f"{shown} ({over_floor:.2f}×)"
 
 
 def _enough(rule: Workers, run: BenchRun) -> Answer | None:
