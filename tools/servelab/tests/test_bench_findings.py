@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from servelab.bench.findings import Answer, answers
+from servelab.bench.findings import UNANSWERED, Answer, answers
 from servelab.bench.matrix import Matrix, load_matrix
 from servelab.bench.ratios import RatioValue, ratio_values
 from servelab.bench.results import BenchRun, run_from_json
@@ -166,6 +166,10 @@ def test_hello_names_the_cheapest_server_with_its_cost_over_the_empty_app(
     assert "empty-asgi" not in answer.figures
 
 
-def test_a_question_the_run_cannot_answer_is_left_out(project_root: Path) -> None:
+def test_a_question_the_run_cannot_answer_says_what_it_needs(project_root: Path) -> None:
     run = run_from_json(run_record("files", WRK, [_cell("uvicorn", STREAM, 100.0)]))
-    assert _answers(load_matrix(project_root, "files"), run) == {}
+    found = _answers(load_matrix(project_root, "files"), run)
+    assert {answer.answer for answer in found.values()} == {UNANSWERED}
+    assert found["uvicorn or gunicorn?"].figures == (
+        "needs both sides of gunicorn/uvicorn CPU or gunicorn/uvicorn"
+    )

@@ -234,10 +234,21 @@ def _enough(rule: Workers, run: BenchRun) -> Answer | None:
     return Answer(rule.question, answer, figures)
 
 
+# The answer to a question the run has no figures for.
+UNANSWERED = "not measured in this run"
+
+
+def _needs(rule: Question) -> str:
+    if isinstance(rule, Choice):
+        return f"needs both sides of {' or '.join(rule.ratios)}"
+    return f"needs {rule.endpoint} measured"
+
+
 def answers(
     run: BenchRun, specs: Mapping[str, RatioSpec], values: Sequence[RatioValue]
 ) -> list[Answer]:
-    """The family's questions that this run's figures answer."""
+    """The family's questions, each answered by this run's figures or said to be
+    UNANSWERED, with what it would need."""
     found = []
     for rule in QUESTIONS.get(run.family, ()):
         if isinstance(rule, Choice):
@@ -246,6 +257,5 @@ def answers(
             answer = _cheapest(rule, run, specs, values)
         else:
             answer = _enough(rule, run)
-        if answer is not None:
-            found.append(answer)
+        found.append(answer or Answer(rule.question, UNANSWERED, _needs(rule)))
     return found
