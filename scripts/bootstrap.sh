@@ -6,7 +6,9 @@
 #                            (the health-code screenshot generator draws Chinese text in
 #                            them; Micro Hei only in the held-out split), mariadb-client (the
 #                            local runner creates a stack's database on the machine's MariaDB),
-#                            thrift-compiler (a test regenerates services/compute's Thrift code)
+#                            thrift-compiler (a test regenerates services/compute's Thrift code),
+#                            wrk and apache2-utils (ab): the write-ups' own load tools, which a
+#                            matrix may run beside k6 (`tools = ["wrk"]`)
 #   Debian packages          where root: docker.io (the container tests start a private dockerd;
 #     for containers         elsewhere they skip and say why) and debootstrap (servelab images)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
@@ -39,6 +41,8 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
 dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || missing+=(fonts-wqy-microhei)
 command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
 # Only root runs the private dockerd, so only root needs these; nobody else is stopped here.
 containers=()
 command -v dockerd >/dev/null 2>&1 || containers+=(docker.io)
@@ -49,8 +53,11 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${missing[*]} from Debian"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        # Wait for another apt (an unattended upgrade, a second checkout bootstrapping)
+        # rather than fail on its lock.
+        apt=(apt-get -o DPkg::Lock::Timeout=600)
+        "${apt[@]}" update -qq
+        DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
         say "missing ${missing[*]}: install it with 'sudo apt-get install ${missing[*]}' and run make again"
         exit 1

@@ -41,9 +41,14 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
     assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 16
     assert len(by_variant["granian"]) == 3
     assert by_variant["nginx"] == ["GET /files/{id}"]
-    assert by_variant["reference"] == ["reference/ingest", "reference/sendfile"]
-    assert by_variant["empty-granian"] == ["empty/get", "empty/upload"]
-    assert len(cells) == 44
+    assert by_variant["reference"] == [
+        "reference/ingest",
+        "reference/discard",
+        "reference/sendfile",
+    ]
+    for server in ("uvicorn", "gunicorn", "granian"):
+        assert by_variant[f"empty-{server}"] == ["empty/upload", "empty/get"]
+    assert len(cells) == 45
 
 
 def test_variants_take_turns_endpoint_by_endpoint(project_root: Path) -> None:
@@ -78,7 +83,7 @@ def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> Non
         )
         for workers in (1, 2)
     }
-    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 2 + 3 * 2 * 2
+    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3 + 3 * 2 * 2
 
 
 def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
@@ -170,6 +175,9 @@ def test_load_shapes(project_root: Path) -> None:
             lambda raw: _ratio(raw, "base64 CPU / floor")["numerator"].pop("endpoint"),
             "names its numerator's endpoint",
         ),
+        (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
+        (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),
+        (lambda raw: raw.update(tools=["ab"]), r"uvicorn \(quick\): ab needs a counted shape"),
     ],
 )
 def test_mistakes_in_the_matrix_are_named(project_root: Path, change: Any, message: str) -> None:
@@ -197,3 +205,25 @@ def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> N
     assert quick == {"POST /files raw", "POST /files multipart", "GET /files/{id}"}
     assert quick < full
     assert "upload/single" in full
+
+
+def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
+    raw = _raw(project_root)
+    del raw["tools"]
+    raw["variants"]["uvicorn"]["tools"] = ["wrk", "wrk"]
+    matrix = parse_matrix(raw)
+    tools = {variant.name: variant.tools for variant in matrix.variants}
+    assert tools["uvicorn"] == ("wrk",)
+    assert tools["gunicorn"] == ()
+    raw["tools"] = "wrk"
+    assert {v.tools for v in parse_matrix(raw).variants} == {("wrk",)}
+
+
+def test_workers_override_every_variant_but_those_that_fix_their_own(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "hello").with_workers((1, 2, 4))
+    workers = {cell.variant.name: set() for cell in matrix.cells("quick")}
+    for cell in matrix.cells("quick"):
+        workers[cell.variant.name].add(cell.workers)
+    assert workers["gunicorn-sync"] == workers["granian"] == {1, 2, 4}
+    assert workers["tornado"] == {1}
+    assert {cell.workers for cell in matrix.cells("full")} == {1, 2, 4}

@@ -1,9 +1,10 @@
 """The CPU time a set of process groups spends between two moments, read from /proc.
 
-`snapshot(pgids)` reads, for every process (zombies included) whose process group is one
-of `pgids`, its user + system time plus that of the children it has reaped (utime, stime,
-cutime and cstime of /proc/<pid>/stat); `spent(before, after)` is the CPU seconds the
-groups used in between:
+`snapshot(pgids)` reads, for every process (zombies included) whose process group or
+session is one of `pgids` (the stack starts each service as a session leader, so a
+process that moves to a process group of its own stays counted), its user + system time
+plus that of the children it has reaped (utime, stime, cutime and cstime of
+/proc/<pid>/stat); `spent(before, after)` is the CPU seconds the groups used in between:
 
 - a process that exists at both moments counts what it used in between;
 - a process that appears in between (a new worker, a process-pool child) counts all it
@@ -33,7 +34,7 @@ from pathlib import Path
 _TICKS = os.sysconf("SC_CLK_TCK")
 # Fields of /proc/<pid>/stat after the command name "(comm)", counted from 0 = state
 # (proc(5) numbers them from 1 = pid, so field n there is n - 3 here).
-_PPID, _PGRP, _UTIME, _STARTTIME = 1, 2, 11, 19
+_PPID, _PGRP, _SESSION, _UTIME, _STARTTIME = 1, 2, 3, 11, 19
 
 # (pid, start time in clock ticks since boot): one process, even if its pid is reused.
 ProcessId = tuple[int, int]
@@ -62,12 +63,12 @@ def _stat(pid_dir: Path) -> list[str] | None:
 
 
 def snapshot(pgids: Iterable[int], proc: Path = Path("/proc")) -> Snapshot:
-    """Every process, zombies included, whose process group is one of `pgids`."""
+    """Every process, zombies included, whose process group or session is one of `pgids`."""
     wanted = set(pgids)
     processes = {}
     for pid_dir in proc.glob("[0-9]*"):
         fields = _stat(pid_dir)
-        if fields is None or int(fields[_PGRP]) not in wanted:
+        if fields is None or wanted.isdisjoint((int(fields[_PGRP]), int(fields[_SESSION]))):
             continue
         utime, stime, cutime, cstime = (int(value) for value in fields[_UTIME : _UTIME + 4])
         key = (int(pid_dir.name), int(fields[_STARTTIME]))

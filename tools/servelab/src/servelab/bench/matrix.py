@@ -6,12 +6,15 @@ Tables that differ between the quick and the full form ([settings], [load],
 differs. An endpoint with `rates = [...]` runs once per rate (key `<key> @<rate>/s`), one
 with `vus = [...]` once per number of VUs (key `<key> c<vus>`): the reader writes out
 those cells, and the load shape each needs, so the file does not.
+
+`tools = ["wrk"]` (or "ab"), on a variant or at the top of the file for every variant, runs
+that write-up's own load tool on each of the variant's cells right after k6 (bench.tools).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load import Load, LoadError, parse_load
 from servelab.bench.ratios import ADDITIVE, THE_VARIANT, GoalSpec, Part, RatioSpec, Side
 from servelab.bench.summary import METRICS
+from servelab.bench.tools import TOOLS, ToolError, check_shape
 from servelab.project import matrix_dir, notes_file
 from servelab.tables import read_named, require
 
@@ -52,6 +56,11 @@ class Variant:
     # Server and k6 on disjoint CPUs (cpus.plan); off where the server mostly waits and
     # k6's burst needs every CPU.
     pin: bool = True
+    # The variant names its own worker counts (e.g. a server that runs one process
+    # whatever it is told): `--workers` leaves them alone.
+    own_workers: bool = False
+    # Load tools run beside k6 on each of its cells (bench.tools.TOOLS).
+    tools: tuple[str, ...] = ()
 
     def endpoints_for(self, form: str) -> tuple[Endpoint, ...]:
         return self.endpoints.get(form, ())
@@ -103,6 +112,20 @@ class Matrix:
     # `[report] columns`: the per-server tables' columns (report.COLUMNS) instead of the
     # default set.
     columns: tuple[str, ...] = ()
+
+    def with_workers(self, counts: Sequence[int]) -> Matrix:
+        """The matrix with `counts` workers in every form for each variant that takes the
+        matrix's worker counts; variants that name their own keep them."""
+        chosen = tuple(counts)
+        return replace(
+            self,
+            variants=tuple(
+                variant
+                if variant.own_workers
+                else replace(variant, workers=dict.fromkeys(FORMS, chosen))
+                for variant in self.variants
+            ),
+        )
 
     def load(self, form: str, shape: str | None = None) -> Load:
         """The form's default load, or that of the named shape."""
@@ -235,15 +258,25 @@ def _variant_endpoints(
     return chosen
 
 
+def _tools(raw: Any, where: str) -> tuple[str, ...]:
+    names = [raw] if isinstance(raw, str) else list(raw)
+    unknown = [name for name in names if name not in TOOLS]
+    if unknown:
+        raise MatrixError(f"{where}: unknown tool {unknown[0]!r} (known: {', '.join(TOOLS)})")
+    return tuple(dict.fromkeys(names))
+
+
 def _variant(
     name: str,
     raw: Mapping[str, Any],
     sets: Mapping[str, tuple[Endpoint, ...]],
     pin: bool,
     workers: Mapping[str, Sequence[int]] | None,
+    tools: Sequence[str],
 ) -> Variant:
-    """A variant; `workers` and `pin` are the matrix's, unless it names its own."""
+    """A variant; `workers`, `pin` and `tools` are the matrix's, unless it names its own."""
     where = f"variants.{name}"
+    own_workers = "workers" in raw
     workers = raw.get("workers", workers)
     if workers is None:
         raise MatrixError(f"{where}: missing `workers` (and the matrix names none)")
@@ -260,6 +293,8 @@ def _variant(
         env=_strings(raw.get("env", {})),
         shape=raw.get("shape"),
         pin=bool(raw.get("pin", pin)),
+        own_workers=own_workers,
+        tools=_tools(raw.get("tools", tools), where),
     )
 
 
@@ -424,7 +459,7 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
     sets = _endpoints(_require(raw, "endpoints", family), load, shapes)
     pin = bool(raw.get("pin", True))
     variants = tuple(
-        _variant(name, table, sets, pin, raw.get("workers"))
+        _variant(name, table, sets, pin, raw.get("workers"), _tools(raw.get("tools", ()), family))
         for name, table in _require(raw, "variants", family).items()
     )
     ratios = tuple(_ratio(item) for item in raw.get("ratios", []))
@@ -448,7 +483,12 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         columns=tuple(raw.get("report", {}).get("columns", ())),
     )
     for form in matrix.loads:
-        matrix.cells(form)
+        for cell in matrix.cells(form):
+            for tool in cell.variant.tools:
+                try:
+                    check_shape(tool, cell.load, f"variants.{cell.variant.name} ({form})")
+                except ToolError as error:
+                    raise MatrixError(str(error)) from error
     return matrix
 
 

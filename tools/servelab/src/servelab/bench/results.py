@@ -126,7 +126,7 @@ def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:
             "load": Load(**raw["load"]) if raw.get("load") else load,
             "settings": raw.get("settings") or {WORKERS_ENV: str(raw["workers"])},
             "tools": tuple(
-                ToolResult(**{**tool, "argv": tuple(tool["argv"])}) for tool in raw.get("tools", ())
+                ToolResult(**{**tool, "argv": list(tool["argv"])}) for tool in raw.get("tools", ())
             ),
         }
     )

@@ -118,6 +118,16 @@ class Stack:
     def command(self, service: str) -> list[str]:
         return list(self.running[service].argv)
 
+    def process_groups(self) -> dict[str, int]:
+        """The process group id of every long-running service this stack started, by
+        name: the servers and what they fork, not the one-shots (which have exited) nor
+        the machine's own servers it attached to."""
+        return {
+            name: running.pgid
+            for name, running in self.running.items()
+            if name not in self._one_shots
+        }
+
     def start(self) -> None:
         try:
             project = load_project(self.project_dir, self.profiles, self.env)
