@@ -11,7 +11,7 @@ from servelab.bench.matrix import load_matrix
 from servelab.stack.compose import load_project
 
 
-@pytest.mark.parametrize("family", ["wait", "hello"])
+@pytest.mark.parametrize("family", ["wait", "hello", "files"])
 def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(
     project_root: Path, family: str
 ) -> None:
