@@ -1,0 +1,21 @@
+"""Observe a Django app: wrap the WSGI application in servicekit.observe.wsgi's middleware
+and add `servicekit.observe.django.RouteMiddleware` to MIDDLEWARE, which records the
+resolver's route ("/api/entries/<int:pk>/") of each request."""
+
+from collections.abc import Callable
+from typing import Any
+
+from servicekit.observe.wsgi import ROUTE
+
+
+class RouteMiddleware:
+    def __init__(self, get_response: Callable[[Any], Any]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        return self.get_response(request)
+
+    def process_view(self, request: Any, view: object, args: object, kwargs: object) -> None:
+        match = request.resolver_match
+        if match is not None:
+            request.META[ROUTE] = "/" + match.route
