@@ -35,12 +35,12 @@ class JsonFormatter(logging.Formatter):
 def access_logger() -> logging.Logger:
     """The access logger, writing JSON lines to stderr (configured on first use)."""
     logger = logging.getLogger(LOGGER)
-    if not logger.handlers:
+    if not any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(JsonFormatter())
         logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
     return logger
 
 
