@@ -1,6 +1,6 @@
 """Reading a service's Prometheus metrics in tests: sample values from the text format,
-and GET over the sockets the app servers listen on (TCP, HTTP on a unix socket, uWSGI's
-own protocol on a unix socket), so a test asks the app server itself, never nginx."""
+and GET over uWSGI's own protocol on its unix socket, so a test asks the app server itself,
+never the nginx in front."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import socket
 import struct
 from collections.abc import Mapping
 from pathlib import Path
-
-import httpx
 
 _SAMPLE = re.compile(r"^(?P<name>[a-zA-Z_:][\w:]*)(?:\{(?P<labels>.*)\})? (?P<value>\S+)$")
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
@@ -33,15 +31,6 @@ def requests_counted(text: str, route: str, method: str = "GET", status: str = "
     """http_requests_total for one route, method and status (0 if never counted)."""
     labels = {"route": route, "method": method, "status": status}
     return sample(text, "http_requests_total", labels) or 0.0
-
-
-def get_unix_http(
-    socket_path: Path, path: str, headers: Mapping[str, str] | None = None
-) -> httpx.Response:
-    """GET `path` from an HTTP server on a unix socket (gunicorn bound to unix:...)."""
-    transport = httpx.HTTPTransport(uds=str(socket_path))
-    with httpx.Client(transport=transport, base_url="http://app", timeout=10) as client:
-        return client.get(path, headers=dict(headers or {}))
 
 
 def get_uwsgi(
