@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from flask import Flask
 
+from servicekit import tracing
 from servicekit.metrics import http, multiprocess
 from servicekit.observe import flask as observe_flask
 from servicekit.observe.accesslog import LOGGER, JsonFormatter
@@ -175,3 +176,19 @@ def test_reaping_drops_the_live_gauges_of_dead_processes_only(tmp_path: Path) ->
     multiprocess.reap_dead_processes(tmp_path)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted(names[1:])
+
+
+@pytest.mark.parametrize(
+    ("env", "on"),
+    [
+        ({}, False),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": ""}, False),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, True),
+        ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"}, True),
+        ({"OTEL_TRACES_EXPORTER": "otlp"}, True),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_EXPORTER": "none"}, False),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_SDK_DISABLED": "true"}, False),
+    ],
+)
+def test_tracing_is_on_only_when_the_otel_variables_ask(env: dict[str, str], on: bool) -> None:
+    assert tracing.enabled(env) is on

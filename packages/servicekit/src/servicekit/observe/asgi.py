@@ -41,6 +41,7 @@ class ObserveMiddleware:
         token = current.set(rid)
         status, size = 500, 0
         started = time.perf_counter()
+        started_ns = time.time_ns() if self._recorder.tracing else 0
 
         async def observed_send(message: Message) -> None:
             nonlocal status, size
@@ -65,6 +66,8 @@ class ObserveMiddleware:
                 seconds=time.perf_counter() - started,
                 size=size,
                 request_id=rid,
+                started_ns=started_ns,
+                carrier=_carrier(scope) if self._recorder.tracing else None,
             )
 
 
@@ -73,6 +76,10 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return bytes(value).decode("latin-1")
     return None
+
+
+def _carrier(scope: Scope) -> dict[str, str]:
+    return {bytes(k).decode("latin-1"): bytes(v).decode("latin-1") for k, v in scope["headers"]}
 
 
 def _route(scope: Scope) -> str | None:

@@ -74,6 +74,7 @@ class _Exchange:
         self.status = 500
         self.size = 0
         self.started = time.perf_counter()
+        self.started_ns = time.time_ns() if recorder.tracing else 0
         self.finished = False
 
     def finish(self) -> None:
@@ -89,7 +90,18 @@ class _Exchange:
             seconds=time.perf_counter() - self.started,
             size=self.size,
             request_id=self.request_id,
+            started_ns=self.started_ns,
+            carrier=_carrier(self.environ) if self.recorder.tracing else None,
         )
+
+
+def _carrier(environ: Environ) -> dict[str, str]:
+    """The request's headers under their lower-case names (traceparent, tracestate)."""
+    return {
+        key[5:].lower().replace("_", "-"): value
+        for key, value in environ.items()
+        if key.startswith("HTTP_") and isinstance(value, str)
+    }
 
 
 class _ObservedBody:
