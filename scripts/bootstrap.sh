@@ -11,7 +11,8 @@
 #                            matrix may run beside k6 (`tools = ["wrk"]`), nodejs and npm (the
 #                            entry editor's web app; Node >= 20.19)
 #   Debian packages          where root: docker.io (the container tests start a private dockerd;
-#     for containers         elsewhere they skip and say why) and debootstrap (servelab images);
+#     for containers         elsewhere they skip and say why), debootstrap (servelab images) and
+#                            prometheus (the observability test runs it against a local stack);
 #     and the browser        chromium (the web app's browser tests; elsewhere they skip)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
 #   the locked environment   uv sync --frozen --inexact: services, servelab CLI, pytest, ruff,
@@ -58,6 +59,8 @@ fi
 containers=()
 command -v dockerd >/dev/null 2>&1 || containers+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || containers+=(debootstrap)
+# Prometheus (the observability test scrapes a local stack with it; it skips without one).
+command -v prometheus >/dev/null 2>&1 || containers+=(prometheus)
 command -v chromium >/dev/null 2>&1 || containers+=(chromium)
 if [ ${#containers[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     missing+=("${containers[@]}")

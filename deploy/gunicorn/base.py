@@ -2,7 +2,7 @@
 and sets only what differs:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from base import *  # bind, backlog, workers, control socket, logging
+    from base import *  # bind, backlog, workers, control socket, logging, metrics hooks
 
 gunicorn execs a config file by path, as a module named __config__, without putting its
 folder on sys.path (gunicorn.app.base.get_config_from_filename), so a config puts it there
@@ -12,13 +12,18 @@ environment variables read here.
 """
 
 import os
+from typing import Any
+
+from servicekit.metrics import multiprocess
 
 __all__ = [
     "accesslog",
     "backlog",
     "bind",
+    "child_exit",
     "control_socket_disable",
     "errorlog",
+    "on_starting",
     "workers",
 ]
 
@@ -45,6 +50,21 @@ workers = env_int("WEB_CONCURRENCY", 1)
 # benchmark matrix more) would fight over; nothing here uses gunicornc.
 control_socket_disable = True
 
-# Access logs cost measurable throughput in a benchmark; errors still go to stderr.
+# gunicorn's own access log stays off: the app writes one JSON line per request
+# (servicekit.observe, ACCESS_LOG=0 turns it off), the same from every server. Errors still
+# go to stderr.
 accesslog = None
 errorlog = "-"
+
+
+# Prometheus metrics across workers (servicekit.metrics.multiprocess): the master empties
+# PROMETHEUS_MULTIPROC_DIR before the first worker starts, and drops a dead worker's live
+# gauges (in-flight requests) when gunicorn reaps it.
+def on_starting(server: Any) -> None:
+    path = multiprocess.directory()
+    if path is not None:
+        multiprocess.prepare_directory(path)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    multiprocess.mark_process_dead(worker.pid)

@@ -7,8 +7,13 @@ from typing import Any
 import pytest
 
 from servelab.bench.matrix import MatrixError, load_matrix, parse_matrix
-from servelab.bench.ratios import Side
+from servelab.bench.ratios import Part, Side
 from servelab.cli import main as servelab
+
+
+def _ratio(raw: dict[str, Any], name: str) -> dict[str, Any]:
+    ratio: dict[str, Any] = next(item for item in raw["ratios"] if item["name"] == name)
+    return ratio
 
 
 def _raw(project_root: Path) -> dict[str, Any]:
@@ -105,15 +110,21 @@ def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
     ratios = {ratio.name: ratio for ratio in matrix.ratios}
     assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",))
     assert ratios["multipart/raw"].denominator == Side(endpoint="POST /files raw")
-    minimums = {goal.ratio: goal.minimum for goal in matrix.goals}
-    assert minimums == {
-        "raw upload / nginx ingest": 0.5,
-        "scratch upload / nginx ingest": 0.5,
-        "Python download / nginx sendfile": 0.5,
-        "X-Accel download / nginx sendfile": 0.9,
-        "multipart/raw": 0.8,
-        "base64/raw": 0.5,
+    floor = ratios["API upload CPU / floor"].denominator
+    assert floor == Side(
+        sum=(Part("empty-{variant}", "empty/upload"), Part("reference", "reference/ingest"))
+    )
+    maximums = {goal.ratio: goal.maximum for goal in matrix.goals}
+    assert maximums == {
+        "API upload CPU / floor": 1.5,
+        "API download CPU / floor": 1.5,
+        "X-Accel download CPU / floor": 1.2,
+        "raw-body strategies CPU / floor": 1.5,
+        "multipart strategies CPU / floor": 1.5,
+        "base64 CPU / floor": 1.5,
+        "download strategies CPU / floor": 1.5,
     }
+    assert all(goal.best for goal in matrix.goals if "strateg" in goal.ratio)
 
 
 def test_load_shapes(project_root: Path) -> None:
@@ -133,6 +144,37 @@ def test_load_shapes(project_root: Path) -> None:
         (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "unknown form"),
         (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
+        # A sum's part names a server the matrix does not run once "{variant}" is written out.
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["numerator"].update(
+                variants=["nginx"]
+            ),
+            r"unknown variants \['empty-nginx'\]",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["numerator"].pop("variants"),
+            "needs the numerator's variants",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor").update(metric="ok_rps"),
+            "ok_rps does not add up",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["denominator"]["sum"][0].pop(
+                "endpoint"
+            ),
+            "denominator.sum: missing `endpoint`",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["denominator"].update(
+                variants=["reference"]
+            ),
+            "nothing beside it",
+        ),
+        (
+            lambda raw: _ratio(raw, "base64 CPU / floor")["numerator"].pop("endpoint"),
+            "names its numerator's endpoint",
+        ),
         (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
         (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),
         (lambda raw: raw.update(tools=["ab"]), r"uvicorn \(quick\): ab needs a counted shape"),

@@ -16,6 +16,7 @@ from starlette.responses import (
     Response,
 )
 
+from files_service import metrics
 from files_service.storage import ObjectMeta
 from servicekit.errors import ApiError
 
@@ -44,10 +45,13 @@ async def object_response(
         "Content-Disposition": content_disposition(meta.filename),
         "X-Content-Type-Options": "nosniff",
     }
+    whole = request.method == "GET" and "range" not in request.headers
     if accel_redirect_prefix:
         # nginx sends the file (sendfile, ranges, HEAD) from its internal location.
         headers["X-Accel-Redirect"] = f"{accel_redirect_prefix}objects/{meta.id}"
+        metrics.served(stat.st_size, via="nginx", whole=whole)
         return Response(headers=headers)
+    metrics.served(stat.st_size, via="app", whole=whole)
     if data is not None:
         return Response(data, headers=headers)
     _check_range(request.headers, etag, last_modified, stat.st_size)

@@ -10,6 +10,7 @@ from files_service.limits import BodySizeLimit
 from files_service.routes import api, health, strategies
 from files_service.settings import Settings
 from files_service.storage import ObjectStore
+from servicekit.observe.asgi import ObserveMiddleware
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -29,6 +30,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
     app.add_middleware(BodySizeLimit, max_body_size=settings.max_upload_size)
+    app.add_middleware(ObserveMiddleware)  # added last: outermost, sees every answer
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(strategies.router)

@@ -40,6 +40,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "servicekit.observe.django.RouteMiddleware",
 ]
 # No cookies or sessions (the API authenticates nobody), hence no CSRF middleware.
 SILENCED_SYSTEM_CHECKS = ["security.W003"]

@@ -35,7 +35,7 @@ def _write_report(project_dir: Path, matrix: Matrix, saved: Path | None = None) 
     run = load_run(saved)
     write_up = load_write_up(project_dir / matrix.write_up)
     results = saved.parent
-    charts = write_charts(run, results / saved.stem, results)
+    charts = write_charts(run, results / saved.stem, results, matrix, write_up)
     report = results / f"{saved.stem}.md"
     report.write_text(render(run, matrix, write_up, charts))
     return report

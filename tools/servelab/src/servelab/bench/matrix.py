@@ -20,7 +20,7 @@ from typing import Any
 
 from servelab.bench.errors import BenchError
 from servelab.bench.load import Load, LoadError, parse_load
-from servelab.bench.ratios import GoalSpec, RatioSpec, Side
+from servelab.bench.ratios import ADDITIVE, THE_VARIANT, GoalSpec, Part, RatioSpec, Side
 from servelab.bench.summary import METRICS
 from servelab.bench.tools import TOOLS, ToolError, check_shape
 from servelab.project import matrix_dir, notes_file
@@ -298,33 +298,65 @@ def _variant(
     )
 
 
-def _side(raw: Mapping[str, Any]) -> Side:
+def _part(raw: Mapping[str, Any], where: str) -> Part:
+    workers = raw.get("workers")
+    return Part(
+        variant=_require(raw, "variant", where),
+        endpoint=_require(raw, "endpoint", where),
+        workers=int(workers) if workers is not None else None,
+    )
+
+
+def _side(raw: Mapping[str, Any], where: str) -> Side:
+    """A ratio's side; a denominator `sum = [{variant, endpoint, workers}, ...]` is the
+    sum of those cells' metric ("{variant}" in a part: the numerator's variant)."""
     variants = raw.get("variants")
     workers = raw.get("workers")
     metric = raw.get("metric")
     if metric is not None and metric not in METRICS:
-        raise MatrixError(f"ratio side: unknown metric {metric!r} (known: {', '.join(METRICS)})")
+        raise MatrixError(f"{where}: unknown metric {metric!r} (known: {', '.join(METRICS)})")
+    parts = tuple(_part(part, f"{where}.sum") for part in raw.get("sum", ()))
+    if parts and set(raw) - {"sum"}:
+        raise MatrixError(f"{where}: a `sum` names its cells in its parts, nothing beside it")
     return Side(
         variants=tuple(variants) if variants else None,
         endpoint=raw.get("endpoint"),
         setting=raw.get("setting"),
         workers=int(workers) if workers is not None else None,
         metric=metric,
+        endpoints=tuple(raw.get("endpoints", ())),
+        sum=parts,
     )
 
 
 def _ratio(item: Mapping[str, Any]) -> RatioSpec:
     name = _require(item, "name", "ratios")
+    where = f"ratio {name!r}"
     metric = item.get("metric", "ok_rps")
     if metric not in METRICS:
         known = ", ".join(METRICS)
-        raise MatrixError(f"ratio {name!r}: unknown metric {metric!r} (known: {known})")
-    denominator = item.get("denominator")
+        raise MatrixError(f"{where}: unknown metric {metric!r} (known: {known})")
+    raw_denominator = item.get("denominator")
+    numerator = _side(_require(item, "numerator", "ratios"), f"{where} numerator")
+    denominator = (
+        _side(raw_denominator, f"{where} denominator") if raw_denominator is not None else None
+    )
+    if numerator.sum or (denominator is not None and denominator.endpoints):
+        raise MatrixError(f"{where}: only a denominator sums, only a numerator lists endpoints")
+    if numerator.endpoint is not None and numerator.endpoints:
+        raise MatrixError(f"{where}: numerator names `endpoint` or `endpoints`, not both")
+    if denominator is not None and denominator.sum:
+        if metric not in ADDITIVE:
+            raise MatrixError(
+                f"{where}: {metric} does not add up; a sum needs one of {sorted(ADDITIVE)}"
+            )
+        if not numerator.tops[0]:
+            raise MatrixError(f"{where}: a ratio over a sum names its numerator's endpoint(s)")
     return RatioSpec(
         name=name,
         about=item.get("about", ""),
-        numerator=_side(_require(item, "numerator", "ratios")),
-        denominator=_side(denominator) if denominator is not None else None,
+        numerator=numerator,
+        denominator=denominator,
         metric=metric,
         shown=bool(item.get("table", True)),
     )
@@ -376,10 +408,28 @@ def _check_names(
         if unknown:
             raise MatrixError(f"goal {goal.goal!r} names unknown variants {sorted(unknown)}")
     for ratio in ratios:
+        named = {*(ratio.numerator.variants or ())}
         for side in (ratio.numerator, ratio.denominator or Side()):
-            unknown = set(side.variants or ()) - variants
-            if unknown:
-                raise MatrixError(f"ratio {ratio.name!r} names unknown variants {sorted(unknown)}")
+            named |= {*(side.variants or ())}
+            named |= {*_part_variants(ratio, side)}
+        unknown = named - variants
+        if unknown:
+            raise MatrixError(f"ratio {ratio.name!r} names unknown variants {sorted(unknown)}")
+
+
+def _part_variants(ratio: RatioSpec, side: Side) -> list[str]:
+    """The variants a sum's parts name, "{variant}" written out for each numerator one."""
+    names = []
+    for part in side.sum:
+        if THE_VARIANT not in part.variant:
+            names.append(part.variant)
+            continue
+        if not ratio.numerator.variants:
+            raise MatrixError(
+                f"ratio {ratio.name!r}: a part naming {THE_VARIANT} needs the numerator's variants"
+            )
+        names += [part.key(variant, 0)[0] for variant in ratio.numerator.variants]
+    return names
 
 
 def _loads(raw: Tables, where: str, shape: str = "wrk") -> dict[str, Load]:

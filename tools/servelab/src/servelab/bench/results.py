@@ -13,7 +13,7 @@ from servelab.bench.load import Load
 from servelab.bench.machine import Machine
 from servelab.bench.matrix import WORKERS_ENV
 from servelab.bench.ratios import Key
-from servelab.bench.summary import Measurement
+from servelab.bench.summary import CPU_US, Measurement
 from servelab.bench.tools import ToolResult
 
 
@@ -83,13 +83,12 @@ class BenchRun:
     options: Mapping[str, str] = field(default_factory=dict)
 
     def values(self, metric: str = "ok_rps") -> dict[Key, float]:
-        """One metric (successful requests/s by default) of every cell that ran, keyed
-        for ratios."""
+        """One metric (successful requests/s by default; CPU_US: the server's CPU
+        microseconds per request) of every cell that ran, keyed for ratios."""
         return {
             cell.key: value
             for cell in self.cells
-            if cell.measurement is not None
-            and (value := cell.measurement.metric(metric)) is not None
+            if cell.measurement is not None and (value := _metric(cell, metric)) is not None
         }
 
     def settings(self) -> dict[Key, Mapping[str, str]]:
@@ -108,6 +107,12 @@ class BenchRun:
     @property
     def k6_cpu_s(self) -> float:
         return sum(cell.k6_cpu_s for cell in self.cells)
+
+
+def _metric(cell: CellResult, metric: str) -> float | None:
+    if metric == CPU_US:
+        return cell.cpu_us_per_request
+    return cell.measurement.metric(metric) if cell.measurement is not None else None
 
 
 def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:

@@ -29,7 +29,7 @@ from servelab.stack.logs import LogPump, Sink
 from servelab.stack.ports import LOOPBACK, free_port
 from servelab.stack.watchdog import Watchdog
 
-_PLACEHOLDER = re.compile(r"\{(port|volume|project):([\w./-]+)\}")
+_PLACEHOLDER = re.compile(r"\{(port|volume|tmp|project):([\w./-]+)\}")
 _BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")
 _POLL = 0.1
 _COMPLETED = "service_completed_successfully"
@@ -204,21 +204,36 @@ class Stack:
         env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), os.environ["PATH"]))
         env["PYTHONUNBUFFERED"] = "1"
         env.update(service.environment)
-        env.update({key: self._resolve(value) for key, value in service.local.environment.items()})
+        env.update(
+            {key: self._resolve(value, service) for key, value in service.local.environment.items()}
+        )
         if service.local.port_env:
             env[service.local.port_env] = str(self.ports[service.name])
         return env
 
-    def _resolve(self, value: str) -> str:
+    def tmp(self, service: str, name: str) -> Path:
+        """The local stand-in of a path on the service's tmpfs (`{tmp:NAME}`)."""
+        return self.run_dir / "tmp" / service / name
+
+    def _resolve(self, value: str, service: Service) -> str:
         def replace(match: re.Match[str]) -> str:
             kind, name = match.groups()
             if kind == "port":
                 return str(self.port(name))
+            if kind == "tmp":
+                return str(self._fresh_tmp(service.name, name))
             if kind == "project":
                 return str(self.project_dir / name)
             return str(self.volume(name))
 
         return _PLACEHOLDER.sub(replace, value)
+
+    def _fresh_tmp(self, service: str, name: str) -> Path:
+        """An empty directory, as a container's tmpfs is on every start (and restart)."""
+        path = self.tmp(service, name)
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        return path
 
     def _argv(self, service: Service, env: Mapping[str, str]) -> list[str]:
         if service.infrastructure == "nginx":
