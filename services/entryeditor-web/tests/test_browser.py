@@ -72,6 +72,8 @@ def test_nginx_serves_the_app_with_its_cache_headers(base: str) -> None:
         assert client.get("/assets/missing.js").status_code == 404
         api = client.get(f"/api/entryeditor/entryeditor/{WATER}/")
         assert api.json()["word"] == "水"
+        assert re.fullmatch(r"[0-9a-f]{32}", api.headers["x-request-id"])
+        assert client.get("/metrics").status_code == 404
 
 
 def test_list_search_and_open(page: Page, shots: Path) -> None:
