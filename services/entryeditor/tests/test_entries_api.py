@@ -41,6 +41,17 @@ def test_list_is_paginated_in_id_order(client: Client) -> None:
     assert set(rows[-1]) == {"id", "word", "pos", "frequency", "version", "updated_at"}
 
 
+def test_list_searches_by_word_prefix(client: Client) -> None:
+    ids = {create(client, word=word)["id"] for word in ("检索词甲", "检索词乙")}
+    create(client, word="别的检索词")
+    body = client.get(BASE, {"word": "检索词"}).json()
+    assert {row["id"] for row in body["results"]} == ids
+    assert body["count"] == 2
+    refused = client.get(BASE, {"word": "two words"})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "invalid"
+
+
 def test_missing_entry_is_404(client: Client) -> None:
     response = client.get(f"{BASE}999999")
     assert response.status_code == 404

@@ -22,7 +22,7 @@ from servelab.testing.k6 import K6Outcome, run_k6
 pytestmark = pytest.mark.stack
 
 SMOKE = {"DURATION": "2s"}
-VEGETA = ["static", "list", "detail", "execute", "sentence", "get_instance", "get_count"]
+VEGETA = ["static_css", "list", "detail", "execute", "sentence", "get_instance", "get_count"]
 BOOM = ["init", "diff", "get_pmi"]
 REDIS_DB = 2
 

@@ -148,7 +148,12 @@ def test_every_entryeditor_cell_names_a_compose_service_and_a_preset(
 
 def test_the_quick_form_is_the_uwsgi_stack_at_100_200_1000_and_boom_10(project_root: Path) -> None:
     cells = load_matrix(project_root, "entryeditor").cells("quick")
-    assert {c.variant.name for c in cells} == {"uwsgi"}
+    assert {c.variant.name for c in cells} == {"uwsgi", "web"}
+    # The static rows are the web front end's files from its own nginx (the write-up's :7070).
+    assert {c.endpoint.env["NAME"] for c in cells if c.variant.name == "web"} == {
+        "static",
+        "static_bundle",
+    }
     assert {c.load.rate for c in cells if c.load.arrival} == {100, 200, 1000}
     assert {c.endpoint.key for c in cells if not c.load.arrival} == {
         "init c10",

@@ -67,6 +67,26 @@ def test_closure_orders_dependencies_first(project: Callable[[str], Path]) -> No
         loaded.closure(["missing"])
 
 
+def test_a_built_image_runs_locally_as_the_image_it_derives_from(
+    project: Callable[[str], Path],
+) -> None:
+    directory = project(
+        """
+        services:
+          site:
+            build: .
+            image: example/site
+            x-local: {runs: nginx}
+          app:
+            build: .
+            command: ["run"]
+        """
+    )
+    loaded = load_project(directory, [])
+    assert loaded.services["site"].infrastructure == "nginx"
+    assert loaded.services["app"].infrastructure is None
+
+
 def test_invalid_compose_file_is_a_clear_error(project: Callable[[str], Path]) -> None:
     directory = project("services:\n  web:\n    image: x\n    depends_on: [missing]\n")
     with pytest.raises(ComposeError, match="docker-compose config failed"):

@@ -14,8 +14,11 @@ from servelab.stack.compose import compose_binary
 
 # Listed at collection, for the parameters: before any fixture (project_root) exists.
 ROOT = find_project_dir(Path(__file__).parent)
-# Every service is built from the one parametrised Dockerfile (its header says why).
-DOCKERFILES = [ROOT / "deploy" / "docker" / "service.Dockerfile"]
+# Every Python service is built from the one parametrised Dockerfile (its header says why);
+# the entry editor's web front end (an npm project) from its own, a Node build and nginx.
+SERVICE_DOCKERFILE = ROOT / "deploy" / "docker" / "service.Dockerfile"
+WEB_DOCKERFILE = ROOT / "deploy" / "docker" / "entryeditor-web.Dockerfile"
+DOCKERFILES = [SERVICE_DOCKERFILE, WEB_DOCKERFILE]
 # The Debian stand-ins for the official base images (servelab.containers.images).
 STAND_IN_DOCKERFILES = sorted(ROOT.glob("deploy/images/*/Dockerfile"))
 
@@ -48,15 +51,20 @@ def test_every_profile_passes_docker_compose_config(project_root: Path) -> None:
 def test_compose_builds_every_service_from_the_dockerfile(project_root: Path) -> None:
     services = sorted(p.parent.name for p in project_root.glob("services/*/pyproject.toml"))
     built: set[str] = set()
+    web_built = False
     for path in sorted((project_root / "deploy" / "compose").glob("*.yaml")):
         for name, spec in yaml.safe_load(path.read_text())["services"].items():
             if "build" in spec:
                 build = spec["build"]
                 dockerfile = project_root / build["dockerfile"]
                 assert dockerfile in DOCKERFILES, (name, build["dockerfile"])
+                if dockerfile == WEB_DOCKERFILE:
+                    web_built = True
+                    continue
                 assert (project_root / "services" / build["args"]["SERVICE"]).is_dir(), name
                 built.add(build["args"]["SERVICE"])
     assert sorted(built) == services
+    assert web_built
 
 
 @pytest.mark.parametrize(

@@ -69,6 +69,7 @@ def web_project(project: Callable[[str], Path]) -> Path:
               port: PORT
               environment:
                 DATA: "{volume:data}"
+                SITE: "{project:site/dist}"
           proxy:
             profiles: [web]
             build: .
@@ -102,6 +103,7 @@ def test_services_run_with_compose_env_local_overrides_and_a_loopback_port(
         assert stack.volume("data").is_dir()
         assert list(stack.running) == ["web", "proxy"]
         assert stack.running["proxy"].env["UPSTREAM"] == f"127.0.0.1:{stack.port('web')}"
+        assert stack.running["web"].env["SITE"] == str(web_project / "site" / "dist")
         pgids = [running.pgid for running in stack.running.values()]
         assert len(members(pgids[0])) == 2
     for pgid in pgids:

@@ -71,6 +71,15 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
         return data
 
 
+class ListSearch(serializers.Serializer[dict[str, Any]]):
+    """The list's `?word=`: entries whose word starts with it (the editors' search box)."""
+
+    word = serializers.CharField(max_length=64)
+
+    def validate_word(self, value: str) -> str:
+        return checked(check_word, value)
+
+
 class EntrySummarySerializer(serializers.ModelSerializer[Entry]):
     class Meta:
         model = Entry

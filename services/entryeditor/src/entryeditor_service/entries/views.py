@@ -17,6 +17,7 @@ from entryeditor_service.entries.serializers import (
     CommandSerializer,
     EntrySerializer,
     InitSerializer,
+    ListSearch,
     VersionSerializer,
 )
 
@@ -46,6 +47,10 @@ def entry_list(request: Request) -> Response:
         )
     pages = Pages()
     rows = Entry.objects.order_by("id").values(*SUMMARY_FIELDS)
+    if "word" in request.query_params:
+        search = ListSearch(data=request.query_params)
+        search.is_valid(raise_exception=True)
+        rows = rows.filter(word__startswith=search.validated_data["word"])
     page = pages.paginate_queryset(rows, request)
     return pages.get_paginated_response(page)
 

@@ -68,6 +68,9 @@ class Local:
     # "host:port" of a server this machine already runs (MariaDB, Redis): the local run
     # uses it instead of starting the image.
     server: str | None = None
+    # The infrastructure image a built image derives from (nginx): the local run runs that,
+    # with the compose file's templates, as it runs the image itself.
+    runs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class Service:
     @property
     def infrastructure(self) -> str | None:
         """The name of the infrastructure image (nginx, redis, ...) this service runs, if any."""
+        if self.local.runs is not None:
+            return self.local.runs
         if self.built or self.image is None:
             return None
         return self.image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0]
@@ -208,6 +213,7 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
             port_env=local.get("port"),
             environment={k: str(v) for k, v in (local.get("environment") or {}).items()},
             server=local.get("server"),
+            runs=local.get("runs"),
         ),
     )
 

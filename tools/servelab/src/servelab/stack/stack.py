@@ -29,7 +29,7 @@ from servelab.stack.logs import LogPump, Sink
 from servelab.stack.ports import LOOPBACK, free_port
 from servelab.stack.watchdog import Watchdog
 
-_PLACEHOLDER = re.compile(r"\{(port|volume|tmp):([\w.-]+)\}")
+_PLACEHOLDER = re.compile(r"\{(port|volume|tmp|project):([\w./-]+)\}")
 _BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")
 _POLL = 0.1
 _COMPLETED = "service_completed_successfully"
@@ -222,6 +222,8 @@ class Stack:
                 return str(self.port(name))
             if kind == "tmp":
                 return str(self._fresh_tmp(service.name, name))
+            if kind == "project":
+                return str(self.project_dir / name)
             return str(self.volume(name))
 
         return _PLACEHOLDER.sub(replace, value)
@@ -234,13 +236,13 @@ class Stack:
         return path
 
     def _argv(self, service: Service, env: Mapping[str, str]) -> list[str]:
+        if service.infrastructure == "nginx":
+            prefix = self.run_dir / f"nginx-{service.name}"
+            return nginx.prepare(service, env, prefix)
         if service.built:
             if not service.command:
                 raise StackError(f"{service.name}: a built service needs a command to run locally")
             return list(service.command)
-        if service.infrastructure == "nginx":
-            prefix = self.run_dir / f"nginx-{service.name}"
-            return nginx.prepare(service, env, prefix)
         raise StackError(
             f"{service.name}: no local mapping for image {service.image!r} (known: nginx)"
         )

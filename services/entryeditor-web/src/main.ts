@@ -1,0 +1,6 @@
+import { createApp } from 'vue';
+import App from './App.vue';
+import { createAppRouter } from './router';
+import './style.css';
+
+createApp(App).use(createAppRouter()).mount('#app');
