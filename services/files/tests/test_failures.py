@@ -77,7 +77,11 @@ def multipart_head() -> tuple[bytes, bytes]:
 @pytest.mark.parametrize("path", [*RAW_UPLOADS, *MULTIPART_UPLOADS[1:], BASE64_UPLOAD])
 def test_413_before_the_body_is_sent(server, path):
     """A Content-Length over the limit is refused without reading a byte of the body."""
-    headers = {"Content-Type": MULTIPART, "Content-Length": str(server.max_upload_size + 1)}
+    headers = {
+        "Content-Type": MULTIPART,
+        "Content-Length": str(server.max_upload_size + 1),
+        "Authorization": f"Bearer {server.token}",
+    }
     with connect(server) as sock:
         sock.sendall(request_head(path, headers))
         status, body = read_response(sock)

@@ -103,7 +103,10 @@ def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack
     _copy_payload(ctx, stack)
     summary = ctx.work_dir / f"{slug}.summary.json"
     log = ctx.work_dir / f"{slug}.k6.log"
-    env = k6_env(cell, stack.url(cell.variant.service), summary, ctx.payload_file)
+    env = {
+        **k6_env(cell, stack.url(cell.variant.service), summary, ctx.payload_file),
+        "API_TOKEN": stack.api_token,
+    }
     argv = k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env)
     with ConnectionWatch(stack) as watch:
         run = run_k6(
