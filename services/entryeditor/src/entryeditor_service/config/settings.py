@@ -16,6 +16,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from entryeditor_service.config.environment import Environment
+from servicekit.auth import TokenConfigError, read_token
 
 env = Environment.read()
 
@@ -29,6 +30,12 @@ if not SECRET_KEY:
         )
     SECRET_KEY = "insecure-development-key-used-only-with-DEBUG"  # noqa: S105
 ALLOWED_HOSTS = env.ALLOWED_HOSTS
+# The bearer token every write needs (servicekit.django.BearerAuthMiddleware, docs/security.md).
+try:
+    API_TOKEN = read_token(env.API_TOKEN, env.API_TOKEN_FILE)
+except TokenConfigError as error:
+    raise ImproperlyConfigured(str(error)) from None
+API_AUTH_READS = env.API_AUTH_READS
 
 INSTALLED_APPS = [
     "django.contrib.staticfiles",
@@ -38,10 +45,12 @@ INSTALLED_APPS = [
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "servicekit.django.BearerAuthMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
-# No cookies or sessions (the API authenticates nobody), hence no CSRF middleware.
+# No cookies or sessions (writes carry a bearer token, which a browser never sends on its
+# own), hence no CSRF middleware.
 SILENCED_SYSTEM_CHECKS = ["security.W003"]
 ROOT_URLCONF = "entryeditor_service.config.urls"
 WSGI_APPLICATION = "entryeditor_service.config.wsgi.application"
