@@ -46,7 +46,7 @@ def stack() -> Iterator[Stack]:
 
 
 def k6(stack: Stack, tmp_path: Path, **env: str) -> K6Outcome:
-    env = {"BASE_URL": stack.url("entryeditor-nginx"), **env}
+    env = {"BASE_URL": stack.url("entryeditor-nginx"), "API_TOKEN": stack.api_token, **env}
     return run_k6(stack.project_dir, "entryeditor.js", env, tmp_path)
 
 
