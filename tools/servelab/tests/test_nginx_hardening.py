@@ -162,3 +162,26 @@ def test_writes_past_the_limit_are_a_json_429_and_reads_are_not_limited(
             assert limited.json()["error"]["code"] == "too_many_requests"
             assert client.delete("/anything").status_code == 429
             assert client.get("/anything").status_code == 503
+
+
+@pytest.mark.parametrize("form", ["quick", "full"])
+def test_no_benchmark_cell_sends_writes_faster_than_nginx_lets_them(
+    project_root: Path, form: str
+) -> None:
+    """The entry editor's POST cells (execute, init) go through nginx's write limit: its
+    matrix lifts the limit above every rate and concurrency it sends writes at."""
+    from servelab.bench.matrix import load_matrix
+
+    writes = {"execute", "init"}
+    cells = [
+        cell
+        for cell in load_matrix(project_root, "entryeditor").cells(form)
+        if cell.endpoint.env.get("NAME") in writes
+    ]
+    # vegeta's rates go up to 1000/s and boom's up to 100 VUs in the full form.
+    assert cells
+    for cell in cells:
+        rate = int(cell.server_env["WRITE_RATE_LIMIT"].removesuffix("r/s"))
+        # A VU of the boom shape waits for each answer: at most 1000/s even at 1 ms each.
+        assert rate >= max(cell.load.rate, cell.load.vus * 1000), cell.label
+        assert int(cell.server_env["WRITE_BURST"]) >= cell.load.rate
