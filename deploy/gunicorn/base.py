@@ -2,7 +2,7 @@
 and sets only what differs:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from base import *  # bind, backlog, workers, control socket, logging
+    from base import *  # bind, backlog, workers, control socket, proxies, logging
 
 gunicorn execs a config file by path, as a module named __config__, without putting its
 folder on sys.path (gunicorn.app.base.get_config_from_filename), so a config puts it there
@@ -14,11 +14,14 @@ environment variables read here.
 import os
 
 __all__ = [
+    "access_log_format",
     "accesslog",
     "backlog",
     "bind",
     "control_socket_disable",
     "errorlog",
+    "forwarded_allow_ips",
+    "worker_tmp_dir",
     "workers",
 ]
 
@@ -45,6 +48,25 @@ workers = env_int("WEB_CONCURRENCY", 1)
 # benchmark matrix more) would fight over; nothing here uses gunicornc.
 control_socket_disable = True
 
-# Access logs cost measurable throughput in a benchmark; errors still go to stderr.
-accesslog = None
+# Each worker's heartbeat is a file it touches every second; on a disk-backed /tmp (or an
+# overlay filesystem) a slow write can stall the worker past `timeout` and get it killed.
+# /dev/shm is memory; where there is none (macOS), gunicorn's default.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+# Whose X-Forwarded-For/-Proto gunicorn believes (the client address and scheme the app
+# sees): nginx in front. Loopback by default, as gunicorn's own; in compose or Kubernetes
+# set FORWARDED_ALLOW_IPS to the proxy's network (e.g. 172.16.0.0/12). A peer on a unix
+# socket (the entry editor's nginx) is always believed.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS") or "127.0.0.1,::1"
+
+# gunicorn's own access log stays off: the apps log their requests themselves, and access
+# logs cost measurable throughput in a benchmark. GUNICORN_ACCESS_LOG=- (stdout) or a path
+# turns it on, one logfmt line per request with the request id nginx sets (sync and
+# gthread workers; uvicorn workers write uvicorn's own access log instead).
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+access_log_format = (
+    'remote=%(h)s method=%(m)s path="%(U)s" status=%(s)s bytes=%(B)s '
+    "duration_us=%(D)s request_id=%({x-request-id}i)s"
+)
+# Errors always go to stderr.
 errorlog = "-"

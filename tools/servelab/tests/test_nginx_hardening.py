@@ -185,3 +185,13 @@ def test_no_benchmark_cell_sends_writes_faster_than_nginx_lets_them(
         # A VU of the boom shape waits for each answer: at most 1000/s even at 1 ms each.
         assert rate >= max(cell.load.rate, cell.load.vus * 1000), cell.label
         assert int(cell.server_env["WRITE_BURST"]) >= cell.load.rate
+
+
+def test_a_long_query_string_reaches_uwsgi_instead_of_a_503(project_root: Path) -> None:
+    """5,000 characters of query string (issue 17's get_instance): within nginx's header
+    buffers, so uWSGI's buffer-size must hold it too, or nginx answers a misleading 503."""
+    from servelab.stack import Stack
+
+    with Stack("uwsgi", only=["hello-uwsgi-nginx"], log=None) as stack:
+        response = httpx.get(f"{stack.url('hello-uwsgi-nginx')}/hello", params={"q": "x" * 5000})
+    assert response.status_code == 200, response.text
