@@ -12,6 +12,7 @@ environment variables read here.
 """
 
 import os
+from pathlib import Path
 
 __all__ = [
     "access_log_format",
@@ -51,7 +52,8 @@ control_socket_disable = True
 # Each worker's heartbeat is a file it touches every second; on a disk-backed /tmp (or an
 # overlay filesystem) a slow write can stall the worker past `timeout` and get it killed.
 # /dev/shm is memory; where there is none (macOS), gunicorn's default.
-worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+SHARED_MEMORY = "/dev/shm"  # noqa: S108  (a tmpfs the kernel gives every process, not a temp file)
+worker_tmp_dir = SHARED_MEMORY if Path(SHARED_MEMORY).is_dir() else None
 
 # Whose X-Forwarded-For/-Proto gunicorn believes (the client address and scheme the app
 # sees): nginx in front. Loopback by default, as gunicorn's own; in compose or Kubernetes

@@ -12,7 +12,7 @@ from fastapi import FastAPI, Request
 from servicekit.asgi import BearerAuth
 from servicekit.auth import BearerPolicy, TokenConfigError, read_token
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token"  # noqa: S105  (a test token)
 
 
 def test_writes_need_the_credential_and_reads_do_not() -> None:

@@ -11,7 +11,7 @@ import pytest
 from files_service.main import create_app
 from files_service.settings import Settings
 
-TOKEN = "test-token-0123456789"
+TOKEN = "test-token-0123456789"  # noqa: S105  (a test token)
 OBJECT_ID = "0" * 32
 
 

@@ -19,7 +19,7 @@ def settings(project_root: Path, monkeypatch: pytest.MonkeyPatch, **env: str) ->
 
 def test_defaults(project_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = settings(project_root, monkeypatch)
-    assert found["worker_tmp_dir"] == "/dev/shm"  # Linux: the heartbeat files in memory
+    assert found["worker_tmp_dir"] == found["SHARED_MEMORY"]  # Linux: heartbeats in memory
     assert found["forwarded_allow_ips"] == "127.0.0.1,::1"
     assert found["accesslog"] is None
 

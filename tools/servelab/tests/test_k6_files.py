@@ -15,7 +15,7 @@ from servelab.stack.ports import free_port
 from servelab.testing.k6 import K6Smoke
 
 # The bearer token the stacks here require for writes, which the scripts send (lib/auth.js).
-TOKEN = "k6-smoke-token"
+TOKEN = "k6-smoke-token"  # noqa: S105  (a test token)
 AUTH = {"API_TOKEN": TOKEN}
 
 

@@ -38,7 +38,10 @@ class FileRangeResponse(Response):
                 for start, end in ranges
             ]
             self.headers["Content-Type"] = f"multipart/byteranges; boundary={self._boundary}"
-            length = sum(len(p) + end - start + 2 for p, (start, end) in zip(self._parts, ranges))
+            length = sum(
+                len(p) + end - start + 2
+                for p, (start, end) in zip(self._parts, ranges, strict=True)
+            )
             self.headers["Content-Length"] = str(length + len(self._closing))
         else:
             start, end = self.ranges[0]

@@ -61,11 +61,11 @@ class Stack:
     `only` narrows the start to those services and what they depend on; `env` is the
     environment compose interpolates (${WEB_CONCURRENCY} ...); `cpus` pins every process
     the stack starts; `publish` listens on the compose published ports when they are free.
-    `api_token` is the bearer token the services require for writes (docs/security.md):
-    API_TOKEN from `env` or this process's environment, else a random one per stack, which
-    tests, k6 and `servelab up` read from here. Volumes and rendered configs live in `run_dir`, kept afterwards, or else in a fresh
+    Volumes and rendered configs live in `run_dir`, kept afterwards, or else in a fresh
     directory under `run_parent` (default: the system temp dir), removed on stop. `log`
-    receives every output line as `service | line`.
+    receives every output line as `service | line`. `api_token` is the bearer token the
+    services require for writes (docs/security.md): API_TOKEN from `env` or this process's
+    environment, else a random one per stack, which tests, k6 and `servelab up` read here.
     """
 
     def __init__(
