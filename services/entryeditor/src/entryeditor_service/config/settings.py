@@ -40,6 +40,7 @@ API_AUTH_READS = env.API_AUTH_READS
 INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
     "entryeditor_service.corpus",
     "entryeditor_service.entries",
 ]
@@ -149,7 +150,19 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "entryeditor_service.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "entryeditor_service.openapi.Schema",
     "UNICODE_JSON": True,
+}
+
+# The OpenAPI schema at /api/schema/ (entryeditor_service.openapi; its BEARER names the
+# security scheme declared here).
+SPECTACULAR_SETTINGS = {
+    "TITLE": "servelab entry editor",
+    "DESCRIPTION": "Entries of a dictionary and the corpus they are built from (write-up 003).",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "APPEND_COMPONENTS": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 LOGGING = {

@@ -71,6 +71,12 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
         return data
 
 
+class EntryUpdateSerializer(EntrySerializer):
+    """A PUT or PATCH: the entry's fields and the version the change was based on."""
+
+    version = serializers.IntegerField(min_value=1)
+
+
 class EntrySummarySerializer(serializers.ModelSerializer[Entry]):
     class Meta:
         model = Entry
