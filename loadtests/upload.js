@@ -3,7 +3,7 @@
 //
 //   uv run k6 run loadtests/upload.js
 //   uv run k6 run -e ENDPOINT=/files/upload/single -e VUS=100 -e DURATION=10s loadtests/upload.js
-//   uv run k6 run -e BASE_URL=http://127.0.0.1:8090 -e ENDPOINT=/ingest/health.jpg -e METHOD=PUT loadtests/upload.js
+//   uv run k6 run -e BASE_URL=http://127.0.0.1:8090 -e ENDPOINT=/ingest loadtests/upload.js
 //
 // Env: BASE_URL (http://localhost:8000), ENDPOINT (/files/upload/stream/async_read_and_disk_write),
 // where `{unique}` becomes a name of its own per request (VU and iteration),

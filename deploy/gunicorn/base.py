@@ -2,7 +2,7 @@
 and sets only what differs:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from base import *  # bind, backlog, workers, control socket, proxies, logging
+    from base import *  # bind, backlog, workers, control socket, proxies, logging, metrics hooks
 
 gunicorn execs a config file by path, as a module named __config__, without putting its
 folder on sys.path (gunicorn.app.base.get_config_from_filename), so a config puts it there
@@ -13,16 +13,21 @@ environment variables read here.
 
 import os
 from pathlib import Path
+from typing import Any
+
+from servicekit.metrics import multiprocess
 
 __all__ = [
     "access_log_format",
     "accesslog",
     "backlog",
     "bind",
+    "child_exit",
     "control_socket_disable",
     "errorlog",
     "forwarded_allow_ips",
     "worker_tmp_dir",
+    "on_starting",
     "workers",
 ]
 
@@ -61,10 +66,10 @@ worker_tmp_dir = SHARED_MEMORY if Path(SHARED_MEMORY).is_dir() else None
 # socket (the entry editor's nginx) is always believed.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS") or "127.0.0.1,::1"
 
-# gunicorn's own access log stays off: the apps log their requests themselves, and access
-# logs cost measurable throughput in a benchmark. GUNICORN_ACCESS_LOG=- (stdout) or a path
-# turns it on, one logfmt line per request with the request id nginx sets (sync and
-# gthread workers; uvicorn workers write uvicorn's own access log instead).
+# gunicorn's own access log stays off: the app writes one JSON line per request
+# (servicekit.observe, ACCESS_LOG=0 turns it off), the same from every server.
+# GUNICORN_ACCESS_LOG=- (stdout) or a path adds gunicorn's, one logfmt line per request with
+# the request id nginx sets (sync and gthread workers; uvicorn workers write uvicorn's own).
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 access_log_format = (
     'remote=%(h)s method=%(m)s path="%(U)s" status=%(s)s bytes=%(B)s '
@@ -72,3 +77,16 @@ access_log_format = (
 )
 # Errors always go to stderr.
 errorlog = "-"
+
+
+# Prometheus metrics across workers (servicekit.metrics.multiprocess): the master empties
+# PROMETHEUS_MULTIPROC_DIR before the first worker starts, and drops a dead worker's live
+# gauges (in-flight requests) when gunicorn reaps it.
+def on_starting(server: Any) -> None:
+    path = multiprocess.directory()
+    if path is not None:
+        multiprocess.prepare_directory(path)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    multiprocess.mark_process_dead(worker.pid)

@@ -15,7 +15,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its
 from base import *  # noqa: F403
 from base import env_int
 
-bind = f"unix:{os.environ['SOCKET_DIR']}/entryeditor-gunicorn.sock"
+# The unix socket nginx passes requests to, and HTTP for Prometheus on the private network
+# (GET /metrics; not published, and nginx refuses /metrics on the public side).
+bind = [
+    f"unix:{os.environ['SOCKET_DIR']}/entryeditor-gunicorn.sock",
+    f"{os.environ['SCRAPE_HOST']}:{os.environ['SCRAPE_PORT']}",
+]
 umask = 0o000  # the socket is shared with nginx's workers, another user
 
 worker_class = "gthread"

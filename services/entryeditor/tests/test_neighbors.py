@@ -22,6 +22,7 @@ from django.test import override_settings
 
 from compute_contract.computeidl.ttypes import UnknownSentence
 from compute_service.healthcheck import check
+from entryeditor_service import metrics
 from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker, State
 from entryeditor_service.compute.client import ComputeClient, ComputeUnavailable, Endpoint
 from servelab.stack import groups
@@ -295,3 +296,23 @@ def test_breaker_opens_after_failures_in_a_row_and_probes_once() -> None:
     breaker.success()
     assert breaker.state is State.CLOSED
     breaker.before_call()
+
+
+def test_compute_calls_are_timed_by_outcome_and_the_breaker_state_exported() -> None:
+    before = _sample("entryeditor_compute_call_seconds_count", method="ping", outcome="unavailable")
+    client = ComputeClient(Endpoint("127.0.0.1", free_port()), breaker=CircuitBreaker(failures=1))
+    for _ in range(2):  # the first fails and opens the breaker, the second is refused by it
+        with pytest.raises(ComputeUnavailable):
+            client.ping()
+    after = _sample("entryeditor_compute_call_seconds_count", method="ping", outcome="unavailable")
+    assert after == before + 2
+    assert _sample("entryeditor_compute_breaker_open") == 1
+
+
+def _sample(name: str, **labels: str) -> float:
+    """A sample's value in this process's registry (0 before anything was recorded)."""
+    for metric in (metrics.COMPUTE_CALLS, metrics.BREAKER_OPEN):
+        for sample in metric.collect()[0].samples:
+            if sample.name == name and sample.labels == labels:
+                return float(sample.value)
+    return 0.0

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from servelab.stack import Stack
+from servelab.testing.metrics import sample
 
 from .conftest import MAX_UPLOAD_SIZE
 
@@ -131,3 +132,25 @@ def test_app_outage_is_a_json_503_not_a_502() -> None:
     assert response.status_code == 503
     assert response.headers["retry-after"] == "1"
     assert response.json()["error"]["code"] == "unavailable"
+
+
+def test_metrics_stay_behind_nginx_and_count_bytes(
+    stack: Stack, client: httpx.Client, stored: dict
+) -> None:
+    refused = client.get("/metrics")
+    assert refused.status_code == 404
+    assert refused.json()["error"]["code"] == "not_found"
+    assert client.get(f"/files/{stored['id']}").status_code == 200
+    metrics = httpx.get(f"{stack.url('files-app')}/metrics").text
+    assert (sample(metrics, "files_bytes_stored_total") or 0) >= len(PAYLOAD)
+    assert (sample(metrics, "files_bytes_served_total", {"via": "nginx"}) or 0) >= len(PAYLOAD)
+
+
+def test_every_answer_carries_one_request_id(client: httpx.Client, stored: dict) -> None:
+    for response in (
+        client.get(f"/files/{stored['id']}"),  # sent by nginx on X-Accel-Redirect
+        client.get("/files", params={"limit": 1}),  # the app's answer, passed on
+        client.get("/nope/nope"),  # the app's 404
+    ):
+        ids = response.headers.get_list("x-request-id")
+        assert len(ids) == 1 and len(ids[0]) == 32, (response.url, ids)

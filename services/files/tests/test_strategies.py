@@ -75,6 +75,7 @@ def test_multipart_upload_receives_exact_bytes(server, client, path):
 def test_multipart_upload_refuses_other_content_types(client, path):
     assert_error(client.post(path, content=PAYLOAD), 415)
     assert_error(client.post(path, json={"base64": ""}), 415)
+    assert_error(client.post(path, data={"file": "not a file part"}), 415)
 
 
 @pytest.mark.parametrize("path", MULTIPART_UPLOADS)

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
+from health_code_service import metrics
 from health_code_service.batcher import BatcherClosed, MicroBatcher
 
 
@@ -194,3 +195,22 @@ def test_close_runs_what_is_queued_then_refuses(recorder: Recorder) -> None:
 def test_sizes_are_checked() -> None:
     with pytest.raises(ValueError, match="max_size"):
         MicroBatcher(lambda v: list(v), max_size=0, max_wait_s=0)
+
+
+def test_batches_export_their_size_and_each_items_queue_wait(
+    recorder: Recorder, closing: list[MicroBatcher[int, int]]
+) -> None:
+    sizes = metrics.BATCH_SIZE.collect()[0]
+    before = {s.name: s.value for s in sizes.samples if s.name.endswith(("_count", "_sum"))}
+    waits = metrics.QUEUE_WAIT.collect()[0]
+    waited = next(s.value for s in waits.samples if s.name.endswith("_count"))
+    batcher = MicroBatcher(recorder, max_size=4, max_wait_s=30)
+    closing.append(batcher)
+    assert [f.result(5) for f in [batcher.submit(n) for n in range(4)]] == [0, 2, 4, 6]
+    after = {s.name: s.value for s in metrics.BATCH_SIZE.collect()[0].samples}
+    assert after["health_code_batch_size_count"] == before["health_code_batch_size_count"] + 1
+    assert after["health_code_batch_size_sum"] == before["health_code_batch_size_sum"] + 4
+    now = next(
+        s.value for s in metrics.QUEUE_WAIT.collect()[0].samples if s.name.endswith("_count")
+    )
+    assert now == waited + 4

@@ -11,7 +11,7 @@ from servelab.bench.matrix import load_matrix
 from servelab.stack.compose import load_project
 
 
-@pytest.mark.parametrize("family", ["wait", "hello"])
+@pytest.mark.parametrize("family", ["wait", "hello", "files"])
 def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(
     project_root: Path, family: str
 ) -> None:
@@ -86,8 +86,8 @@ def test_hello_goals_are_the_issues(project_root: Path) -> None:
     goals = {goal.ratio: goal for goal in load_matrix(project_root, "hello").goals}
     assert goals["errors"].maximum == 0
     assert goals["errors"].variants is None
-    limit = goals["hello / empty app"]
-    assert (limit.minimum, limit.best) == (0.7, True)
+    limit = goals["hello CPU / empty app"]
+    assert (limit.maximum, limit.best) == (1.3, True)
 
 
 def test_hello_compares_tornados_processes_with_its_single_process(project_root: Path) -> None:

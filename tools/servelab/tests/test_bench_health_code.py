@@ -184,8 +184,8 @@ def test_the_report_shows_abs_table_the_goals_and_that_the_gpu_was_not_measured(
         "| p50 ms | p66 ms | p75 ms | p80 ms | p90 ms | p95 ms | p98 ms | p99 ms | max ms |" in text
     )
     # Ours, then the write-up's own sync runs with their Length failures.
-    assert "| 200 | 22.22 | 9.0 | 500.00 | 400.00 | 450.00 |" in text
-    assert "| write-up, 1 worker | 200 | 41.37 | 4.83 | 4022.00 | 4133.00 | 4231.00 |" in text
+    assert "| 200 | 22.22 | 9.0 | — | 500.00 | 400.00 | 450.00 |" in text
+    assert "| write-up, 1 worker | 200 | 41.37 | 4.83 | — | 4022.00 | 4133.00 | 4231.00 |" in text
     assert "non_2xx 21, wrong_answer 59" in text
     goals = text.split("## Goals")[1].split("## Ratios")[0]
     failed = "| zero failed requests in every mode but async-blocking | uvicorn-batched ("

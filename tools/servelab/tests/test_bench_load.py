@@ -154,3 +154,12 @@ def test_each_script_defaults_to_its_write_ups_shape(
 def test_a_script_default_gives_way_to_another_shape(options: Options) -> None:
     """hello.js's 400 VUs are its wrk default; SHAPE=hey takes hey's own 1000."""
     assert options("hello.js", {"SHAPE": "hey"})["scenarios"]["hey"]["vus"] == 1000
+
+
+def test_the_warm_up_is_a_run_of_its_own_and_the_measured_run_has_none() -> None:
+    warmup, measured = Load(vus=10, duration_s=3, warmup_s=0.5).phases()
+    assert warmup == Load(vus=10, duration_s=1.0)  # k6's shortest timed scenario
+    assert measured == Load(vus=10, duration_s=3)
+    counted = Load(vus=20, shape="ab", iterations=200, max_duration_s=60)
+    assert counted.phases() == (None, counted)
+    assert Load(vus=4, duration_s=2).phases() == (None, Load(vus=4, duration_s=2))

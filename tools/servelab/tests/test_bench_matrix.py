@@ -7,8 +7,13 @@ from typing import Any
 import pytest
 
 from servelab.bench.matrix import MatrixError, load_matrix, parse_matrix
-from servelab.bench.ratios import Side
+from servelab.bench.ratios import Part, Side
 from servelab.cli import main as servelab
+
+
+def _ratio(raw: dict[str, Any], name: str) -> dict[str, Any]:
+    ratio: dict[str, Any] = next(item for item in raw["ratios"] if item["name"] == name)
+    return ratio
 
 
 def _raw(project_root: Path) -> dict[str, Any]:
@@ -23,16 +28,27 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
     for cell in cells:
         assert cell.workers == 1
         by_variant.setdefault(cell.variant.name, []).append(cell.endpoint.key)
-    assert list(by_variant) == ["uvicorn", "gunicorn", "granian", "nginx", "reference"]
+    assert list(by_variant) == [
+        "uvicorn",
+        "gunicorn",
+        "granian",
+        "nginx",
+        "reference",
+        "empty-uvicorn",
+        "empty-gunicorn",
+        "empty-granian",
+    ]
     assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 16
     assert len(by_variant["granian"]) == 3
     assert by_variant["nginx"] == ["GET /files/{id}"]
     assert by_variant["reference"] == [
-        "PUT /ingest/health.jpg",
-        "PUT /ingest/{unique}",
-        "GET /payload/health.jpg",
+        "reference/ingest",
+        "reference/discard",
+        "reference/sendfile",
     ]
-    assert len(cells) == 39
+    for server in ("uvicorn", "gunicorn", "granian"):
+        assert by_variant[f"empty-{server}"] == ["empty/upload", "empty/get"]
+    assert len(cells) == 45
 
 
 def test_variants_take_turns_endpoint_by_endpoint(project_root: Path) -> None:
@@ -55,10 +71,19 @@ def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> Non
     cells = load_matrix(project_root, "files").cells("full")
     assert {(c.variant.name, c.workers) for c in cells} == {
         (variant, workers)
-        for variant in ("uvicorn", "gunicorn", "granian", "nginx", "reference")
+        for variant in (
+            "uvicorn",
+            "gunicorn",
+            "granian",
+            "nginx",
+            "reference",
+            "empty-uvicorn",
+            "empty-gunicorn",
+            "empty-granian",
+        )
         for workers in (1, 2)
     }
-    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3
+    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3 + 3 * 2 * 2
 
 
 def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
@@ -85,15 +110,21 @@ def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
     ratios = {ratio.name: ratio for ratio in matrix.ratios}
     assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",))
     assert ratios["multipart/raw"].denominator == Side(endpoint="POST /files raw")
-    minimums = {goal.ratio: goal.minimum for goal in matrix.goals}
-    assert minimums == {
-        "raw upload / nginx ingest": 0.5,
-        "scratch upload / nginx ingest": 0.5,
-        "Python download / nginx sendfile": 0.5,
-        "X-Accel download / nginx sendfile": 0.9,
-        "multipart/raw": 0.8,
-        "base64/raw": 0.5,
+    floor = ratios["API upload CPU / floor"].denominator
+    assert floor == Side(
+        sum=(Part("empty-{variant}", "empty/upload"), Part("reference", "reference/ingest"))
+    )
+    maximums = {goal.ratio: goal.maximum for goal in matrix.goals}
+    assert maximums == {
+        "API upload CPU / floor": 1.5,
+        "API download CPU / floor": 1.5,
+        "X-Accel download CPU / floor": 1.2,
+        "raw-body strategies CPU / floor": 1.5,
+        "multipart strategies CPU / floor": 1.5,
+        "base64 CPU / floor": 1.5,
+        "download strategies CPU / floor": 1.5,
     }
+    assert all(goal.best for goal in matrix.goals if "strateg" in goal.ratio)
 
 
 def test_load_shapes(project_root: Path) -> None:
@@ -113,6 +144,40 @@ def test_load_shapes(project_root: Path) -> None:
         (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "unknown form"),
         (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
+        # A sum's part names a server the matrix does not run once "{variant}" is written out.
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["numerator"].update(
+                variants=["nginx"]
+            ),
+            r"unknown variants \['empty-nginx'\]",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["numerator"].pop("variants"),
+            "needs the numerator's variants",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor").update(metric="ok_rps"),
+            "ok_rps does not add up",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["denominator"]["sum"][0].pop(
+                "endpoint"
+            ),
+            "denominator.sum: missing `endpoint`",
+        ),
+        (
+            lambda raw: _ratio(raw, "API upload CPU / floor")["denominator"].update(
+                variants=["reference"]
+            ),
+            "nothing beside it",
+        ),
+        (
+            lambda raw: _ratio(raw, "base64 CPU / floor")["numerator"].pop("endpoint"),
+            "names its numerator's endpoint",
+        ),
+        (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
+        (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),
+        (lambda raw: raw.update(tools=["ab"]), r"uvicorn \(quick\): ab needs a counted shape"),
     ],
 )
 def test_mistakes_in_the_matrix_are_named(project_root: Path, change: Any, message: str) -> None:
@@ -140,3 +205,25 @@ def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> N
     assert quick == {"POST /files raw", "POST /files multipart", "GET /files/{id}"}
     assert quick < full
     assert "upload/single" in full
+
+
+def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
+    raw = _raw(project_root)
+    del raw["tools"]
+    raw["variants"]["uvicorn"]["tools"] = ["wrk", "wrk"]
+    matrix = parse_matrix(raw)
+    tools = {variant.name: variant.tools for variant in matrix.variants}
+    assert tools["uvicorn"] == ("wrk",)
+    assert tools["gunicorn"] == ()
+    raw["tools"] = "wrk"
+    assert {v.tools for v in parse_matrix(raw).variants} == {("wrk",)}
+
+
+def test_workers_override_every_variant_but_those_that_fix_their_own(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "hello").with_workers((1, 2, 4))
+    workers = {cell.variant.name: set() for cell in matrix.cells("quick")}
+    for cell in matrix.cells("quick"):
+        workers[cell.variant.name].add(cell.workers)
+    assert workers["gunicorn-sync"] == workers["granian"] == {1, 2, 4}
+    assert workers["tornado"] == {1}
+    assert {cell.workers for cell in matrix.cells("full")} == {1, 2, 4}

@@ -237,19 +237,22 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(
     matrix = load_matrix(project_root, "entryeditor")
     markdown = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
     assert (
-        "| endpoint | run | load | requests | duration s | req/s | success | mean ms | p95 ms "
-        "| p99 ms | max ms | errors (by status) | dropped | DB conns (peak) | k6 CPU s (load) |"
+        "| endpoint | run | load | requests | duration s | req/s | CPU µs/req | success | mean ms "
+        "| p95 ms | p99 ms | max ms | errors (by status) | dropped | DB conns (peak) "
+        "| k6 CPU s (load) |" in markdown
+    )
+    assert (
+        "| list @1000/s | ours, 4 workers | 1000/s | 5000 | 5.00 | 1000.0 | — | 0.6000 | 5.00 "
+        "| 9.00 | 20.00 | 30.00 | non_2xx 2000 (503 2000) | 12 | 19 | 3.0 (21%, *shared*) |"
         in markdown
     )
     assert (
-        "| list @1000/s | ours, 4 workers | 1000/s | 5000 | 5.00 | 1000.0 | 0.6000 | 5.00 | 9.00 "
-        "| 20.00 | 30.00 | non_2xx 2000 (503 2000) | 12 | 19 | 3.0 (21%) |" in markdown
-    )
-    assert (
-        "| list @1000/s | write-up, 12 workers | 1000/s | 5000 | 5.00 | 1000.20 | 0.3192 "
+        "| list @1000/s | write-up, 12 workers | 1000/s | 5000 | 5.00 | 1000.20 | — | 0.3192 "
         "| 257.43 | 929.85 | 1024.66 | — | — | — | — |" in markdown
     )
-    assert "| init c10 | write-up, 12 workers | 10 VUs | 21 | 6.79 | 3.09 | 1.0000 |" in markdown
+    assert (
+        "| init c10 | write-up, 12 workers | 10 VUs | 21 | 6.79 | 3.09 | — | 1.0000 |" in markdown
+    )
     assert "| init: at least 20 successful requests/s at 10 connections | uwsgi (init c10) | " in (
         markdown
     )

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from servelab.bench.ratios import GoalSpec, RatioSpec, Side, goal_results, ratio_values
+from servelab.bench.ratios import GoalSpec, Part, RatioSpec, Side, goal_results, ratio_values
 
 RATES = {
     ("uvicorn", 1, "a"): 100.0,
@@ -149,3 +149,74 @@ def test_a_denominator_can_fix_its_number_of_workers() -> None:
     )
     values = ratio_values(spec, RATES, VARIANTS)
     assert [(v.workers, v.value) for v in values] == [(1, 1.0), (2, 1.8)]
+
+
+# Server CPU µs per request: two servers, their empty apps, and nginx doing the job.
+COSTS = {
+    ("uvicorn", 1, "upload"): 300.0,
+    ("uvicorn", 1, "stream"): 240.0,
+    ("gunicorn", 1, "upload"): 330.0,
+    ("empty-uvicorn", 1, "empty/upload"): 100.0,
+    ("empty-gunicorn", 1, "empty/upload"): 120.0,
+    ("reference", 1, "ingest"): 100.0,
+    ("empty-wsgi", 1, "hello"): 50.0,
+    ("empty-asgi", 1, "hello"): 40.0,
+}
+FLOOR = Side(sum=(Part("empty-{variant}", "empty/upload"), Part("reference", "ingest")))
+
+
+def test_a_sum_floor_adds_the_empty_app_on_the_same_server_to_nginx() -> None:
+    spec = RatioSpec(
+        "upload / floor",
+        "",
+        Side(variants=("uvicorn", "gunicorn"), endpoint="upload"),
+        FLOOR,
+        "cpu_us",
+    )
+    values = ratio_values(spec, COSTS, VARIANTS)
+    # uvicorn: 300 / (100 + 100); gunicorn: 330 / (120 + 100).
+    assert [(v.variant, v.value) for v in values] == [("uvicorn", 1.5), ("gunicorn", 1.5)]
+
+
+def test_a_sum_with_a_part_missing_gives_no_value() -> None:
+    spec = RatioSpec("s", "", Side(variants=("uvicorn",), endpoint="upload"), FLOOR, "cpu_us")
+    assert ratio_values(spec, {**COSTS, ("reference", 1, "ingest"): 0.0}, VARIANTS) == []
+    del_ingest = {k: v for k, v in COSTS.items() if k != ("reference", 1, "ingest")}
+    assert ratio_values(spec, del_ingest, VARIANTS) == []
+
+
+def test_listed_numerator_endpoints_each_get_a_value_named_by_endpoint() -> None:
+    spec = RatioSpec(
+        "strategies / floor",
+        "",
+        Side(variants=("uvicorn",), endpoints=("upload", "stream")),
+        FLOOR,
+        "cpu_us",
+    )
+    values = ratio_values(spec, COSTS, VARIANTS)
+    assert [(v.where, v.value) for v in values] == [
+        ("uvicorn (upload)", 1.5),
+        ("uvicorn (stream)", 1.2),
+    ]
+    # `best` of a cost is the lowest value: the cheapest strategy.
+    goal = GoalSpec("cheapest ≤ 1.3×", "strategies / floor", maximum=1.3, best=True)
+    [result] = goal_results([goal], values, {spec.name: spec})
+    assert result.value is not None
+    assert (result.value.endpoint, result.met) == ("stream", True)
+
+
+def test_the_limit_of_a_cost_is_the_cheapest_denominator() -> None:
+    spec = RatioSpec(
+        "hello / empty",
+        "",
+        Side(variants=("uvicorn",), endpoint="upload"),
+        Side(variants=("empty-wsgi", "empty-asgi"), endpoint="hello"),
+        "cpu_us",
+    )
+    [value] = ratio_values(spec, COSTS, VARIANTS)
+    # 300 µs over the cheaper empty app's 40 µs, not the other's 50.
+    assert value.value == pytest.approx(7.5)
+    # For requests/s the limit stays the fastest denominator: the least ratio.
+    rates = RatioSpec("r", "", spec.numerator, spec.denominator)
+    [rate] = ratio_values(rates, COSTS, VARIANTS)
+    assert rate.value == pytest.approx(6.0)

@@ -116,10 +116,12 @@ def test_rounds_are_given_cell_by_cell_beside_the_write_ups(wait_markdown: str) 
 
 
 def test_counted_cells_show_their_total_time(wait_markdown: str) -> None:
-    assert "| req/s | total s | avg ms |" in wait_markdown
-    assert "| hey /async | ours, 1 worker | 1000 | 800.0 | 1.25 | 1126.00 |" in wait_markdown
-    assert "| hey /async | write-up, 1 worker | 1000 | 799.11 | 1.25 | 1125.60 |" in wait_markdown
-    assert "| client /wait | write-up, 1 worker | 10 | — | 10.08 | — |" in wait_markdown
+    assert "| req/s | total s | CPU µs/req | avg ms |" in wait_markdown
+    assert "| hey /async | ours, 1 worker | 1000 | 800.0 | 1.25 | — | 1126.00 |" in wait_markdown
+    assert (
+        "| hey /async | write-up, 1 worker | 1000 | 799.11 | 1.25 | — | 1125.60 |" in wait_markdown
+    )
+    assert "| client /wait | write-up, 1 worker | 10 | — | 10.08 | — | — |" in wait_markdown
 
 
 def test_the_machine_lists_every_shape_and_no_payload(wait_markdown: str) -> None:
@@ -155,19 +157,36 @@ def test_hello_sets_socket_errors_beside_the_write_ups(project_root: Path) -> No
         "hello",
         WRK,
         [
-            _cell("gunicorn-sync", "GET /hello", WRK, hello, elapsed=3.0, avg=218.5),
-            _cell("granian", "GET /hello", WRK, hello, elapsed=3.0, avg=90.0, errors={"read": 2}),
-            _cell("empty-wsgi", "GET /hello", WRK, hello, elapsed=3.0, avg=70.0),
+            # 1000 requests each: server CPU of 0.5, 0.12 and 0.1 s is 500, 120, 100 µs.
+            {
+                **_cell("gunicorn-sync", "GET /hello", WRK, hello, elapsed=3.0, avg=218.5),
+                "server_cpu_s": 0.5,
+            },
+            {
+                **_cell(
+                    "granian", "GET /hello", WRK, hello, elapsed=3.0, avg=90.0, errors={"read": 2}
+                ),
+                "server_cpu_s": 0.12,
+            },
+            {
+                **_cell("empty-wsgi", "GET /hello", WRK, hello, elapsed=3.0, avg=70.0),
+                "server_cpu_s": 0.1,
+            },
         ],
     )
     matrix = load_matrix(project_root, "hello")
     markdown = render(run_from_json(run), matrix, load_write_up(project_root / matrix.write_up), {})
     assert "| total s |" not in markdown
     assert (
-        "| GET /hello | write-up, 8 workers | 15808 | 525.96 | 77.05 | — | — | — | — | 242.36 "
+        "| GET /hello | write-up, 8 workers | 15808 | 525.96 | — | 77.05 | — | — | — | — | 242.36 "
         "| connect 155, read 1037, write 94 | — |" in markdown
     )
     assert "| granian | 1 worker | 2 (needs ≤ 0) | not met |" in markdown
     assert "| gunicorn-sync | 1 worker | 0 (needs ≤ 0) | met |" in markdown
-    # Every cell ran 1000 requests in 3 s: each variant is 1.00x the empty app.
-    assert "| the fastest variant's hello ≥ 0.7× the empty-app limit | gunicorn-sync " in markdown
+    # The cheapest server's hello is judged: granian at 1.20x the empty app's CPU.
+    assert (
+        "| hello on the cheapest server costs ≤ 1.3× the empty app in CPU per request "
+        "| granian | 1 worker | 1.20× (needs ≤ 1.3×) | met |" in markdown
+    )
+    assert "| GET /hello | ours, 1 worker | 1000 | 333.3 | 500 | 218.50 |" in markdown
+    assert "**Which server and worker type?** granian — server CPU per request" in markdown

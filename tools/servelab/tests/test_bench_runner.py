@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from servelab.bench.matrix import load_matrix, parse_matrix
+from servelab.bench.matrix import Matrix, load_matrix, parse_matrix
 from servelab.bench.runner import k6_env, run_matrix
+from servelab.stack import Stack
 
 SUMMARY = Path("run/summary.json")
 
@@ -78,3 +79,62 @@ def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
     assert cell.measurement.checks_rate == 1.0
     assert 0.4 <= cell.measurement.elapsed_s < 0.8
     assert "total" in progress.getvalue()
+
+
+_HELLO = {"ENDPOINT": "/hello"}
+
+
+def _hello_empty_app(tools: list[str] | None = None) -> Matrix:
+    """hello's empty ASGI app on granian, 4 connections for 1 s of warm-up and 1 s measured."""
+    variant: dict[str, object] = {
+        "profile": "reference",
+        "service": "hello-empty-asgi",
+        "endpoints": "hello",
+        "workers": {"quick": [1]},
+    }
+    if tools:
+        variant["tools"] = tools
+    return parse_matrix(
+        {
+            "family": "runner-cpu-test",
+            "write_up": "loadtests/reference/hello.toml",
+            "pin": False,
+            "load": {"quick": {"vus": 4, "duration_s": 1, "warmup_s": 1}},
+            "variants": {"empty-asgi": variant},
+            "endpoints": {"hello": [{"key": "GET /hello", "script": "hello.js", "env": _HELLO}]},
+        }
+    )
+
+
+@pytest.mark.stack
+def test_a_cell_records_the_cpu_its_server_spent_per_request(project_root: Path) -> None:
+    """k6 and then wrk, each with the server's CPU time read around it."""
+    progress = io.StringIO()
+    run = run_matrix(project_root, _hello_empty_app(["wrk"]), "quick", stream=progress)
+    [cell] = run.cells
+    assert cell.measurement is not None, cell.error
+    assert cell.server_cpu_s is not None and cell.server_cpu_s > 0
+    assert cell.server_processes is not None and cell.server_processes >= 1
+    assert cell.cpu_us_per_request is not None and 0 < cell.cpu_us_per_request < 1e6
+    assert cell.target is None
+    [wrk] = cell.tools
+    assert wrk.argv[:5] == ["wrk", "-t2", "-c4", "-d1s", "--latency"]
+    assert wrk.requests > 0 and wrk.errors == 0
+    assert wrk.cpu_us_per_request is not None and 0 < wrk.cpu_us_per_request < 1e6
+    assert "µs/request" in progress.getvalue() and "wrk: " in progress.getvalue()
+
+
+@pytest.mark.stack
+def test_a_target_run_loads_a_stack_that_is_already_up(project_root: Path, tmp_path: Path) -> None:
+    with Stack("reference", only=["hello-empty-asgi"], run_parent=tmp_path, log=None) as stack:
+        url = stack.url("hello-empty-asgi")
+        run = run_matrix(
+            project_root, _hello_empty_app(), "quick", stream=io.StringIO(), target=url
+        )
+    [cell] = run.cells
+    assert cell.measurement is not None, cell.error
+    assert cell.measurement.requests > 0 and cell.measurement.failed_rate == 0
+    assert cell.target == url
+    assert cell.server_cpu_s is None and cell.cpu_us_per_request is None
+    assert cell.commands == {}
+    assert url in cell.pinning

@@ -98,3 +98,32 @@ def test_values_of_any_metric_skip_what_the_write_up_did_not_print(project_root:
     rates = write_up.values({"uv": "uvicorn"})
     assert ("uv", 1, "client /sync") not in rates
     assert write_up.cell_settings(rates)[("uv", 1, "hey /sync")]["WAITING_TIME"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("family", "citation"),
+    [
+        (
+            "health-code",
+            "*Benchmarking FastAPI sync and async functions on health-code recognition* "
+            "(2022, in Chinese, 基于健康码识别的 FastAPI 同步和异步函数的基准测试)",
+        ),
+        (
+            "wait",
+            "*FastAPI: uvicorn vs gunicorn, workers vs container replication* (2024, in Japanese)",
+        ),
+        ("hello", "*Load-testing WSGI servers* (n.d., in Chinese, WSGI 服务器压测)"),
+    ],
+)
+def test_a_write_up_is_cited_by_title_and_year(
+    project_root: Path, family: str, citation: str
+) -> None:
+    write_up = load_write_up(project_root / "loadtests" / "reference" / f"{family}.toml")
+    assert write_up.citation == citation
+    assert write_up.seed not in write_up.citation
+
+
+def test_every_write_up_has_a_year_or_says_it_has_none(project_root: Path) -> None:
+    for path in sorted((project_root / "loadtests" / "reference").glob("*.toml")):
+        year = load_write_up(path).year
+        assert year == "n.d." or (year.isdigit() and len(year) == 4), path.name

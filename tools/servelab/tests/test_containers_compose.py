@@ -244,9 +244,8 @@ def test_hello_answers_the_write_ups_bytes(stacks: Stacks, service: str) -> None
 @bounded
 def test_the_reference_nginx_sends_a_payload_file_byte_for_byte(stacks: Stacks) -> None:
     """The files limit row's download side: nginx sending a file of the payload volume with
-    sendfile. (Its WebDAV ingest cannot write into that root-owned volume as the image's
-    unprivileged worker: a container run of the reference row needs nginx to store bodies
-    in a directory of its own.)"""
+    sendfile; and its upload side, nginx storing a body in a temporary file of its own
+    (where the image's unprivileged worker may write)."""
     lines = 50_000
     stacks.projects["others"].run(
         "exec", "-T", "reference-nginx", "sh", "-c", f"seq 1 {lines} > /payload/smoke.txt",
@@ -254,8 +253,22 @@ def test_the_reference_nginx_sends_a_payload_file_byte_for_byte(stacks: Stacks) 
     )  # fmt: skip
     with httpx.Client(base_url=stacks.url("reference-nginx"), timeout=30) as client:
         sent = client.get("/payload/smoke.txt")
+        stored = client.post("/ingest", content=sent.content)
     assert sent.status_code == 200
     assert sent.content == "".join(f"{n}\n" for n in range(1, lines + 1)).encode()
+    assert stored.status_code == 200, stored.text
+    assert stored.json() == {"stored": True}
+
+
+@containers
+@bounded
+@pytest.mark.parametrize(
+    "service", ["files-empty-uvicorn", "files-empty-gunicorn", "files-empty-granian"]
+)
+def test_the_empty_files_apps_answer_200(stacks: Stacks, service: str) -> None:
+    with httpx.Client(base_url=stacks.url(service), timeout=30) as client:
+        assert client.post("/", content=b"x" * 262144).status_code == 200
+        assert client.get("/").status_code == 200
 
 
 @containers

@@ -90,11 +90,23 @@ def test_download_through_nginx_x_accel_redirect(k6_smoke: K6Smoke) -> None:
         k6_smoke("download.js", env).assert_clean()
 
 
-def test_reference_nginx_ingests_and_sends_the_payload(k6_smoke: K6Smoke) -> None:
+def test_reference_nginx_ingests_drops_and_sends_the_payload(k6_smoke: K6Smoke) -> None:
     with Stack("reference", only=["reference-nginx"], log=None) as stack:
         payload = write_payload(stack.volume("bench-payload") / "health.jpg", 262144)
         base = {"BASE_URL": stack.url("reference-nginx"), "PAYLOAD_FILE": str(payload)}
-        ingest = {"ENDPOINT": "/ingest/health.jpg", "METHOD": "PUT"}
-        k6_smoke("upload.js", {**base, **ingest}).assert_clean()
+        for endpoint in ("/ingest", "/discard"):
+            k6_smoke("upload.js", {**base, "ENDPOINT": endpoint}).assert_clean()
         send = {"ENDPOINT": "/payload/health.jpg", "NO_UPLOAD": "1"}
         k6_smoke("download.js", {**base, **send}).assert_clean()
+
+
+@pytest.mark.parametrize(
+    "service", ["files-empty-uvicorn", "files-empty-gunicorn", "files-empty-granian"]
+)
+def test_the_empty_files_apps_take_a_body_and_answer_nothing(
+    k6_smoke: K6Smoke, service: str
+) -> None:
+    with Stack("reference", only=[service], log=None) as stack:
+        base = {"BASE_URL": stack.url(service), "ENDPOINT": "/"}
+        k6_smoke("upload.js", base).assert_clean()
+        k6_smoke("download.js", {**base, "NO_UPLOAD": "1", "EXPECT_SIZE": "0"}).assert_clean()

@@ -84,3 +84,61 @@ def test_only_the_stack_s_own_services(web: Path) -> None:
         pytest.raises(StackError, match="not a process of this stack"),
     ):
         stack.kill("db")
+
+
+SCRATCH_SERVER = """\
+import http.server, os
+from pathlib import Path
+
+scratch = Path(os.environ["SCRATCH"])
+(scratch / str(os.getpid())).touch()
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(" ".join(sorted(p.name for p in scratch.iterdir())).encode())
+
+    def log_message(self, *args):
+        pass
+
+http.server.HTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_forever()
+"""
+
+
+def test_a_tmp_placeholder_is_an_empty_directory_on_every_start(
+    project: Callable[[str], Path],
+) -> None:
+    """{tmp:NAME} stands for a path on the container's tmpfs: empty on each (re)start, as
+    PROMETHEUS_MULTIPROC_DIR must be."""
+    directory = project(
+        """
+        services:
+          web:
+            build: .
+            command: ["python", "server.py"]
+            tmpfs: [/tmp]
+            environment:
+              PORT: "8000"
+              SCRATCH: /tmp/scratch
+            healthcheck:
+              test: ["CMD-SHELL", "curl -fsS http://127.0.0.1:$${PORT}/"]
+              interval: 1s
+              retries: 10
+            x-local:
+              port: PORT
+              environment:
+                SCRATCH: "{tmp:scratch}"
+        """
+    )
+    (directory / "server.py").write_text(SCRATCH_SERVER)
+    with Stack("web", project_dir=directory, log=None) as stack:
+        url = stack.url("web")
+        assert stack.running["web"].env["SCRATCH"] == str(stack.tmp("web", "scratch"))
+        first = answer(url)
+        assert first == str(stack.running["web"].process.pid)
+        stack.kill("web")
+        stack.restart("web")
+        second = answer(url)
+        assert second == str(stack.running["web"].process.pid)
+        assert second != first

@@ -1,1 +1,2 @@
-"""What servelab's services share: one error shape, its handlers per framework, one probe."""
+"""What servelab's services share: one error shape, its handlers per framework, one probe,
+metrics, request ids and access logs."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 if TYPE_CHECKING:
     # Declared only for type checkers (python-multipart defines it under TYPE_CHECKING).
@@ -43,12 +43,33 @@ def content_type(request: Request) -> ContentType:
     return ContentType(media_type.decode("latin-1"), params)
 
 
-def require_media_type(request: Request, expected: str) -> None:
+# The most of a refused body read (and dropped) before the answer is sent.
+REFUSED_BODY_DRAIN = 1 << 20
+
+
+async def require_media_type(request: Request, expected: str) -> None:
+    """415 unless the body is of the `expected` type. The refused body is read first (up
+    to REFUSED_BODY_DRAIN), so a client still sending it gets the 415 rather than a
+    connection closed mid-upload."""
     found = content_type(request).media_type or "none"
     if found != expected:
+        await _drain(request, REFUSED_BODY_DRAIN)
         raise ApiError(
             415, "unsupported_media_type", f"expected a body of type {expected}, got {found}"
         )
+
+
+async def _drain(request: Request, limit: int) -> None:
+    seen = 0
+    try:
+        async for chunk in request.stream():
+            seen += len(chunk)
+            if seen >= limit:
+                return
+    except (ClientDisconnect, RuntimeError):
+        # The client left, or a form parser already consumed the stream ("Stream
+        # consumed"): nothing is left to read either way.
+        return
 
 
 class _FileFieldSink:

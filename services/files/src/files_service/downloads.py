@@ -11,6 +11,7 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
+from files_service import metrics
 from files_service.range_response import FileRangeResponse
 from files_service.ranges import Unsatisfiable, parse_ranges
 from files_service.storage import ObjectMeta
@@ -41,10 +42,13 @@ async def object_response(
         "Content-Disposition": content_disposition(meta.filename),
         "X-Content-Type-Options": "nosniff",
     }
+    whole = request.method == "GET" and "range" not in request.headers
     if accel_redirect_prefix:
         # nginx sends the file (sendfile, ranges, HEAD) from its internal location.
         headers["X-Accel-Redirect"] = f"{accel_redirect_prefix}objects/{meta.id}"
+        metrics.served(stat.st_size, via="nginx", whole=whole)
         return Response(headers=headers)
+    metrics.served(stat.st_size, via="app", whole=whole)
     if data is not None:
         return Response(data, headers=headers)
     http_range = _range_to_answer(request.headers, etag, last_modified)

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from files_service import metrics
 from files_service.checksums import Sha256Counter
 from files_service.ids import is_object_id, new_object_id
 
@@ -130,6 +131,7 @@ class ObjectStore:
         except BaseException:
             blob.unlink(missing_ok=True)
             raise
+        metrics.STORED.inc(meta.size)
         return meta
 
     def get(self, object_id: str) -> ObjectMeta | None:

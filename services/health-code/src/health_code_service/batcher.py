@@ -19,6 +19,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from health_code_service import metrics
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -98,6 +100,10 @@ class MicroBatcher(Generic[T, R]):
         live = [item for item in batch if item.future.set_running_or_notify_cancel()]
         if not live:
             return
+        started = time.monotonic()
+        metrics.BATCH_SIZE.observe(len(live))
+        for item in live:
+            metrics.QUEUE_WAIT.observe(started - item.queued_at)
         try:
             outcomes = list(self._process([item.value for item in live]))
             if len(outcomes) != len(live):

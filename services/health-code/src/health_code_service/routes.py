@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 from starlette.responses import JSONResponse, Response
 
+from health_code_service import metrics
 from health_code_service.bodies import MEDIA_TYPES, image_bytes, read_body
 from health_code_service.errors import ApiError
 from health_code_service.modes import Batched, Inline, ProcessPool
@@ -38,14 +39,18 @@ async def get_body(request: Request) -> bytes:
 BodyDep = Annotated[bytes, Depends(get_body)]
 
 
-async def get_usage(usage: str, _: BodyDep) -> Usage:
+async def get_usage(
+    usage: str, _: BodyDep, settings: Annotated[Settings, Depends(get_settings)]
+) -> Usage:
     """The usage named in the path; an unknown one is a 404 naming the known ones."""
     try:
-        return Usage(usage)
+        known_usage = Usage(usage)
     except ValueError:
         known = ", ".join(u.value for u in Usage)
         message = f"unknown usage {usage!r}: use one of {known}"
         raise ApiError(404, "unknown_usage", message) from None
+    metrics.ANALYSES.labels(known_usage.value, settings.analyze_mode).inc()
+    return known_usage
 
 
 async def get_image(

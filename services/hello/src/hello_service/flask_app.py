@@ -5,9 +5,11 @@ from flask import Flask, Response
 from hello_service.body import BODY, CONTENT_TYPE
 from hello_service.health import ALIVE, HEALTHZ, READY, READYZ
 from servicekit.flask import install_error_handlers
+from servicekit.observe.flask import install as observe
 
 app = Flask(__name__)
 install_error_handlers(app)
+observe(app)
 
 
 @app.get("/hello")

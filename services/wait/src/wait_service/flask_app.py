@@ -7,6 +7,7 @@ concurrent requests on one worker take N x WAITING_TIME.
 from flask import Flask
 
 from servicekit.flask import install_error_handlers
+from servicekit.observe.flask import install as observe
 from wait_service.settings import Settings
 from wait_service.work import blocking_work
 
@@ -15,6 +16,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings()
     app = Flask(__name__)
     install_error_handlers(app)
+    observe(app)
 
     @app.get("/wait")
     def wait() -> dict[str, float]:

@@ -10,7 +10,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from servelab.bench import BenchError, render_report, run_bench
+from servelab.bench import BenchError, BenchOptions, render_report, run_bench
+from servelab.bench.compare import NOISE, check_comparable
+from servelab.bench.compare import render as render_comparison
+from servelab.bench.matrix import load_matrix
+from servelab.bench.results import load_run
 from servelab.containers import cli as containers_cli
 from servelab.outage import DrillError, write_drill
 from servelab.project import families as all_families
@@ -85,11 +89,32 @@ def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
-    return _each_family(args.family, lambda family: run_bench(family, args.quick))
+    options = BenchOptions(
+        workers=args.workers,
+        cpus=args.cpus,
+        target=args.target,
+        variant=args.variant,
+        payload_on_target=args.payload_on_target,
+        label=args.label,
+        out=args.out,
+    )
+    return _each_family(args.family, lambda family: run_bench(family, args.quick, options=options))
 
 
 def report(args: argparse.Namespace) -> int:
     return _each_family(args.family, render_report)
+
+
+def compare(args: argparse.Namespace) -> int:
+    try:
+        a, b = load_run(args.a), load_run(args.b)
+        check_comparable(a, b)
+        matrix = load_matrix(find_project_dir(), a.family)
+        print(render_comparison(matrix, a, b, noise=args.noise, markdown=args.markdown), end="")
+    except (BenchError, OSError, ValueError, KeyError, TypeError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def outage(args: argparse.Namespace) -> int:
@@ -130,11 +155,59 @@ def parser() -> argparse.ArgumentParser:
         "--quick", dest="quick", action="store_true", default=True, help="short cells (default)"
     )
     form.add_argument("--full", dest="quick", action="store_false", help="the write-ups' durations")
+    measure.add_argument(
+        "--workers",
+        metavar="N,N,...|auto",
+        help="worker counts for every variant that takes the matrix's (not those that fix "
+        "their own); auto: 1, 2, 4 ... up to this machine's CPUs, and that count",
+    )
+    measure.add_argument(
+        "--cpus",
+        metavar="server=LIST,k6=LIST",
+        help="pin the server and k6 to these CPUs in every cell (e.g. server=0-3,k6=4-7) "
+        "instead of one CPU per worker for the server and the rest for k6",
+    )
+    measure.add_argument(
+        "--target",
+        metavar="URL",
+        help="run only the load against a stack already up at URL (no local stack, no "
+        "server CPU time); results go to <family>.<label>.json",
+    )
+    measure.add_argument(
+        "--variant", help="with --target: the variant whose endpoints run (default: the first)"
+    )
+    measure.add_argument(
+        "--payload-on-target",
+        action="store_true",
+        help="with --target: the target's server already holds the payload file",
+    )
+    measure.add_argument(
+        "--label", help="write <family>.<label>.json/.md (default with --target: its host)"
+    )
+    measure.add_argument(
+        "--out", type=Path, metavar="DIR", help="write the results there, not in docs/results"
+    )
     measure.set_defaults(handler=bench)
 
     render = commands.add_parser("report", help="re-render reports from saved results")
     render.add_argument("family", nargs="*", help="default: all")
     render.set_defaults(handler=report)
+
+    pair = commands.add_parser(
+        "compare",
+        help="two saved runs of one family side by side, cell by cell and ratio by ratio",
+    )
+    pair.add_argument("a", type=Path, metavar="A.json")
+    pair.add_argument("b", type=Path, metavar="B.json")
+    pair.add_argument(
+        "--noise",
+        type=float,
+        default=NOISE,
+        help="flag figures whose B/A is further than this from 1 (default %(default)s: the "
+        "spread between two runs of the same quick command)",
+    )
+    pair.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    pair.set_defaults(handler=compare)
 
     drill = commands.add_parser(
         "outage",

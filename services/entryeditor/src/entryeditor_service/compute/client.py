@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -31,7 +32,8 @@ from compute_contract import (
 )
 from compute_contract.computeidl import Compute
 from compute_contract.computeidl.ttypes import Neighbor
-from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker
+from entryeditor_service import metrics
+from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker, State
 
 T = TypeVar("T")
 # Errors after which the call got no answer (and the connection is unusable).
@@ -86,10 +88,10 @@ class ComputeClient:
         self._lock = threading.Lock()
 
     def neighbors(self, sentence_id: int, k: int) -> list[Neighbor]:
-        return self._call(lambda client: client.neighbors(sentence_id, k))
+        return self._timed("neighbors", lambda client: client.neighbors(sentence_id, k))
 
     def ping(self) -> str:
-        answer: str = self._call(lambda client: client.ping())
+        answer: str = self._timed("ping", lambda client: client.ping())
         return answer
 
     def close(self) -> None:
@@ -97,6 +99,22 @@ class ComputeClient:
             idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()
+
+    def _timed(self, method: str, call: Callable[[Compute.Client], T]) -> T:
+        """The call, timed by method and outcome, with the breaker's state after it."""
+        started = time.perf_counter()
+        outcome = "unavailable"
+        try:
+            result = self._call(call)
+            outcome = "ok"
+            return result
+        except TException:
+            outcome = "error"
+            raise
+        finally:
+            elapsed = time.perf_counter() - started
+            metrics.COMPUTE_CALLS.labels(method, outcome).observe(elapsed)
+            metrics.BREAKER_OPEN.set(self.breaker.state is not State.CLOSED)
 
     def _call(self, call: Callable[[Compute.Client], T]) -> T:
         try:

@@ -49,6 +49,7 @@ MIDDLEWARE = [
     "servicekit.django.BearerAuthMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "servicekit.observe.django.RouteMiddleware",
 ]
 # No cookies or sessions (writes carry a bearer token, which a browser never sends on its
 # own), hence no CSRF middleware.

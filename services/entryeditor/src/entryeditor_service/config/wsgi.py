@@ -6,5 +6,9 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from servicekit.observe.wsgi import ObserveMiddleware
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "entryeditor_service.config.settings")
-application = get_wsgi_application()
+# Request ids, metrics (GET /metrics) and the JSON access log around Django; the route
+# each request matched comes from servicekit.observe.django.RouteMiddleware (MIDDLEWARE).
+application = ObserveMiddleware(get_wsgi_application())

@@ -15,7 +15,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from entryeditor_service import cache
+from entryeditor_service import cache, metrics
 from entryeditor_service.corpus import queries
 from entryeditor_service.corpus.patterns import Pattern
 
@@ -59,10 +59,12 @@ def collocates(
     key = f"collocates:{queries.info().generation}:{digest}"
     recalled = _recall(key)
     if recalled is not None:
+        metrics.CACHE_LOOKUPS.labels(cache.Outcome.LOCAL.value).inc()
         return recalled, cache.Outcome.LOCAL
     value, outcome = cache.get_or_compute(
         key, lambda: queries.collocates(pattern, window, min_count, measure, limit)
     )
+    metrics.CACHE_LOOKUPS.labels(outcome.value).inc()
     if outcome is not cache.Outcome.BYPASS:
         _keep(key, value)
     return value, outcome

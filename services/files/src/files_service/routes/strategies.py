@@ -28,8 +28,8 @@ from servicekit.errors import ApiError
 router = APIRouter(prefix="/files", tags=["strategies"])
 
 
-def _multipart_only(request: Request) -> None:
-    require_media_type(request, MULTIPART_FORM_DATA)
+async def _multipart_only(request: Request) -> None:
+    await require_media_type(request, MULTIPART_FORM_DATA)
 
 
 # The UploadFile endpoints share a router whose dependency answers 415 to any other body.
@@ -148,7 +148,7 @@ async def base64decode(request: Request, store: StoreDep) -> JSONResponse:
     The body is read and parsed as plain JSON, no model: it can be as big as the file.
     pybase64 decodes with SIMD, some 50x faster than the standard library's binascii.
     """
-    require_media_type(request, "application/json")
+    await require_media_type(request, "application/json")
     data = _decode_base64_document(await request.body())
     received = Sha256Counter()
     with store.scratch() as path, path.open("wb") as out:

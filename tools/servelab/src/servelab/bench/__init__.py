@@ -10,42 +10,62 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelab.bench.charts import write_charts
+from servelab.bench.cpus import available_cpus
 from servelab.bench.errors import BenchError
 from servelab.bench.matrix import Matrix, load_matrix
+from servelab.bench.options import BenchOptions
 from servelab.bench.report import render
 from servelab.bench.results import load_run, save_run
 from servelab.bench.runner import run_matrix
 from servelab.bench.writeup import load_write_up
 from servelab.project import find_project_dir, results_dir
 
-__all__ = ["BenchError", "render_report", "results_path", "run_bench"]
+__all__ = ["BenchError", "BenchOptions", "render_report", "results_path", "run_bench"]
 
 
 def results_path(project_dir: Path, family: str) -> Path:
     return results_dir(project_dir) / f"{family}.json"
 
 
-def _write_report(project_dir: Path, matrix: Matrix) -> Path:
-    saved = results_path(project_dir, matrix.family)
+def _write_report(project_dir: Path, matrix: Matrix, saved: Path | None = None) -> Path:
+    """The report (<stem>.md) and charts (<stem>/) beside the saved results <stem>.json."""
+    saved = saved or results_path(project_dir, matrix.family)
     if not saved.is_file():
         raise BenchError(f"no results at {saved}: run `servelab bench {matrix.family}` first")
     run = load_run(saved)
     write_up = load_write_up(project_dir / matrix.write_up)
-    results = results_dir(project_dir)
-    charts = write_charts(run, results / matrix.family, results)
-    report = results / f"{matrix.family}.md"
+    results = saved.parent
+    charts = write_charts(run, results / saved.stem, results, matrix, write_up)
+    report = results / f"{saved.stem}.md"
     report.write_text(render(run, matrix, write_up, charts))
     return report
 
 
-def run_bench(family: str, quick: bool, *, project_dir: Path | None = None) -> Path:
-    """Run the matrix (its quick or full form), save the results, write the report;
-    returns the report's path."""
+def run_bench(
+    family: str,
+    quick: bool,
+    *,
+    project_dir: Path | None = None,
+    options: BenchOptions | None = None,
+) -> Path:
+    """Run the matrix (its quick or full form) as `options` say, save the results, write
+    the report; returns the report's path."""
     project_dir = project_dir or find_project_dir()
-    matrix = load_matrix(project_dir, family)
-    run = run_matrix(project_dir, matrix, "quick" if quick else "full")
-    save_run(run, results_path(project_dir, family))
-    return _write_report(project_dir, matrix)
+    options = options or BenchOptions()
+    options.check()
+    available = available_cpus()
+    matrix = options.matrix(project_dir, load_matrix(project_dir, family), available)
+    pinning = options.pinning(available)
+    run = run_matrix(
+        project_dir,
+        matrix,
+        "quick" if quick else "full",
+        pinning=pinning,
+        target=options.target_url,
+        options=options.record(matrix, pinning),
+    )
+    saved = save_run(run, options.results_file(results_dir(project_dir), family))
+    return _write_report(project_dir, matrix, saved)
 
 
 def render_report(family: str, *, project_dir: Path | None = None) -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from servelab.tables import require
@@ -30,6 +30,8 @@ SHAPES: Mapping[str, str] = {
     "boom": TIMED,
     "ab": SHARED,
 }
+# The shortest duration k6 runs a timed scenario for.
+_K6_SHORTEST_S = 1.0
 # Shapes that send a fixed number of requests: ITERATIONS per VU, or in all (shared).
 COUNTED_EXECUTORS = frozenset({COUNTED, SHARED})
 
@@ -66,6 +68,17 @@ class Load:
     def seconds(self) -> float:
         """The longest the load itself runs: warm-up and duration, or the counted limit."""
         return self.max_duration_s if self.counted else self.warmup_s + self.duration_s
+
+    def phases(self) -> tuple[Load | None, Load]:
+        """The warm-up as a run of its own (None without one; at least the 1 s k6 runs a
+        timed scenario for) and the measured run, which then has no warm-up: the runner
+        reads the server's CPU time around the measured run alone."""
+        if self.counted or not self.warmup_s:
+            return None, self
+        return (
+            replace(self, duration_s=max(self.warmup_s, _K6_SHORTEST_S), warmup_s=0.0),
+            replace(self, warmup_s=0.0),
+        )
 
     def k6_env(self) -> dict[str, str]:
         """The variables lib/options.js reads for this shape."""

@@ -6,19 +6,23 @@ Tables that differ between the quick and the full form ([settings], [load],
 differs. An endpoint with `rates = [...]` runs once per rate (key `<key> @<rate>/s`), one
 with `vus = [...]` once per number of VUs (key `<key> c<vus>`): the reader writes out
 those cells, and the load shape each needs, so the file does not.
+
+`tools = ["wrk"]` (or "ab"), on a variant or at the top of the file for every variant, runs
+that write-up's own load tool on each of the variant's cells right after k6 (bench.tools).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from servelab.bench.errors import BenchError
 from servelab.bench.load import Load, LoadError, parse_load
-from servelab.bench.ratios import GoalSpec, RatioSpec, Side
+from servelab.bench.ratios import ADDITIVE, THE_VARIANT, GoalSpec, Part, RatioSpec, Side
 from servelab.bench.summary import METRICS
+from servelab.bench.tools import TOOLS, ToolError, check_shape
 from servelab.project import matrix_dir, notes_file
 from servelab.tables import read_named, require
 
@@ -52,6 +56,11 @@ class Variant:
     # Server and k6 on disjoint CPUs (cpus.plan); off where the server mostly waits and
     # k6's burst needs every CPU.
     pin: bool = True
+    # The variant names its own worker counts (e.g. a server that runs one process
+    # whatever it is told): `--workers` leaves them alone.
+    own_workers: bool = False
+    # Load tools run beside k6 on each of its cells (bench.tools.TOOLS).
+    tools: tuple[str, ...] = ()
 
     def endpoints_for(self, form: str) -> tuple[Endpoint, ...]:
         return self.endpoints.get(form, ())
@@ -103,6 +112,20 @@ class Matrix:
     # `[report] columns`: the per-server tables' columns (report.COLUMNS) instead of the
     # default set.
     columns: tuple[str, ...] = ()
+
+    def with_workers(self, counts: Sequence[int]) -> Matrix:
+        """The matrix with `counts` workers in every form for each variant that takes the
+        matrix's worker counts; variants that name their own keep them."""
+        chosen = tuple(counts)
+        return replace(
+            self,
+            variants=tuple(
+                variant
+                if variant.own_workers
+                else replace(variant, workers=dict.fromkeys(FORMS, chosen))
+                for variant in self.variants
+            ),
+        )
 
     def load(self, form: str, shape: str | None = None) -> Load:
         """The form's default load, or that of the named shape."""
@@ -235,15 +258,25 @@ def _variant_endpoints(
     return chosen
 
 
+def _tools(raw: Any, where: str) -> tuple[str, ...]:
+    names = [raw] if isinstance(raw, str) else list(raw)
+    unknown = [name for name in names if name not in TOOLS]
+    if unknown:
+        raise MatrixError(f"{where}: unknown tool {unknown[0]!r} (known: {', '.join(TOOLS)})")
+    return tuple(dict.fromkeys(names))
+
+
 def _variant(
     name: str,
     raw: Mapping[str, Any],
     sets: Mapping[str, tuple[Endpoint, ...]],
     pin: bool,
     workers: Mapping[str, Sequence[int]] | None,
+    tools: Sequence[str],
 ) -> Variant:
-    """A variant; `workers` and `pin` are the matrix's, unless it names its own."""
+    """A variant; `workers`, `pin` and `tools` are the matrix's, unless it names its own."""
     where = f"variants.{name}"
+    own_workers = "workers" in raw
     workers = raw.get("workers", workers)
     if workers is None:
         raise MatrixError(f"{where}: missing `workers` (and the matrix names none)")
@@ -260,36 +293,70 @@ def _variant(
         env=_strings(raw.get("env", {})),
         shape=raw.get("shape"),
         pin=bool(raw.get("pin", pin)),
+        own_workers=own_workers,
+        tools=_tools(raw.get("tools", tools), where),
     )
 
 
-def _side(raw: Mapping[str, Any]) -> Side:
+def _part(raw: Mapping[str, Any], where: str) -> Part:
+    workers = raw.get("workers")
+    return Part(
+        variant=_require(raw, "variant", where),
+        endpoint=_require(raw, "endpoint", where),
+        workers=int(workers) if workers is not None else None,
+    )
+
+
+def _side(raw: Mapping[str, Any], where: str) -> Side:
+    """A ratio's side; a denominator `sum = [{variant, endpoint, workers}, ...]` is the
+    sum of those cells' metric ("{variant}" in a part: the numerator's variant)."""
     variants = raw.get("variants")
     workers = raw.get("workers")
     metric = raw.get("metric")
     if metric is not None and metric not in METRICS:
-        raise MatrixError(f"ratio side: unknown metric {metric!r} (known: {', '.join(METRICS)})")
+        raise MatrixError(f"{where}: unknown metric {metric!r} (known: {', '.join(METRICS)})")
+    parts = tuple(_part(part, f"{where}.sum") for part in raw.get("sum", ()))
+    if parts and set(raw) - {"sum"}:
+        raise MatrixError(f"{where}: a `sum` names its cells in its parts, nothing beside it")
     return Side(
         variants=tuple(variants) if variants else None,
         endpoint=raw.get("endpoint"),
         setting=raw.get("setting"),
         workers=int(workers) if workers is not None else None,
         metric=metric,
+        endpoints=tuple(raw.get("endpoints", ())),
+        sum=parts,
     )
 
 
 def _ratio(item: Mapping[str, Any]) -> RatioSpec:
     name = _require(item, "name", "ratios")
+    where = f"ratio {name!r}"
     metric = item.get("metric", "ok_rps")
     if metric not in METRICS:
         known = ", ".join(METRICS)
-        raise MatrixError(f"ratio {name!r}: unknown metric {metric!r} (known: {known})")
-    denominator = item.get("denominator")
+        raise MatrixError(f"{where}: unknown metric {metric!r} (known: {known})")
+    raw_denominator = item.get("denominator")
+    numerator = _side(_require(item, "numerator", "ratios"), f"{where} numerator")
+    denominator = (
+        _side(raw_denominator, f"{where} denominator") if raw_denominator is not None else None
+    )
+    if numerator.sum or (denominator is not None and denominator.endpoints):
+        raise MatrixError(f"{where}: only a denominator sums, only a numerator lists endpoints")
+    if numerator.endpoint is not None and numerator.endpoints:
+        raise MatrixError(f"{where}: numerator names `endpoint` or `endpoints`, not both")
+    if denominator is not None and denominator.sum:
+        if metric not in ADDITIVE:
+            raise MatrixError(
+                f"{where}: {metric} does not add up; a sum needs one of {sorted(ADDITIVE)}"
+            )
+        if not numerator.tops[0]:
+            raise MatrixError(f"{where}: a ratio over a sum names its numerator's endpoint(s)")
     return RatioSpec(
         name=name,
         about=item.get("about", ""),
-        numerator=_side(_require(item, "numerator", "ratios")),
-        denominator=_side(denominator) if denominator is not None else None,
+        numerator=numerator,
+        denominator=denominator,
         metric=metric,
         shown=bool(item.get("table", True)),
     )
@@ -341,10 +408,28 @@ def _check_names(
         if unknown:
             raise MatrixError(f"goal {goal.goal!r} names unknown variants {sorted(unknown)}")
     for ratio in ratios:
+        named = {*(ratio.numerator.variants or ())}
         for side in (ratio.numerator, ratio.denominator or Side()):
-            unknown = set(side.variants or ()) - variants
-            if unknown:
-                raise MatrixError(f"ratio {ratio.name!r} names unknown variants {sorted(unknown)}")
+            named |= {*(side.variants or ())}
+            named |= {*_part_variants(ratio, side)}
+        unknown = named - variants
+        if unknown:
+            raise MatrixError(f"ratio {ratio.name!r} names unknown variants {sorted(unknown)}")
+
+
+def _part_variants(ratio: RatioSpec, side: Side) -> list[str]:
+    """The variants a sum's parts name, "{variant}" written out for each numerator one."""
+    names = []
+    for part in side.sum:
+        if THE_VARIANT not in part.variant:
+            names.append(part.variant)
+            continue
+        if not ratio.numerator.variants:
+            raise MatrixError(
+                f"ratio {ratio.name!r}: a part naming {THE_VARIANT} needs the numerator's variants"
+            )
+        names += [part.key(variant, 0)[0] for variant in ratio.numerator.variants]
+    return names
 
 
 def _loads(raw: Tables, where: str, shape: str = "wrk") -> dict[str, Load]:
@@ -374,7 +459,7 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
     sets = _endpoints(_require(raw, "endpoints", family), load, shapes)
     pin = bool(raw.get("pin", True))
     variants = tuple(
-        _variant(name, table, sets, pin, raw.get("workers"))
+        _variant(name, table, sets, pin, raw.get("workers"), _tools(raw.get("tools", ()), family))
         for name, table in _require(raw, "variants", family).items()
     )
     ratios = tuple(_ratio(item) for item in raw.get("ratios", []))
@@ -398,7 +483,12 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         columns=tuple(raw.get("report", {}).get("columns", ())),
     )
     for form in matrix.loads:
-        matrix.cells(form)
+        for cell in matrix.cells(form):
+            for tool in cell.variant.tools:
+                try:
+                    check_shape(tool, cell.load, f"variants.{cell.variant.name} ({form})")
+                except ToolError as error:
+                    raise MatrixError(str(error)) from error
     return matrix
 
 

@@ -1,5 +1,6 @@
-"""A benchmark run as Markdown: machine, goals, ratios, per-server tables beside the
-write-up's figures, and the exact commands."""
+"""A benchmark run as Markdown: the answers to the write-up's questions, machine and
+options, goals, ratios, per-server tables beside the write-up's figures, and the exact
+commands."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from servelab.bench.errors import BenchError
+from servelab.bench.findings import Answer, answers
 from servelab.bench.matrix import Matrix
 from servelab.bench.ratios import GoalResult, RatioSpec, RatioValue, goal_results, ratio_values
 from servelab.bench.results import BenchRun, CellResult
-from servelab.bench.summary import ERROR_KINDS, Measurement
+from servelab.bench.summary import CPU_US, ERROR_KINDS, Measurement
+from servelab.bench.tools import ToolResult
 from servelab.bench.writeup import Figure, WriteUp
 
 _DASH = "—"
@@ -36,9 +39,9 @@ def _workers(workers: int) -> str:
 
 
 def _amount(spec: RatioSpec | None, value: float) -> str:
-    """A ratio as `1.23×`; a plain metric as it is."""
+    """A ratio as `1.23×`; a plain metric as it is (CPU per request in whole µs)."""
     if spec is not None and spec.plain:
-        return f"{value:g}"
+        return f"{value:.0f} µs" if spec.metric == CPU_US else f"{value:g}"
     return f"{value:.2f}×"
 
 
@@ -72,6 +75,7 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
                 write_up.payload,
             )
         )
+    rows += _options(run)
     rows.append(
         (
             "other work",
@@ -81,6 +85,73 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
         )
     )
     return ["## Machine", "", *_table(["", "this run", "write-up"], rows)]
+
+
+def _shared(cell: CellResult) -> bool:
+    """Whether k6 ran on CPUs the server also ran on (cpus.Pinning.describe's words)."""
+    return "not pinned" in cell.pinning or "sharing" in cell.pinning
+
+
+def _options(run: BenchRun) -> list[tuple[str, str, str]]:
+    """The command line's choices, and where k6 and the server shared CPUs."""
+    given = " ".join(
+        f"--{name} {run.options[name]}"
+        for name in ("target", "workers", "cpus")
+        if name in run.options
+    )
+    used = ", ".join(
+        f"{who} on CPU {run.options[key]}"
+        for who, key in (("server", "cpus_server"), ("k6", "cpus_k6"))
+        if key in run.options
+    )
+    rows = [("options", given or "none: the matrix's workers, the stack started here", _DASH)]
+    if "target" in run.options:
+        rows.append(
+            (
+                "target",
+                f"load sent to {run.options['target']}, a stack already up elsewhere: "
+                "no server CPU measured",
+                _DASH,
+            )
+        )
+    shared = sum(_shared(cell) for cell in run.cells)
+    apart = f"apart in {len(run.cells) - shared} of {len(run.cells)} cells"
+    where = f"{used}; " if used else ""
+    rows.append(
+        (
+            "k6 and server CPUs",
+            f"{where}{apart}"
+            + (f", shared in {shared} (marked *shared* in the k6 column)" if shared else ""),
+            _DASH,
+        )
+    )
+    logs = _access_logs(run)
+    if logs:
+        rows.append(("access logs", logs, _DASH))
+    return rows
+
+
+# The flags that switch a server's access log (uvicorn's, gunicorn's, granian's).
+_LOG_FLAGS = {"--no-access-log": False, "--access-log": True, "--access-logfile": True}
+
+
+def _access_logs(run: BenchRun) -> str:
+    """Where the recorded server commands say whether they log each request."""
+    said: dict[str, bool] = {}
+    for cell in run.cells:
+        for name, argv in cell.commands.items():
+            flags = [
+                _LOG_FLAGS[arg.split("=")[0]] for arg in argv if arg.split("=")[0] in _LOG_FLAGS
+            ]
+            if flags:
+                said[name] = flags[-1]
+    if not said:
+        return ""
+    on = sorted(name for name, logging in said.items() if logging)
+    off = sorted(name for name, logging in said.items() if not logging)
+    parts = [f"on in {', '.join(on)}"] if on else []
+    parts += [f"off in {', '.join(off)}"] if off else []
+    return "; ".join(parts) + " (the server's command line)"
 
 
 def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
@@ -162,9 +233,11 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
         "## Ratios",
         "",
         "A metric of one cell (successful requests/s unless the ratio says otherwise) over "
-        "another cell's, or over one of the cell's own settings, both measured in this run; "
-        "an unnamed endpoint means every endpoint both sides ran, combined as a geometric "
-        "mean. A ratio without a denominator is the metric itself.",
+        "another cell's, over the sum of several cells' (a floor), or over one of the cell's "
+        "own settings, all measured in this run; an unnamed endpoint means every endpoint "
+        "both sides ran, combined as a geometric mean. A ratio without a denominator is the "
+        "metric itself. A CPU ratio (server CPU per request, cpu_us) is a cost: below 1 the "
+        "numerator spends less, and among several denominators the cheapest is the limit.",
         "",
         *(_table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
         *about,
@@ -205,7 +278,12 @@ class Column:
 
 
 def _k6(cell: CellResult, m: Measurement) -> str:
-    return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%})"
+    shared = ", *shared*" if _shared(cell) else ""
+    return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%}{shared})"
+
+
+def _cpu_us(value: float | None) -> str:
+    return _DASH if value is None else f"{value:.0f}"
 
 
 # Every column a per-server table can have; `[report] columns` picks some, in order, and
@@ -226,6 +304,7 @@ COLUMNS: Mapping[str, Column] = {
         "total s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
     ),
     "rps": Column("req/s", lambda c, m: f"{m.rps:.1f}", lambda f: _number(f.rps, 2)),
+    "cpu": Column("CPU µs/req", lambda c, m: _cpu_us(c.cpu_us_per_request), lambda f: _DASH),
     "success": Column(
         "success",
         lambda c, m: _ratio_of(m.success_ratio),
@@ -261,7 +340,19 @@ COLUMNS: Mapping[str, Column] = {
     "k6": Column("k6 CPU s (load)", _k6, lambda f: _DASH),
 }
 # wrk's figures; `total` joins them after req/s when a shape is counted (hey's Total).
-DEFAULT_COLUMNS = ("requests", "rps", "avg", "p50", "p75", "p90", "p99", "max", "errors", "k6")
+DEFAULT_COLUMNS = (
+    "requests",
+    "rps",
+    "cpu",
+    "avg",
+    "p50",
+    "p75",
+    "p90",
+    "p99",
+    "max",
+    "errors",
+    "k6",
+)
 # Where a failed cell's error goes: the first of these the table has, else its last column.
 _FAILURE_COLUMNS = ("errors", "statuses")
 
@@ -278,7 +369,35 @@ def _chosen(matrix: Matrix, totals: bool) -> list[str]:
             f"{matrix.family}: [report] columns names unknown {unknown} "
             f"(known: {', '.join(COLUMNS)})"
         )
-    return list(matrix.columns)
+    names = list(matrix.columns)
+    # CPU per request sits beside requests/s in every table.
+    if "cpu" not in names and "rps" in names:
+        names.insert(names.index("rps") + 1, "cpu")
+    return names
+
+
+# What a wrk or ab run of a cell fills in; its other columns stay empty.
+_TOOL_COLUMNS: Mapping[str, Callable[[ToolResult], str]] = {
+    "requests": lambda t: str(t.requests),
+    "rps": lambda t: f"{t.rps:.1f}",
+    "cpu": lambda t: _cpu_us(t.cpu_us_per_request),
+    "p50": lambda t: _ms(t.p50_ms),
+    "p99": lambda t: _ms(t.p99_ms),
+    "errors": lambda t: str(t.errors),
+    "statuses": lambda t: str(t.errors),
+}
+
+
+def _tool_rows(cell: CellResult, names: Sequence[str]) -> list[list[str]]:
+    """The write-up's own tool (wrk, ab) on the same cell, beside k6's row."""
+    return [
+        [
+            cell.endpoint,
+            f"{tool.tool}, {_workers(cell.workers)}",
+            *(_TOOL_COLUMNS[n](tool) if n in _TOOL_COLUMNS else _DASH for n in names),
+        ]
+        for tool in cell.tools
+    ]
 
 
 def _our_row(cell: CellResult, names: Sequence[str]) -> list[str]:
@@ -299,7 +418,9 @@ def _variant_rows(
     """A variant's rows, endpoint by endpoint, the write-up's figures beside ours."""
     rows = []
     for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
-        rows += [_our_row(c, names) for c in cells if c.endpoint == endpoint]
+        for cell in cells:
+            if cell.endpoint == endpoint:
+                rows += [_our_row(cell, names), *_tool_rows(cell, names)]
         if write_up_server is None:
             continue
         for workers in write_up.workers(write_up_server):
@@ -328,13 +449,19 @@ def _server_tables(
         "",
         "Requests are those of the measured phase, after the warm-up of a timed shape "
         "(wrk's); latency is k6's http_req_duration (sending + waiting + receiving), like "
-        f"wrk's.{counted} Errors by kind: {', '.join(ERROR_KINDS)}. k6 CPU is the CPU time "
-        "k6 itself used in the cell, and in brackets its share of what the CPUs it ran on "
-        "could give: near 100%, k6 rather than the server set the pace of that cell.",
+        f"wrk's.{counted} Errors by kind: {', '.join(ERROR_KINDS)}. CPU µs/req is the CPU "
+        "time every process of the server under test spent in the measured phase over the "
+        "requests it completed: a cost that does not depend on the load generator. k6 CPU "
+        "is the CPU time k6 itself used in the cell, and in brackets its share of what the "
+        "CPUs it ran on could give: near 100%, k6 rather than the server set the pace of "
+        "that cell; *shared*: k6 ran on CPUs the server used too. Rows named wrk or ab are "
+        "the write-up's own tool run against the same cell after k6.",
         "",
     ]
     if "rps" in charts:
         lines += [f"![requests/s per endpoint and server]({charts['rps']})", ""]
+    if "cpu" in charts:
+        lines += [f"![server CPU per request per endpoint and server]({charts['cpu']})", ""]
     if "total" in charts:
         lines += [f"![total time per endpoint and server]({charts['total']})", ""]
     for variant in matrix.variants:
@@ -388,6 +515,43 @@ def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
     return lines
 
 
+def _write_up_charts(charts: Mapping[str, str], write_up: WriteUp) -> list[str]:
+    """The write-up's tables drawn beside ours, each side over its own run's reference."""
+    drawn = [
+        (f"requests/s against workers: this run and {write_up.citation}", path)
+        if key == "workers"
+        else (f"{key.removeprefix('write-up:')}: each row over the reference row", path)
+        for key, path in charts.items()
+        if key == "workers" or key.startswith("write-up:")
+    ]
+    if not drawn:
+        return []
+    lines = [
+        "## Beside the write-up",
+        "",
+        "Each chart is one table of the write-up, its figures and ours side by side as "
+        "ratios to a reference row measured in the same run (the write-up's fastest row "
+        "that this run has too): absolute figures from two machines never share an axis.",
+        "",
+    ]
+    for caption, path in drawn:
+        lines += [f"![{caption}]({path})", ""]
+    return lines
+
+
+def _summary(found: Sequence[Answer]) -> list[str]:
+    if not found:
+        return []
+    return [
+        "## Summary",
+        "",
+        "The write-up's questions, answered by this run's figures (the ratios below).",
+        "",
+        *(f"- **{a.question}** {a.answer} — {a.figures}." for a in found),
+        "",
+    ]
+
+
 def render(run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]) -> str:
     ratio_lines, measured = _ratios(run, matrix, write_up)
     failed = [cell for cell in run.cells if cell.measurement is None]
@@ -396,20 +560,22 @@ def render(run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str
         f"# {matrix.title}",
         "",
         f"Written by `servelab bench {matrix.family} --{run.form}` (started {run.started}, "
-        f"{len(run.cells)} cells in {run.wall_s:.0f} s); `servelab report {matrix.family}` "
-        f"renders it again from [{matrix.family}.json]({matrix.family}.json). The write-up's "
-        f"figures are from `{write_up.seed}`: {write_up.title}.",
+        f"{len(run.cells)} cells in {run.wall_s:.0f} s) on {run.machine.cpu_model}, "
+        f"{run.machine.cpus} CPUs; `servelab report {matrix.family}` renders it again from "
+        f"[{matrix.family}.json]({matrix.family}.json). The write-up: {write_up.citation}.",
         "",
-        "Compare ratios measured in one run, not absolute figures across machines or runs: "
-        "k6 spends several times the CPU per request that wrk does, and here it shares the "
-        "machine with the server.",
+        *_summary(answers(run, specs, measured)),
+        "Compare ratios measured in one run, and CPU per request, not requests/s across "
+        "machines or runs: k6 spends several times the CPU per request that wrk does, and "
+        "may share the machine with the server.",
         "",
     ]
     if failed:
         lines += [f"**{len(failed)} cell(s) failed**; see the errors column.", ""]
     lines += _machine(run, write_up)
-    lines += _goals(goal_results(matrix.goals, measured), specs)
+    lines += _goals(goal_results(matrix.goals, measured, specs), specs)
     lines += ratio_lines
+    lines += _write_up_charts(charts, write_up)
     if matrix.notes:
         lines += ["## Notes", "", matrix.notes, ""]
     lines += _server_tables(run, matrix, write_up, charts)

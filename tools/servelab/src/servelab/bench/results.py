@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from servelab.bench.cpu_time import per_request_us
 from servelab.bench.load import Load
 from servelab.bench.machine import Machine
 from servelab.bench.matrix import WORKERS_ENV
 from servelab.bench.ratios import Key
-from servelab.bench.summary import Measurement
+from servelab.bench.summary import CPU_US, Measurement
+from servelab.bench.tools import ToolResult
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,21 @@ class CellResult:
     # The most connections the stack held to its databases on the machine's MariaDB while
     # k6 ran (bench.dbwatch); None where it has none, or for results saved before.
     db_connections: int | None = None
+    # CPU seconds (user + system, children reaped included) of every process of the service
+    # under test during the measured k6 run (bench.cpu_time), and how many processes its
+    # groups held; None where not measured (a --target run, or results saved before).
+    server_cpu_s: float | None = None
+    server_processes: int | None = None
+    # The write-ups' own tools run on the same cell right after k6 (bench.tools).
+    tools: tuple[ToolResult, ...] = ()
+    # The base URL of a stack that was already up (--target); None for a local stack.
+    target: str | None = None
+
+    @property
+    def cpu_us_per_request(self) -> float | None:
+        """Server CPU microseconds per completed request of the measured run."""
+        requests = self.measurement.requests if self.measurement is not None else None
+        return per_request_us(self.server_cpu_s, requests)
 
     @property
     def key(self) -> Key:
@@ -61,15 +78,17 @@ class BenchRun:
     payload_size: int
     k6_command: str
     cells: tuple[CellResult, ...]
+    # The command line's choices: "target", "workers", "cpus" as given, and "cpus_server",
+    # "cpus_k6" as used.
+    options: Mapping[str, str] = field(default_factory=dict)
 
     def values(self, metric: str = "ok_rps") -> dict[Key, float]:
-        """One metric (successful requests/s by default) of every cell that ran, keyed
-        for ratios."""
+        """One metric (successful requests/s by default; CPU_US: the server's CPU
+        microseconds per request) of every cell that ran, keyed for ratios."""
         return {
             cell.key: value
             for cell in self.cells
-            if cell.measurement is not None
-            and (value := cell.measurement.metric(metric)) is not None
+            if cell.measurement is not None and (value := _metric(cell, metric)) is not None
         }
 
     def settings(self) -> dict[Key, Mapping[str, str]]:
@@ -90,6 +109,12 @@ class BenchRun:
         return sum(cell.k6_cpu_s for cell in self.cells)
 
 
+def _metric(cell: CellResult, metric: str) -> float | None:
+    if metric == CPU_US:
+        return cell.cpu_us_per_request
+    return cell.measurement.metric(metric) if cell.measurement is not None else None
+
+
 def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:
     """A saved cell; one saved before cells had loads and settings of their own ran the
     run's load with only the number of workers set."""
@@ -100,6 +125,9 @@ def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:
             "measurement": Measurement(**measured) if measured is not None else None,
             "load": Load(**raw["load"]) if raw.get("load") else load,
             "settings": raw.get("settings") or {WORKERS_ENV: str(raw["workers"])},
+            "tools": tuple(
+                ToolResult(**{**tool, "argv": list(tool["argv"])}) for tool in raw.get("tools", ())
+            ),
         }
     )
 

@@ -1,34 +1,52 @@
-"""Run a benchmark matrix cell by cell: start the stack, warm up and measure with k6, stop."""
+"""Run a benchmark matrix cell by cell: start the stack, warm up and measure with k6, stop.
+
+The warm-up is a k6 run of its own, before the measured one: the server's CPU time
+(bench.cpu_time) is read right before and right after the measured run, so it covers that
+run alone, with no clock to guess where a single run's warm-up ended (k6 starts its VUs
+only after its init phase, which takes a variable while). The measured run opens its
+connections afresh, as wrk does, and runs its script's setup() again (download.js stores
+its file once more: one request in the window among thousands). With a target (--target
+URL) only the load runs, against a stack that is already up elsewhere: no local stack, and
+no server CPU time.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import secrets
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from servelab.bench.cpus import Pinning, available_cpus, plan
+from servelab.bench import cpu_time
+from servelab.bench.cpus import Pinning, available_cpus, cpu_list, plan
 from servelab.bench.dbwatch import ConnectionWatch
+from servelab.bench.errors import BenchError
 from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.load import Load
 from servelab.bench.machine import this_machine
 from servelab.bench.matrix import Cell, Matrix
 from servelab.bench.payload import write_payload
 from servelab.bench.progress import Progress
 from servelab.bench.results import BenchRun, CellResult
-from servelab.bench.summary import Measurement, SummaryError, measurement
+from servelab.bench.summary import Measurement, measurement
+from servelab.bench.tool_requests import Source, tool_request
+from servelab.bench.tools import ToolResult, run_tool, tool_argv
 from servelab.project import LOADTESTS
 from servelab.project import work_dir as project_work_dir
 from servelab.stack import Stack, StackError
 
-# Starting and stopping a stack plus k6's own start, per cell, for the first time estimate.
-_OVERHEAD_S = 3.5
+# Starting and stopping a stack plus k6's two starts (warm-up, measured run), per cell, for
+# the first time estimate.
+_OVERHEAD_S = 4.5
 # How long k6 may run past its load before it counts as hung.
 _K6_GRACE_S = 90.0
 # The scripts fail a run on a single failed request or check (lib/options.js); a cell
@@ -45,6 +63,13 @@ class Context:
     payload_file: Path | None
     k6: str
     cpus: Sequence[int]
+    # --cpus: the server's and k6's CPUs for every cell, instead of cpus.plan's.
+    pinning: Pinning | None = None
+    # --target: the base URL of a stack already up elsewhere; None runs a local stack.
+    target: str | None = None
+    # The bearer token the stacks require for writes and k6 sends (docs/security.md):
+    # API_TOKEN from the environment (a --target stack's), else one made for this run.
+    api_token: str = ""
 
 
 def _slug(index: int, cell: Cell) -> str:
@@ -52,16 +77,19 @@ def _slug(index: int, cell: Cell) -> str:
     return f"{index + 1:03d}-{cell.variant.name}-w{cell.workers}-{name}"
 
 
-def k6_env(cell: Cell, base_url: str, summary: Path, payload: Path | None) -> dict[str, str]:
+def k6_env(
+    cell: Cell, base_url: str, summary: Path, payload: Path | None, load: Load | None = None
+) -> dict[str, str]:
     """The script's environment: the service, the settings its server started with (a
     script may check the answers against them, e.g. WAITING_TIME), the endpoint's own
-    variables, the load shape, and where the summary goes."""
+    variables, the load shape (the cell's, or `load`: one phase of it), and where the
+    summary goes."""
     env = {
         "BASE_URL": base_url,
         **RECORD_FAILURES,
         **cell.server_env,
         **cell.endpoint.env,
-        **cell.load.k6_env(),
+        **(load or cell.load).k6_env(),
     }
     if payload is not None:
         env["PAYLOAD_FILE"] = str(payload)
@@ -77,8 +105,11 @@ def _tail(path: Path, lines: int = 15) -> str:
 class _Measured:
     measurement: Measurement
     k6: K6Run
-    commands: dict[str, list[str]]
+    commands: Mapping[str, Sequence[str]]
     db_connections: int | None
+    server_cpu_s: float | None
+    server_processes: int | None
+    tools: tuple[ToolResult, ...]
 
 
 def _commands(stack: Stack) -> dict[str, list[str]]:
@@ -99,34 +130,103 @@ def _copy_payload(ctx: Context, stack: Stack) -> None:
         shutil.copyfile(ctx.payload_file, volume / payload.name)
 
 
-def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning, stack: Stack) -> _Measured:
-    _copy_payload(ctx, stack)
-    summary = ctx.work_dir / f"{slug}.summary.json"
-    log = ctx.work_dir / f"{slug}.k6.log"
-    env = {
-        **k6_env(cell, stack.url(cell.variant.service), summary, ctx.payload_file),
-        "API_TOKEN": stack.api_token,
-    }
-    argv = k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env)
-    with ConnectionWatch(stack) as watch:
-        run = run_k6(
-            argv,
-            cwd=ctx.project_dir,
-            log=log,
-            timeout_s=cell.load.seconds + _K6_GRACE_S,
-            cpus=pinning.client,
-        )
+def _k6(
+    ctx: Context, cell: Cell, load: Load, base_url: str, name: str, pinning: Pinning
+) -> tuple[Path, K6Run]:
+    """One k6 run of the cell with `load`: its summary's path and k6's own figures."""
+    summary = ctx.work_dir / f"{name}.summary.json"
+    log = ctx.work_dir / f"{name}.k6.log"
+    env = {**k6_env(cell, base_url, summary, ctx.payload_file, load), "API_TOKEN": ctx.api_token}
+    run = run_k6(
+        k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env),
+        cwd=ctx.project_dir,
+        log=log,
+        timeout_s=load.seconds + _K6_GRACE_S,
+        cpus=pinning.client,
+    )
     if run.returncode != 0:
         raise K6Error(f"k6 exited with status {run.returncode} (log: {log})\n{_tail(log)}")
-    measured = measurement(json.loads(summary.read_text()), cell.load)
-    return _Measured(measured, run, _commands(stack), watch.peak)
+    return summary, run
+
+
+def _tool(
+    ctx: Context,
+    cell: Cell,
+    tool: str,
+    load: Load,
+    base_url: str,
+    pinning: Pinning,
+    pgids: Collection[int],
+    slug: str,
+) -> ToolResult:
+    """The cell's request sent by `tool` with the measured run's load, the server's CPU
+    time read around it as around k6."""
+    loadtests = ctx.project_dir / LOADTESTS
+    source = Source(base_url, cell.endpoint.env, ctx.payload_file, loadtests, ctx.work_dir)
+    request = tool_request(cell.endpoint.script, source)
+    argv, env = tool_argv(tool, request, load, len(pinning.client or ctx.cpus), LOADTESTS)
+    before = cpu_time.snapshot(pgids)
+    figures = run_tool(
+        argv,
+        env,
+        load,
+        cwd=ctx.project_dir,
+        log=ctx.work_dir / f"{slug}.{tool}.log",
+        cpus=pinning.client,
+    )
+    after = cpu_time.snapshot(pgids)
+    work_dir = str(ctx.work_dir)
+    shown = [f"{key}={value}" for key, value in env.items()] + argv
+    return ToolResult(
+        tool=tool,
+        argv=[arg.replace(work_dir, "<work dir>") for arg in shown],
+        requests=figures.requests,
+        rps=figures.rps,
+        p50_ms=figures.p50_ms,
+        p99_ms=figures.p99_ms,
+        errors=figures.errors,
+        server_cpu_s=round(cpu_time.spent(before, after), 3) if pgids else None,
+    )
+
+
+def _load(
+    ctx: Context,
+    cell: Cell,
+    slug: str,
+    pinning: Pinning,
+    base_url: str,
+    stack: Stack | None,
+) -> _Measured:
+    """Warm up, then the measured k6 run with the stack's CPU time read around it."""
+    warmup, measured = cell.load.phases()
+    if warmup is not None:
+        _k6(ctx, cell, warmup, base_url, f"{slug}.warmup", pinning)
+    pgids: Collection[int] = stack.process_groups().values() if stack is not None else ()
+    watch = ConnectionWatch(stack) if stack is not None else None
+    before = cpu_time.snapshot(pgids)
+    with watch or nullcontext():
+        summary, run = _k6(ctx, cell, measured, base_url, slug, pinning)
+    after = cpu_time.snapshot(pgids)
+    tools = tuple(
+        _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug)
+        for tool in cell.variant.tools
+    )
+    return _Measured(
+        measurement=measurement(json.loads(summary.read_text()), measured),
+        k6=run,
+        commands=_commands(stack) if stack is not None else {},
+        db_connections=watch.peak if watch is not None else None,
+        server_cpu_s=round(cpu_time.spent(before, after), 3) if stack is not None else None,
+        server_processes=cpu_time.seen(before, after) if stack is not None else None,
+        tools=tools,
+    )
 
 
 def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
     return Stack(
         cell.variant.profile,
         only=[cell.variant.service],
-        env=cell.server_env,
+        env={**cell.server_env, "API_TOKEN": ctx.api_token},
         cpus=pinning.server,
         project_dir=ctx.project_dir,
         # Every cell's volumes in one directory on the project's disk: new directories
@@ -137,9 +237,37 @@ def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
     )
 
 
+def _pinning(ctx: Context, cell: Cell) -> Pinning:
+    """--cpus where given (k6's part only against a target), else the plan's for a
+    variant that pins."""
+    if ctx.target is not None:
+        return Pinning(None, ctx.pinning.client if ctx.pinning else None)
+    if ctx.pinning is not None:
+        return ctx.pinning
+    return plan(ctx.cpus, cell.workers) if cell.variant.pin else Pinning(None, None)
+
+
+def _describe(ctx: Context, pinning: Pinning) -> str:
+    if ctx.target is None:
+        return pinning.describe()
+    where = f"CPU {cpu_list(pinning.client)}" if pinning.client else "every CPU"
+    return f"server at {ctx.target} (not this machine's), k6 on {where}"
+
+
+def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning) -> _Measured:
+    if ctx.target is not None:
+        return _load(ctx, cell, slug, pinning, ctx.target, None)
+    with (
+        (ctx.work_dir / f"{slug}.server.log").open("w") as server_log,
+        _start(ctx, cell, pinning, server_log) as stack,
+    ):
+        _copy_payload(ctx, stack)
+        return _load(ctx, cell, slug, pinning, stack.url(cell.variant.service), stack)
+
+
 def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
     slug = _slug(index, cell)
-    pinning = plan(ctx.cpus, cell.workers) if cell.variant.pin else Pinning(None, None)
+    pinning = _pinning(ctx, cell)
     started = time.monotonic()
     result = CellResult(
         variant=cell.variant.name,
@@ -147,7 +275,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         endpoint=cell.endpoint.key,
         script=cell.endpoint.script,
         env=dict(cell.endpoint.env),
-        pinning=pinning.describe(),
+        pinning=_describe(ctx, pinning),
         commands={},
         k6_cpu_s=0.0,
         k6_wall_s=0.0,
@@ -156,13 +284,12 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         measurement=None,
         load=cell.load,
         settings=cell.server_env,
+        target=ctx.target,
     )
-    with (ctx.work_dir / f"{slug}.server.log").open("w") as server_log:
-        try:
-            with _start(ctx, cell, pinning, server_log) as stack:
-                measured = _measure(ctx, cell, slug, pinning, stack)
-        except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
-            return replace(result, error=str(failure), wall_s=_since(started))
+    try:
+        measured = _measure(ctx, cell, slug, pinning)
+    except (StackError, BenchError, OSError, ValueError) as failure:
+        return replace(result, error=str(failure), wall_s=_since(started))
     return replace(
         result,
         commands=measured.commands,
@@ -171,6 +298,9 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         wall_s=_since(started),
         measurement=measured.measurement,
         db_connections=measured.db_connections,
+        server_cpu_s=measured.server_cpu_s,
+        server_processes=measured.server_processes,
+        tools=measured.tools,
     )
 
 
@@ -185,17 +315,33 @@ def _outcome(result: CellResult) -> str:
         return f"FAILED: {first}"
     errors = f", {m.error_count} errors" if m.error_count else ""
     total = f", total {m.elapsed_s:.2f} s" if result.load.counted else ""
+    cpu = result.cpu_us_per_request
+    count = result.server_processes
+    processes = f"{count} process" + ("" if count == 1 else "es")
+    server = f"server CPU {cpu:,.0f} µs/request ({processes}); " if cpu is not None else ""
+    tools = "".join(f"\n    {_tool_outcome(tool)}" for tool in result.tools)
     return (
         f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{total}{errors}; "
-        f"k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs)"
+        f"{server}k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs){tools}"
     )
+
+
+def _tool_outcome(tool: ToolResult) -> str:
+    errors = f", {tool.errors} errors" if tool.errors else ""
+    p99 = f", p99 {tool.p99_ms:.1f} ms" if tool.p99_ms is not None else ""
+    cpu = tool.cpu_us_per_request
+    server = f"; server CPU {cpu:,.0f} µs/request" if cpu is not None else ""
+    return f"{tool.tool}: {tool.rps:.1f} req/s{p99}{errors}{server}"
 
 
 def _estimate_s(cells: Sequence[Cell]) -> float | None:
     """Seconds per cell before any has run; None where a counted shape's time is unknown."""
     if not cells or any(cell.load.counted for cell in cells):
         return None
-    return sum(cell.load.seconds for cell in cells) / len(cells) + _OVERHEAD_S
+    per_cell = [
+        cell.load.seconds + cell.load.duration_s * len(cell.variant.tools) for cell in cells
+    ]
+    return sum(per_cell) / len(cells) + _OVERHEAD_S
 
 
 def k6_command_template() -> str:
@@ -206,7 +352,9 @@ def k6_command_template() -> str:
     }
     return (
         " ".join(k6_argv("k6", "loadtests/<script>", env))
-        + "  # plus the server's settings, the endpoint's env and its load shape's"
+        + "  # plus the server's settings, the endpoint's env and its load shape's;"
+        + " a warm-up runs first as a k6 run of its own (DURATION=<warm-up>), and the"
+        + " measured run then has WARMUP=0s"
     )
 
 
@@ -216,7 +364,12 @@ def run_matrix(
     form: str,
     *,
     stream: TextIO = sys.stderr,
+    pinning: Pinning | None = None,
+    target: str | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> BenchRun:
+    """Every cell of the matrix's `form`; `pinning` (--cpus) replaces the plan's, `target`
+    runs the load alone against that URL, and `options` is the command line's record."""
     load = matrix.load(form)
     cells = matrix.cells(form)
     work_dir = project_work_dir(project_dir, "bench", matrix.family)
@@ -231,6 +384,9 @@ def run_matrix(
         payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
         k6=binary,
         cpus=available_cpus(),
+        pinning=pinning,
+        target=target,
+        api_token=os.environ.get("API_TOKEN") or secrets.token_urlsafe(32),
     )
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     load_average = os.getloadavg()[0]
@@ -253,4 +409,5 @@ def run_matrix(
         payload_size=payload.size if payload else 0,
         k6_command=k6_command_template(),
         cells=tuple(results),
+        options=dict(options or {}),
     )

@@ -17,7 +17,9 @@ COUNTED_STATUSES = ("502", "503", "504")
 # Failures a script counts itself (errors_<kind>), where it defines them: wrong_answer is
 # a 2xx whose body is not the expected answer (health-code.js; ab's "Length" failures).
 ANSWER_ERROR_KINDS = ("wrong_answer",)
-# What a ratio or a goal can name (a field or property of Measurement).
+# What a ratio or a goal can name: a field or property of Measurement, or CPU_US, the
+# server's CPU microseconds per request, which the cell holds (BenchRun.values reads it).
+CPU_US = "cpu_us"
 METRICS = (
     "ok_rps",
     "rps",
@@ -40,6 +42,7 @@ METRICS = (
     "p66_ms",
     "p80_ms",
     "p98_ms",
+    CPU_US,
 )
 _MEASURED = "{phase:measure}"
 

@@ -66,6 +66,10 @@ class Run:
     command: str
 
 
+# A write-up that prints no date.
+NO_DATE = "n.d."
+
+
 @dataclass(frozen=True)
 class WriteUp:
     seed: str
@@ -77,6 +81,18 @@ class WriteUp:
     runs: tuple[Run, ...]
     figures: tuple[Figure, ...]
     settings: Mapping[str, str] = field(default_factory=dict)
+    # The year it was written (NO_DATE where it does not say), its title as printed where
+    # ours is a translation, and the language it is written in.
+    year: str = NO_DATE
+    original_title: str | None = None
+    language: str | None = None
+
+    @property
+    def citation(self) -> str:
+        """How a report names it: "*Title* (Year)", never by its file's name."""
+        original = f", {self.original_title}" if self.original_title else ""
+        language = f", in {self.language}" if self.language else ""
+        return f"*{self.title}* ({self.year}{language}{original})"
 
     def figure(self, server: str, workers: int, endpoint: str) -> Figure | None:
         for figure in self.figures:
@@ -142,6 +158,9 @@ def parse_write_up(raw: Mapping[str, Any]) -> WriteUp:
         runs=runs,
         figures=figures,
         settings={str(k): str(v) for k, v in source.get("settings", {}).items()},
+        year=str(source.get("year", NO_DATE)),
+        original_title=source.get("original_title"),
+        language=source.get("language"),
     )
 
 

@@ -30,7 +30,7 @@ from servelab.stack.logs import LogPump, Sink
 from servelab.stack.ports import LOOPBACK, free_port
 from servelab.stack.watchdog import Watchdog
 
-_PLACEHOLDER = re.compile(r"\{(port|volume):([\w.-]+)\}")
+_PLACEHOLDER = re.compile(r"\{(port|volume|tmp):([\w.-]+)\}")
 _BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")
 _POLL = 0.1
 _COMPLETED = "service_completed_successfully"
@@ -125,6 +125,16 @@ class Stack:
     def command(self, service: str) -> list[str]:
         return list(self.running[service].argv)
 
+    def process_groups(self) -> dict[str, int]:
+        """The process group id of every long-running service this stack started, by
+        name: the servers and what they fork, not the one-shots (which have exited) nor
+        the machine's own servers it attached to."""
+        return {
+            name: running.pgid
+            for name, running in self.running.items()
+            if name not in self._one_shots
+        }
+
     def start(self) -> None:
         try:
             project = load_project(self.project_dir, self.profiles, self.env)
@@ -201,19 +211,34 @@ class Stack:
         env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), os.environ["PATH"]))
         env["PYTHONUNBUFFERED"] = "1"
         env.update(service.environment)
-        env.update({key: self._resolve(value) for key, value in service.local.environment.items()})
+        env.update(
+            {key: self._resolve(value, service) for key, value in service.local.environment.items()}
+        )
         if service.local.port_env:
             env[service.local.port_env] = str(self.ports[service.name])
         return env
 
-    def _resolve(self, value: str) -> str:
+    def tmp(self, service: str, name: str) -> Path:
+        """The local stand-in of a path on the service's tmpfs (`{tmp:NAME}`)."""
+        return self.run_dir / "tmp" / service / name
+
+    def _resolve(self, value: str, service: Service) -> str:
         def replace(match: re.Match[str]) -> str:
             kind, name = match.groups()
             if kind == "port":
                 return str(self.port(name))
+            if kind == "tmp":
+                return str(self._fresh_tmp(service.name, name))
             return str(self.volume(name))
 
         return _PLACEHOLDER.sub(replace, value)
+
+    def _fresh_tmp(self, service: str, name: str) -> Path:
+        """An empty directory, as a container's tmpfs is on every start (and restart)."""
+        path = self.tmp(service, name)
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        return path
 
     def _argv(self, service: Service, env: Mapping[str, str]) -> list[str]:
         if service.built:

@@ -1,0 +1,43 @@
+"""The request metrics of every service, by route template (never the raw path, whose
+values are unbounded) and status.
+
+    http_requests_total{method, route, status}          counter
+    http_request_duration_seconds{method, route}        histogram
+    http_requests_in_flight                             gauge, summed over live workers
+"""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from servicekit.metrics import multiprocess
+
+# A request no route matched (a 404 for /anything): one label value, not one per path.
+UNMATCHED = "<unmatched>"
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+# A metric without labels opens its file as it is defined: the directory must exist first.
+multiprocess.ensure_directory()
+
+REQUESTS = Counter("http_requests_total", "HTTP requests answered.", ["method", "route", "status"])
+DURATION = Histogram(
+    "http_request_duration_seconds",
+    "Time from the request's arrival in the app to its last response byte.",
+    ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+IN_FLIGHT = Gauge(
+    "http_requests_in_flight",
+    "Requests being answered now.",
+    multiprocess_mode="livesum",
+)
+
+
+def method_label(method: str) -> str:
+    """The method, or OTHER for one outside the standard set (labels stay bounded)."""
+    return method if method in _METHODS else "OTHER"
+
+
+def record(method: str, route: str | None, status: int, seconds: float) -> None:
+    method = method_label(method)
+    route = route or UNMATCHED
+    REQUESTS.labels(method, route, str(status)).inc()
+    DURATION.labels(method, route).observe(seconds)

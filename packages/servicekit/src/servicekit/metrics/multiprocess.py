@@ -1,0 +1,73 @@
+"""prometheus_client's multiprocess mode: one directory of memory-mapped files per
+server start, shared by its worker processes.
+
+Every process writes its own files (`counter_<pid>.db`, ...) and /metrics, in whichever
+worker answers, merges them all, so a counter counts every worker's requests. Two things
+are left to the server:
+
+- The directory must start empty: files of a previous run would be counted again. The
+  recipes point PROMETHEUS_MULTIPROC_DIR at a tmpfs path in containers (fresh each start)
+  and the local runner at a new directory each start; gunicorn's `on_starting` empties it
+  as well (`prepare_directory`).
+- A dead worker's live gauges (in-flight requests) must be dropped, or its last value
+  stays in the sum. gunicorn calls `mark_process_dead` from `child_exit`; uvicorn
+  --workers, granian, uWSGI and Tornado have no such hook, so every exposition first
+  drops the live gauges of processes that no longer exist (`reap_dead_processes`).
+  Counters and histograms of dead workers are kept: their requests did happen.
+"""
+
+import os
+import re
+from pathlib import Path
+
+from prometheus_client import multiprocess
+
+ENV = "PROMETHEUS_MULTIPROC_DIR"
+# gauge_livesum_1234.db: the live gauges of process 1234.
+_LIVE_GAUGE_FILE = re.compile(r"gauge_live\w+?_(\d+)\.db")
+
+
+def directory() -> Path | None:
+    """The multiprocess directory, or None when this server runs one process."""
+    value = os.environ.get(ENV)
+    return Path(value) if value else None
+
+
+def ensure_directory() -> None:
+    """Create the directory if it is set and missing (a worker may be first to need it)."""
+    path = directory()
+    if path is not None:
+        path.mkdir(parents=True, exist_ok=True)
+
+
+def prepare_directory(path: Path) -> None:
+    """Create `path` and remove the files a previous run left in it (server start only)."""
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink(missing_ok=True)
+
+
+def mark_process_dead(pid: int) -> None:
+    """Drop the live gauges of worker `pid` (gunicorn's child_exit hook calls this)."""
+    path = directory()
+    if path is not None:
+        multiprocess.mark_process_dead(pid, str(path))  # type: ignore[no-untyped-call]
+
+
+def reap_dead_processes(path: Path) -> None:
+    """Drop the live gauges of every process that has exited."""
+    for entry in path.glob("gauge_live*.db"):
+        match = _LIVE_GAUGE_FILE.fullmatch(entry.name)
+        if match and not _alive(int(match.group(1))):
+            pid = int(match.group(1))
+            multiprocess.mark_process_dead(pid, str(path))  # type: ignore[no-untyped-call]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, another user's
+        return True
+    return True

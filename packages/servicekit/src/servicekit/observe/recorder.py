@@ -1,0 +1,55 @@
+"""What both middlewares do when a request ends: count it, log it, and trace it when
+tracing is on (servicekit.tracing)."""
+
+import time
+from collections.abc import Mapping
+
+from servicekit import tracing
+from servicekit.metrics import http
+from servicekit.observe.accesslog import access_logger, log_request
+from servicekit.observe.settings import ObserveSettings
+
+
+class Recorder:
+    def __init__(self, settings: ObserveSettings) -> None:
+        self._logger = access_logger() if settings.access_log else None
+        self.tracing = tracing.ENABLED
+
+    def finish(
+        self,
+        *,
+        method: str,
+        route: str | None,
+        path: str,
+        status: int,
+        seconds: float,
+        size: int,
+        request_id: str,
+        started_ns: int = 0,
+        carrier: Mapping[str, str] | None = None,
+    ) -> None:
+        """`started_ns` (time.time_ns() at arrival) and `carrier` (the request's headers,
+        lower-case) are needed only when `self.tracing` is on."""
+        http.record(method, route, status, seconds)
+        if self.tracing:
+            tracing.record_server_span(
+                method=method,
+                route=route,
+                path=path,
+                status=status,
+                started_ns=started_ns,
+                ended_ns=time.time_ns(),
+                request_id=request_id,
+                carrier=carrier or {},
+            )
+        if self._logger is not None:
+            log_request(
+                self._logger,
+                method=method,
+                route=route,
+                path=path,
+                status=status,
+                seconds=seconds,
+                size=size,
+                request_id=request_id,
+            )

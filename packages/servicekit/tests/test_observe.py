@@ -1,0 +1,194 @@
+"""servicekit.observe and servicekit.metrics in one process: request ids, route templates,
+status labels, the JSON access line, /metrics, and the multiprocess bookkeeping."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from flask import Flask
+
+from servicekit import tracing
+from servicekit.metrics import http, multiprocess
+from servicekit.observe import flask as observe_flask
+from servicekit.observe.accesslog import LOGGER, JsonFormatter
+from servicekit.observe.asgi import ObserveMiddleware
+from servicekit.observe.requestid import request_id
+
+
+def counted(method: str, route: str, status: int) -> float:
+    value = http.REQUESTS.labels(method, route, str(status))._value.get()
+    return float(value)
+
+
+@pytest.fixture
+def access_lines() -> Iterator[io.StringIO]:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logging.getLogger(LOGGER).addHandler(handler)
+    yield stream
+    logging.getLogger(LOGGER).removeHandler(handler)
+
+
+def lines_of(stream: io.StringIO) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+@pytest.fixture
+def fastapi_client() -> TestClient:
+    app = FastAPI()
+    app.add_middleware(ObserveMiddleware)
+
+    @app.get("/items/{item_id}")
+    async def item(item_id: str) -> dict[str, str]:
+        return {"id": item_id}
+
+    @app.get("/boom")
+    async def boom() -> None:
+        raise RuntimeError("boom")
+
+    return TestClient(app, raise_server_exceptions=False)
+
+
+@pytest.mark.parametrize(
+    ("header", "kept"),
+    [("abc-123_x.y:z", True), ("a" * 128, True), ("a" * 129, False), ("a b", False), ("", False)],
+)
+def test_a_request_id_is_the_callers_when_safe(header: str, kept: bool) -> None:
+    chosen = request_id(header)
+    assert (chosen == header) is kept
+    if not kept:
+        assert len(chosen) == 32 and int(chosen, 16) >= 0
+
+
+def test_asgi_counts_by_route_template_and_logs_one_json_line(
+    fastapi_client: TestClient, access_lines: io.StringIO
+) -> None:
+    before = counted("GET", "/items/{item_id}", 200)
+    response = fastapi_client.get("/items/42", headers={"X-Request-ID": "req-1"})
+    assert response.headers["x-request-id"] == "req-1"
+    assert counted("GET", "/items/{item_id}", 200) == before + 1
+    (line,) = lines_of(access_lines)
+    assert line["logger"] == "access"
+    assert {k: line[k] for k in ("method", "route", "path", "status", "request_id")} == {
+        "method": "GET",
+        "route": "/items/{item_id}",
+        "path": "/items/42",
+        "status": 200,
+        "request_id": "req-1",
+    }
+    assert line["bytes"] == len(response.content)
+    assert isinstance(line["duration_ms"], float)
+
+
+def test_asgi_unmatched_paths_share_one_label_and_failures_count_as_500(
+    fastapi_client: TestClient,
+) -> None:
+    unmatched = counted("GET", http.UNMATCHED, 404)
+    failed = counted("GET", "/boom", 500)
+    assert fastapi_client.get("/nowhere/1").status_code == 404
+    assert fastapi_client.get("/boom").status_code == 500
+    assert counted("GET", http.UNMATCHED, 404) == unmatched + 1
+    assert counted("GET", "/boom", 500) == failed + 1
+    assert http.IN_FLIGHT._value.get() == 0
+
+
+def test_asgi_metrics_endpoint_answers_the_exposition_uncounted(
+    fastapi_client: TestClient,
+) -> None:
+    fastapi_client.get("/items/1")
+    metrics = fastapi_client.get("/metrics")
+    assert metrics.status_code == 200
+    assert 'http_requests_total{method="GET",route="/items/{item_id}",status="200"}' in metrics.text
+    assert 'route="/metrics"' not in metrics.text
+
+
+def test_flask_counts_by_url_rule_and_sets_the_response_header(
+    access_lines: io.StringIO,
+) -> None:
+    app = Flask(__name__)
+    observe_flask.install(app)
+
+    @app.get("/objects/<object_id>")
+    def get_object(object_id: str) -> dict[str, str]:
+        return {"id": object_id}
+
+    before = counted("GET", "/objects/<object_id>", 200)
+    with app.test_client() as client, client.get("/objects/7") as response:
+        assert response.status_code == 200
+        generated = response.headers["X-Request-ID"]
+    assert counted("GET", "/objects/<object_id>", 200) == before + 1
+    (line,) = lines_of(access_lines)
+    assert line["route"] == "/objects/<object_id>"
+    assert line["request_id"] == generated
+
+
+def test_access_log_off_writes_nothing_but_still_counts(
+    monkeypatch: pytest.MonkeyPatch, access_lines: io.StringIO
+) -> None:
+    monkeypatch.setenv("ACCESS_LOG", "0")
+    app = FastAPI()
+    app.add_middleware(ObserveMiddleware)
+
+    @app.get("/quiet")
+    async def quiet() -> dict[str, str]:
+        return {}
+
+    before = counted("GET", "/quiet", 200)
+    assert TestClient(app).get("/quiet").status_code == 200
+    assert counted("GET", "/quiet", 200) == before + 1
+    assert access_lines.getvalue() == ""
+
+
+def test_prepare_directory_empties_what_a_previous_run_left(tmp_path: Path) -> None:
+    (tmp_path / "counter_123.db").write_bytes(b"x")
+    (tmp_path / "keep.txt").write_text("not ours")
+    multiprocess.prepare_directory(tmp_path / "metrics")
+    multiprocess.prepare_directory(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt", "metrics"]
+
+
+def test_reaping_drops_the_live_gauges_of_dead_processes_only(tmp_path: Path) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead_pid = int(dead.stdout)
+    names = [
+        f"gauge_livesum_{dead_pid}.db",
+        f"counter_{dead_pid}.db",
+        f"gauge_livesum_{os.getpid()}.db",
+    ]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    multiprocess.reap_dead_processes(tmp_path)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted(names[1:])
+
+
+@pytest.mark.parametrize(
+    ("env", "on"),
+    [
+        ({}, False),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": ""}, False),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, True),
+        ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"}, True),
+        ({"OTEL_TRACES_EXPORTER": "otlp"}, True),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_EXPORTER": "none"}, False),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_SDK_DISABLED": "true"}, False),
+    ],
+)
+def test_tracing_is_on_only_when_the_otel_variables_ask(env: dict[str, str], on: bool) -> None:
+    assert tracing.enabled(env) is on

@@ -1,0 +1,33 @@
+"""The entry editor's own metrics, beside servicekit's request metrics:
+
+entryeditor_cache_lookups_total{outcome}      collocation lookups: local, hit, miss,
+                                              wait, bypass (cache.Outcome)
+entryeditor_compute_call_seconds{method, outcome}
+                                              Thrift calls to the compute service:
+                                              ok, error (a typed answer), unavailable
+entryeditor_compute_breaker_open              1 while any live worker's breaker is
+                                              open or half-open (max over workers)
+"""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from servicekit.metrics import multiprocess
+
+multiprocess.ensure_directory()
+
+CACHE_LOOKUPS = Counter(
+    "entryeditor_cache_lookups_total",
+    "Collocation lookups, by how the cache served them.",
+    ["outcome"],
+)
+COMPUTE_CALLS = Histogram(
+    "entryeditor_compute_call_seconds",
+    "Thrift calls to the compute service, by method and outcome.",
+    ["method", "outcome"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+BREAKER_OPEN = Gauge(
+    "entryeditor_compute_breaker_open",
+    "1 while a worker's circuit breaker to compute is open or half-open.",
+    multiprocess_mode="livemax",
+)

@@ -1,0 +1,90 @@
+"""Metrics, request ids and access logs of the entry editor's recipes: N requests through
+nginx, N counted by the app server with two worker processes (asked on its own port,
+never through nginx, which refuses /metrics), and the id nginx set in the app's log line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from servelab.stack import Stack
+from servelab.testing import scratch_database
+from servelab.testing.metrics import requests_counted
+
+pytestmark = pytest.mark.stack
+
+N = 20
+ROUTE = "/entryeditor/entryeditor/(?P<entry_id>[0-9]{1,9})/?"
+# (profile, nginx in front, the app server: nginx's socket, and SCRAPE_PORT for Prometheus)
+VARIANTS = [
+    ("uwsgi", "entryeditor-nginx", "entryeditor-uwsgi"),
+    ("gunicorn", "entryeditor-gunicorn-nginx", "entryeditor-gunicorn"),
+]
+
+
+class Lines:
+    """A log sink keeping every line the stack's processes write."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.extend(text.splitlines())
+
+    def flush(self) -> None:
+        pass
+
+    def json_of(self, service: str) -> list[dict[str, object]]:
+        found = []
+        for line in self.lines:
+            prefix, _, rest = line.partition(" | ")
+            if prefix.strip() == service and rest.startswith("{"):
+                found.append(json.loads(rest))
+        return found
+
+
+@pytest.fixture(scope="module")
+def database() -> Iterator[str]:
+    with scratch_database("ee_observe_") as name:
+        yield name
+
+
+@pytest.mark.parametrize(("profile", "nginx", "server"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_n_requests_through_nginx_n_counted_and_logged_with_nginx_s_id(
+    starts_servers: None, database: str, profile: str, nginx: str, server: str
+) -> None:
+    env = {
+        "EE_DATABASE": database,
+        "EE_REDIS_DB": "2",
+        "CORPUS_LIMIT": "300",
+        "WEB_CONCURRENCY": "2",
+        "WEB_THREADS": "2",
+    }
+    log = Lines()
+    with Stack(profile, only=[nginx], env=env, log=log) as stack:
+        url = stack.url(nginx)
+
+        def one(pk: int) -> str:
+            response = httpx.get(f"{url}/entryeditor/entryeditor/{pk}", timeout=30)
+            assert response.status_code == 200
+            return response.headers["x-request-id"]
+
+        with ThreadPoolExecutor(4) as pool:
+            ids = list(pool.map(one, range(1, N + 1)))
+        assert httpx.get(url + "/metrics").status_code == 404
+
+        for _ in range(4):  # on the app server's own port, whichever worker answers
+            metrics = httpx.get(stack.url(server) + "/metrics", headers={"Connection": "close"})
+            assert metrics.status_code == 200
+            assert requests_counted(metrics.text, ROUTE) == N
+
+    app_lines = [line for line in log.json_of(server) if line.get("route") == ROUTE]
+    assert sorted(str(line["request_id"]) for line in app_lines) == sorted(ids)
+    nginx_ids = {line["request_id"] for line in log.json_of(nginx)}
+    assert set(ids) <= nginx_ids
+    assert len(set(ids)) == N
+    assert {line["status"] for line in app_lines} == {200}

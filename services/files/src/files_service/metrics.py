@@ -1,0 +1,24 @@
+"""The files service's own metrics, beside servicekit's request metrics:
+
+    files_bytes_stored_total              bytes of every object committed
+    files_bytes_served_total{via}         bytes of whole-object downloads, sent by the app
+                                          ("app") or by nginx on X-Accel-Redirect ("nginx")
+
+HEAD, Range requests (a part of an object) and 304s are not counted as served.
+"""
+
+from prometheus_client import Counter
+
+from servicekit.metrics import multiprocess
+
+multiprocess.ensure_directory()
+
+STORED = Counter("files_bytes_stored_total", "Bytes of the objects committed.")
+SERVED = Counter(
+    "files_bytes_served_total", "Bytes of whole objects sent, by who sent them.", ["via"]
+)
+
+
+def served(size: int, *, via: str, whole: bool) -> None:
+    if whole:
+        SERVED.labels(via).inc(size)

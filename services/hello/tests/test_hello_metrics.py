@@ -1,0 +1,78 @@
+"""Metrics are exact under every multi-process hello server: N requests spread over two
+workers, N counted, whichever worker answers GET /metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+
+import httpx
+import pytest
+
+from servelab.stack import Stack
+from servelab.testing.metrics import get_uwsgi, requests_counted, sample
+
+Serve = Callable[..., AbstractContextManager[Stack]]
+
+N = 20
+# (profile, service): every hello variant that runs several worker processes.
+VARIANTS = [
+    ("gunicorn", "hello-gunicorn-sync"),
+    ("gunicorn", "hello-gunicorn-gthread"),
+    ("gunicorn", "hello-gunicorn-gevent"),
+    ("gunicorn", "hello-gunicorn-uvicorn"),
+    ("uvicorn", "hello-uvicorn"),
+    ("granian", "hello-granian"),
+    ("granian", "hello-granian-wsgi"),
+    ("uwsgi", "hello-uwsgi-http"),
+    ("tornado", "hello-tornado-multi"),
+]
+
+
+def _spread(url: str) -> None:
+    """N requests, each on its own connection and 4 at a time, so both workers take some."""
+
+    def one(_: int) -> int:
+        return httpx.get(url + "/hello", headers={"Connection": "close"}).status_code
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(one, range(N))) == [200] * N
+
+
+def _processes_counting(stack: Stack, service: str) -> set[str]:
+    """The worker pids that wrote request counters (prometheus_client's counter_<pid>.db)."""
+    files = stack.tmp(service, "metrics").glob("counter_*.db")
+    return {path.stem.removeprefix("counter_") for path in files if path.stat().st_size}
+
+
+@pytest.mark.parametrize(("profile", "service"), VARIANTS, ids=[v[1] for v in VARIANTS])
+def test_two_workers_count_every_request(serve: Serve, profile: str, service: str) -> None:
+    with serve(profile, service, {"WEB_CONCURRENCY": "2"}) as stack:
+        url = stack.url(service)
+        _spread(url)
+        for _ in range(4):  # each read may land on either worker: every one sees all N
+            metrics = httpx.get(url + "/metrics", headers={"Connection": "close"})
+            assert metrics.status_code == 200
+            assert metrics.headers["content-type"].startswith("text/plain")
+            assert requests_counted(metrics.text, "/hello") == N
+            assert sample(metrics.text, "http_requests_in_flight") == 0
+            hist = {"route": "/hello", "method": "GET", "le": "+Inf"}
+            assert sample(metrics.text, "http_request_duration_seconds_bucket", hist) == N
+        assert len(_processes_counting(stack, service)) >= 2
+
+
+def test_uwsgi_behind_nginx_counts_on_its_socket(serve: Serve) -> None:
+    """The socket variant, asked over the uwsgi protocol as nginx would, not through nginx."""
+    with serve("uwsgi", "hello-uwsgi", {"WEB_CONCURRENCY": "2"}) as stack:
+        sock = stack.volume("hello-uwsgi-socket") / "hello.sock"
+
+        def one(_: int) -> int:
+            return get_uwsgi(sock, "/hello")[0]
+
+        with ThreadPoolExecutor(4) as pool:
+            assert list(pool.map(one, range(N))) == [200] * N
+        for _ in range(4):
+            status, body = get_uwsgi(sock, "/metrics")
+            assert status == 200
+            assert requests_counted(body.decode(), "/hello") == N
