@@ -26,8 +26,8 @@ __all__ = [
     "control_socket_disable",
     "errorlog",
     "forwarded_allow_ips",
-    "worker_tmp_dir",
     "on_starting",
+    "worker_tmp_dir",
     "workers",
 ]
 
