@@ -162,7 +162,8 @@ def _tool(
     """The cell's request sent by `tool` with the measured run's load, the server's CPU
     time read around it as around k6."""
     loadtests = ctx.project_dir / LOADTESTS
-    source = Source(base_url, cell.endpoint.env, ctx.payload_file, loadtests, ctx.work_dir)
+    endpoint_env = {**cell.endpoint.env, "API_TOKEN": ctx.api_token}
+    source = Source(base_url, endpoint_env, ctx.payload_file, loadtests, ctx.work_dir)
     request = tool_request(cell.endpoint.script, source)
     argv, env = tool_argv(tool, request, load, len(pinning.client or ctx.cpus), LOADTESTS)
     before = cpu_time.snapshot(pgids)
@@ -179,7 +180,8 @@ def _tool(
     shown = [f"{key}={value}" for key, value in env.items()] + argv
     return ToolResult(
         tool=tool,
-        argv=[arg.replace(work_dir, "<work dir>") for arg in shown],
+        # The report shows the command, never the token.
+        argv=[_redact(arg.replace(work_dir, "<work dir>"), ctx.api_token) for arg in shown],
         requests=figures.requests,
         rps=figures.rps,
         p50_ms=figures.p50_ms,
@@ -187,6 +189,10 @@ def _tool(
         errors=figures.errors,
         server_cpu_s=round(cpu_time.spent(before, after), 3) if pgids else None,
     )
+
+
+def _redact(text: str, token: str) -> str:
+    return text.replace(token, "<API_TOKEN>") if token else text
 
 
 def _load(
