@@ -132,6 +132,8 @@ def test_the_app_down_answer_carries_them_too(server: str) -> None:
     assert_hardened(response, 503)
     assert response.headers["retry-after"] == "1"
     assert response.json()["error"]["code"] in {"unavailable", "overloaded"}
+    # Its location has add_header lines of its own, so it repeats observe.inc's request id.
+    assert re.fullmatch(r"[0-9a-f]{32}", response.headers["x-request-id"])
 
 
 @pytest.mark.parametrize("server", sorted(SERVERS), indirect=True)
@@ -160,6 +162,7 @@ def test_writes_past_the_limit_are_a_json_429_and_reads_are_not_limited(
             assert_hardened(limited, 429)
             assert limited.headers["retry-after"] == "1"
             assert limited.json()["error"]["code"] == "too_many_requests"
+            assert re.fullmatch(r"[0-9a-f]{32}", limited.headers["x-request-id"])
             assert client.delete("/anything").status_code == 429
             assert client.get("/anything").status_code == 503
 
