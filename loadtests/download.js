@@ -14,12 +14,13 @@
 // 1.8x more CPU per request on the development machine, and k6 is the bottleneck there.
 //
 // Env: BASE_URL (http://localhost:8000), ENDPOINT (/files/download/stream/async_read),
-// FILE_ID, NO_UPLOAD, EXPECT_SIZE, PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON
-// (lib/summary.js) and the load shape SHAPE, VUS, DURATION, WARMUP, THRESHOLD_FAILED,
-// THRESHOLD_CHECKS (lib/options.js).
+// FILE_ID, NO_UPLOAD, EXPECT_SIZE, API_TOKEN (lib/auth.js: the upload in setup), PAYLOAD_SIZE /
+// PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON (lib/summary.js) and the load shape SHAPE,
+// VUS, DURATION, WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
+import { authHeaders } from './lib/auth.js';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
 import { loadPayload } from './lib/payload.js';
@@ -47,7 +48,7 @@ export function targetUrl(endpoint, id) {
 
 function store() {
   const res = http.post(`${BASE_URL}/files`, PAYLOAD, {
-    headers: { 'Content-Type': 'application/octet-stream' },
+    headers: { 'Content-Type': 'application/octet-stream', ...authHeaders() },
     tags: { phase: 'setup' },
   });
   if (res.status !== 201) {

@@ -22,10 +22,12 @@
 // shape, the requests k6 could not start for want of a free VU (dropped iterations).
 //
 // Env: BASE_URL (http://localhost:8000), NAME (list), ENDPOINT, METHOD, BODY, TIMEOUT (30s),
-// SUMMARY_JSON (lib/summary.js) and the load shape SHAPE, RATE (100), VUS, MAX_VUS,
-// DURATION (5s), WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
+// API_TOKEN (lib/auth.js: the writes), SUMMARY_JSON (lib/summary.js) and the load shape
+// SHAPE, RATE (100), VUS, MAX_VUS, DURATION (5s), WARMUP, THRESHOLD_FAILED,
+// THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
+import { authHeaders } from './lib/auth.js';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
 
@@ -82,6 +84,7 @@ const PARAMS = {
   headers: {
     ...(BODY ? { 'Content-Type': 'application/json' } : {}),
     ...(preset.gzip ? { 'Accept-Encoding': 'gzip' } : {}),
+    ...authHeaders(),
   },
   timeout: __ENV.TIMEOUT || '30s',
   responseType: 'none', // the checks read headers only; keeping bodies costs k6 CPU

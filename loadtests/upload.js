@@ -9,10 +9,11 @@
 // where `{unique}` becomes a name of its own per request (VU and iteration),
 // MODE raw|multipart|base64 (default from ENDPOINT: /files/upload/single* is multipart,
 // /files/upload/raw/json/base64decode is base64, anything else raw), METHOD (POST),
-// PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON (lib/summary.js) and the
+// API_TOKEN (lib/auth.js), PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON (lib/summary.js) and the
 // load shape SHAPE, VUS, DURATION, WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
+import { authHeaders } from './lib/auth.js';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
 import { base64JsonBody, loadPayload, multipartBody, MULTIPART_CONTENT_TYPE } from './lib/payload.js';
@@ -54,7 +55,7 @@ function requestBody(mode, payload) {
 const URL = `${BASE_URL}${ENDPOINT}`;
 const UNIQUE = URL.includes('{unique}');
 const { body, contentType } = requestBody(MODE, loadPayload());
-const HEADERS = { 'Content-Type': contentType };
+const HEADERS = { 'Content-Type': contentType, ...authHeaders() };
 
 export default function () {
   const tags = { phase: phase() };

@@ -2,7 +2,7 @@
 and sets only what differs:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from base import *  # bind, backlog, workers, control socket, logging, metrics hooks
+    from base import *  # bind, backlog, workers, control socket, proxies, logging, metrics hooks
 
 gunicorn execs a config file by path, as a module named __config__, without putting its
 folder on sys.path (gunicorn.app.base.get_config_from_filename), so a config puts it there
@@ -12,18 +12,22 @@ environment variables read here.
 """
 
 import os
+from pathlib import Path
 from typing import Any
 
 from servicekit.metrics import multiprocess
 
 __all__ = [
+    "access_log_format",
     "accesslog",
     "backlog",
     "bind",
     "child_exit",
     "control_socket_disable",
     "errorlog",
+    "forwarded_allow_ips",
     "on_starting",
+    "worker_tmp_dir",
     "workers",
 ]
 
@@ -50,10 +54,28 @@ workers = env_int("WEB_CONCURRENCY", 1)
 # benchmark matrix more) would fight over; nothing here uses gunicornc.
 control_socket_disable = True
 
+# Each worker's heartbeat is a file it touches every second; on a disk-backed /tmp (or an
+# overlay filesystem) a slow write can stall the worker past `timeout` and get it killed.
+# /dev/shm is memory; where there is none (macOS), gunicorn's default.
+SHARED_MEMORY = "/dev/shm"  # noqa: S108  (a tmpfs the kernel gives every process, not a temp file)
+worker_tmp_dir = SHARED_MEMORY if Path(SHARED_MEMORY).is_dir() else None
+
+# Whose X-Forwarded-For/-Proto gunicorn believes (the client address and scheme the app
+# sees): nginx in front. Loopback by default, as gunicorn's own; in compose or Kubernetes
+# set FORWARDED_ALLOW_IPS to the proxy's network (e.g. 172.16.0.0/12). A peer on a unix
+# socket (the entry editor's nginx) is always believed.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS") or "127.0.0.1,::1"
+
 # gunicorn's own access log stays off: the app writes one JSON line per request
-# (servicekit.observe, ACCESS_LOG=0 turns it off), the same from every server. Errors still
-# go to stderr.
-accesslog = None
+# (servicekit.observe, ACCESS_LOG=0 turns it off), the same from every server.
+# GUNICORN_ACCESS_LOG=- (stdout) or a path adds gunicorn's, one logfmt line per request with
+# the request id nginx sets (sync and gthread workers; uvicorn workers write uvicorn's own).
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+access_log_format = (
+    'remote=%(h)s method=%(m)s path="%(U)s" status=%(s)s bytes=%(B)s '
+    "duration_us=%(D)s request_id=%({x-request-id}i)s"
+)
+# Errors always go to stderr.
 errorlog = "-"
 
 

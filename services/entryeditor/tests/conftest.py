@@ -24,7 +24,9 @@ TEST_DATABASE = f"ee_test_app_{os.getpid()}"
 REDIS_URL = "redis://127.0.0.1:6379/1"
 KEY_PREFIX = f"ee_test:{os.getpid()}"
 CORPUS_LIMIT = 2000
+API_TOKEN = "entryeditor-tests-token"  # noqa: S105  (a test token)
 TEST_ENV = {
+    "API_TOKEN": API_TOKEN,
     "DJANGO_SETTINGS_MODULE": "entryeditor_service.config.settings",
     "SECRET_KEY": "entryeditor-tests-only",
     "DATABASE_URL": f"mysql://root@127.0.0.1:3306/{TEST_DATABASE}",
@@ -83,11 +85,11 @@ def corpus(test_database: None) -> None:
 
 @pytest.fixture
 def client(corpus: None) -> Client:
-    """A test client; this process's copies of cached collocates are dropped first, so
-    each test sees what Redis serves."""
+    """A test client sending the bearer token writes need; this process's copies of cached
+    collocates are dropped first, so each test sees what Redis serves."""
     from django.test import Client
 
     from entryeditor_service.corpus.cached import forget_local
 
     forget_local()
-    return Client()
+    return Client(headers={"Authorization": f"Bearer {API_TOKEN}"})

@@ -26,6 +26,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+API_TOKEN = "embedded-test-token"  # noqa: S105  (a test token)
+
+
 def embedded_env(tmp_path: Path) -> dict[str, str]:
     env = {name: value for name, value in os.environ.items() if name not in UNSET}
     env.update(
@@ -33,6 +36,7 @@ def embedded_env(tmp_path: Path) -> dict[str, str]:
             "SECRET_KEY": "embedded-test",
             "SQLITE_PATH": str(tmp_path / "entryeditor.sqlite3"),
             "ALLOWED_HOSTS": "127.0.0.1",
+            "API_TOKEN": API_TOKEN,
         }
     )
     return env
@@ -76,7 +80,11 @@ def gunicorn(env: dict[str, str], cwd: Path) -> Iterator[httpx.Client]:
         start_new_session=True,
     )
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{port}",
+            timeout=10,
+            headers={"Authorization": f"Bearer {env['API_TOKEN']}"},
+        ) as client:
             deadline = time.monotonic() + 30
             while True:
                 try:

@@ -65,7 +65,8 @@ def test_the_stack_answers_through_nginx(
     with serve_service(profile, nginx, stack_env(database)) as stack:
         assert list(stack.attached) == ["entryeditor-mariadb", "entryeditor-redis"]
         assert stack.running["entryeditor-init"].process.returncode == 0
-        with httpx.Client(base_url=stack.url(nginx), timeout=30) as client:
+        authorization = {"Authorization": f"Bearer {stack.api_token}"}
+        with httpx.Client(base_url=stack.url(nginx), timeout=30, headers=authorization) as client:
             ready = client.get("/readyz")
             assert ready.status_code == 200, ready.text
             assert ready.json()["cache"]["backend"] == "redis"

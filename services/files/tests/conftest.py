@@ -23,10 +23,13 @@ class Server:
     profile: str
     url: str
     data_dir: Path
+    token: str
     max_upload_size: int = MAX_UPLOAD_SIZE
 
-    def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=30, trust_env=False)
+    def client(self, *, authorized: bool = True) -> httpx.Client:
+        """A client that sends the stack's bearer token (writes need it), or none."""
+        headers = {"Authorization": f"Bearer {self.token}"} if authorized else {}
+        return httpx.Client(base_url=self.url, timeout=30, trust_env=False, headers=headers)
 
     def object_files(self) -> list[str]:
         return sorted(path.name for path in (self.data_dir / "objects").iterdir())
@@ -50,7 +53,7 @@ def run_server(profile: str, service: str, *, run_dir: Path | None = None) -> It
     """One compose service of `profile`, with a 1 MiB upload limit and one worker."""
     env = {"WEB_CONCURRENCY": "1", "MAX_UPLOAD_SIZE": str(MAX_UPLOAD_SIZE)}
     with Stack(profile, only=[service], env=env, run_dir=run_dir) as stack:
-        yield Server(profile, stack.url(service), stack.volume("files-data"))
+        yield Server(profile, stack.url(service), stack.volume("files-data"), stack.api_token)
 
 
 @pytest.fixture(scope="session")

@@ -170,12 +170,39 @@ def test_range_requests(client, stored):
     outside = client.get(url, headers={"range": f"bytes={len(PAYLOAD)}-"})
     assert_error(outside, 416, "range_not_satisfiable")
     assert outside.headers["content-range"] == f"bytes */{len(PAYLOAD)}"
-    assert_error(client.get(url, headers={"range": "lines=1-2"}), 400)
+    # A Range the server does not understand is ignored (RFC 9110 14.2): the whole file.
+    for ignored in ("lines=1-2", "bytes=9-1", "bytes=x-"):
+        whole = client.get(url, headers={"range": ignored})
+        assert (whole.status_code, whole.content) == (200, PAYLOAD)
 
     stale = client.get(url, headers={"range": "bytes=0-9", "if-range": '"stale"'})
     assert (stale.status_code, stale.content) == (200, PAYLOAD)
     fresh = client.get(url, headers={"range": "bytes=0-9", "if-range": f'"{SHA256}"'})
     assert (fresh.status_code, fresh.content) == (206, PAYLOAD[:10])
+
+
+def test_several_ranges_are_one_multipart_byteranges_answer(client, stored):
+    url = f"/files/{stored['id']}"
+    response = client.get(url, headers={"range": "bytes=0-9, -5"})
+    assert response.status_code == 206
+    media_type, _, boundary = response.headers["content-type"].partition("; boundary=")
+    assert media_type == "multipart/byteranges"
+    assert int(response.headers["content-length"]) == len(response.content)
+    parts = response.content.split(f"--{boundary}".encode())
+    assert parts[0] == b"" and parts[-1] == b"--"
+    size = len(PAYLOAD)
+    expected = [
+        (f"bytes 0-9/{size}", PAYLOAD[:10]),
+        (f"bytes {size - 5}-{size - 1}/{size}", PAYLOAD[-5:]),
+    ]
+    for part, (content_range, data) in zip(parts[1:-1], expected, strict=True):
+        head, _, body = part.partition(b"\r\n\r\n")
+        assert f"Content-Range: {content_range}".encode() in head
+        assert b"Content-Type: text/plain" in head
+        assert body == data + b"\r\n"
+    head = client.head(url, headers={"range": "bytes=0-9"})
+    assert (head.status_code, head.content) == (206, b"")
+    assert head.headers["content-length"] == "10"
 
 
 def test_conditional_get(client, stored):

@@ -77,7 +77,11 @@ def multipart_head() -> tuple[bytes, bytes]:
 @pytest.mark.parametrize("path", [*RAW_UPLOADS, *MULTIPART_UPLOADS[1:], BASE64_UPLOAD])
 def test_413_before_the_body_is_sent(server, path):
     """A Content-Length over the limit is refused without reading a byte of the body."""
-    headers = {"Content-Type": MULTIPART, "Content-Length": str(server.max_upload_size + 1)}
+    headers = {
+        "Content-Type": MULTIPART,
+        "Content-Length": str(server.max_upload_size + 1),
+        "Authorization": f"Bearer {server.token}",
+    }
     with connect(server) as sock:
         sock.sendall(request_head(path, headers))
         status, body = read_response(sock)
@@ -117,7 +121,11 @@ def test_client_abort_mid_upload_leaves_nothing(server, client, path, content_ty
     """Headers announce 1 MiB, 100 KiB arrive, then the client is gone."""
     before = server.object_files()
     start = multipart_head()[0] if content_type == MULTIPART else b""
-    headers = {"Content-Type": content_type, "Content-Length": str(1024 * 1024)}
+    headers = {
+        "Content-Type": content_type,
+        "Content-Length": str(1024 * 1024),
+        "Authorization": f"Bearer {server.token}",
+    }
     with connect(server) as sock:
         sock.sendall(request_head(path, headers) + start)
         sock.sendall(os.urandom(100 * 1024))

@@ -39,14 +39,20 @@ def stack() -> Iterator[Stack]:
 
 @pytest.fixture
 def client(stack: Stack) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=stack.url("files-nginx"), timeout=30, trust_env=False) as client:
+    headers = {"Authorization": f"Bearer {stack.api_token}"}
+    with httpx.Client(
+        base_url=stack.url("files-nginx"), timeout=30, trust_env=False, headers=headers
+    ) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 def stored(stack: Stack) -> dict:
     response = httpx.post(
-        f"{stack.url('files-nginx')}/files", content=PAYLOAD, params={"filename": "héllo.bin"}
+        f"{stack.url('files-nginx')}/files",
+        content=PAYLOAD,
+        params={"filename": "héllo.bin"},
+        headers={"Authorization": f"Bearer {stack.api_token}"},
     )
     assert response.status_code == 201, response.text
     return response.json()

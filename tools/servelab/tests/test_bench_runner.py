@@ -24,6 +24,7 @@ def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape(project_roo
         "BASE_URL": "http://127.0.0.1:9",
         "THRESHOLD_FAILED": "1",
         "THRESHOLD_CHECKS": "0",
+        "ACCESS_LOG": "0",
         "WAITING_TIME": "0.2",
         "MODEL": "cpu",
         "WEB_CONCURRENCY": "1",

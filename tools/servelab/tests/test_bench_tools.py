@@ -75,6 +75,20 @@ def test_wrk_sends_a_body_through_the_lua_script(tmp_path: Path) -> None:
         tool_argv("ab", request, AB, 1, LOADTESTS)
 
 
+def test_writes_carry_the_bearer_token_to_wrk_and_ab(tmp_path: Path) -> None:
+    """docs/security.md: with API_TOKEN in the env, an upload sends Authorization, as
+    lib/auth.js does for k6; without it, none."""
+    token = "bench-token"  # noqa: S105  (a test token)
+    request = tool_request("upload.js", _source(tmp_path, API_TOKEN=token))
+    assert request.authorization == f"Bearer {token}"
+    assert tool_argv("wrk", request, WRK, 1, LOADTESTS)[1]["AUTHORIZATION"] == f"Bearer {token}"
+    argv, _ = tool_argv("ab", request, AB, 1, LOADTESTS)
+    assert argv[argv.index("-H") + 1] == f"Authorization: Bearer {token}"
+    anonymous = tool_request("upload.js", _source(tmp_path))
+    assert anonymous.authorization is None
+    assert "AUTHORIZATION" not in tool_argv("wrk", anonymous, WRK, 1, LOADTESTS)[1]
+
+
 def test_health_code_is_the_body_ab_itself_was_given(tmp_path: Path) -> None:
     """loadtests/data/health-code.json is the write-up's `ab -p` body."""
     source = _source(tmp_path, USAGE="health-code", BODY="json")

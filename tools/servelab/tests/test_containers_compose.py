@@ -48,8 +48,12 @@ ADDRESSES = {"servers": "127.0.91.1", "uvicorn": "127.0.91.2", "others": "127.0.
 CORPUS_LIMIT = 300
 WAIT = 1.0
 # Every variable is one compose.yaml reads (.env.example lists them).
+API_TOKEN = "servelab-container-tests"  # noqa: S105  (a test token)
+AUTHORIZATION = {"Authorization": f"Bearer {API_TOKEN}"}
 ENV = {
     "BUILD_NETWORK": "host",
+    # The bearer token the files service's and the entry editor's writes need.
+    "API_TOKEN": API_TOKEN,
     "NOFILE_LIMIT": "20000",
     # The entry editor answers the Host names it knows: its defaults and the test's addresses.
     "ALLOWED_HOSTS": ",".join(["localhost", "127.0.0.1", "[::1]", *ADDRESSES.values()]),
@@ -191,7 +195,7 @@ def test_every_profile_publishes_on_loopback_unless_told_otherwise(
     "service", ["files-gunicorn", "files-uvicorn", "files-granian", "files-nginx"]
 )
 def test_a_file_comes_back_byte_for_byte(stacks: Stacks, service: str) -> None:
-    with httpx.Client(base_url=stacks.url(service), timeout=30) as client:
+    with httpx.Client(base_url=stacks.url(service), timeout=30, headers=AUTHORIZATION) as client:
         stored = client.post(
             "/files", content=PAYLOAD, params={"filename": "report.bin"},
             headers={"content-type": "application/octet-stream"},
@@ -298,7 +302,7 @@ def test_health_code_reads_the_screenshot(stacks: Stacks, service: str) -> None:
 def test_the_entry_editor_lists_executes_and_finds_neighbours_through_nginx(
     stacks: Stacks, service: str
 ) -> None:
-    with httpx.Client(base_url=stacks.url(service), timeout=60) as client:
+    with httpx.Client(base_url=stacks.url(service), timeout=60, headers=AUTHORIZATION) as client:
         entries = client.get("/entryeditor/entryeditor/")
         assert entries.status_code == 200, entries.text
         assert entries.json()["count"] >= 51

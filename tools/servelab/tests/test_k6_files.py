@@ -14,10 +14,14 @@ from servelab.stack import Stack
 from servelab.stack.ports import free_port
 from servelab.testing.k6 import K6Smoke
 
+# The bearer token the stacks here require for writes, which the scripts send (lib/auth.js).
+TOKEN = "k6-smoke-token"  # noqa: S105  (a test token)
+AUTH = {"API_TOKEN": TOKEN}
+
 
 @pytest.fixture(scope="module")
 def files_url(starts_servers: None) -> Iterator[str]:
-    with Stack("uvicorn", only=["files-uvicorn"], log=None) as stack:
+    with Stack("uvicorn", only=["files-uvicorn"], env=AUTH, log=None) as stack:
         yield stack.url("files-uvicorn")
 
 
@@ -37,11 +41,15 @@ def files_url(starts_servers: None) -> Iterator[str]:
 def test_scripts_pass_against_the_files_service(
     k6_smoke: K6Smoke, files_url: str, script: str, env: dict[str, str]
 ) -> None:
-    k6_smoke(script, {"BASE_URL": files_url, **env}).assert_clean()
+    k6_smoke(script, {"BASE_URL": files_url, **AUTH, **env}).assert_clean()
 
 
 def test_download_of_a_given_file_id(k6_smoke: K6Smoke, files_url: str) -> None:
-    stored = httpx.post(f"{files_url}/files", content=generate_payload(262144)).json()
+    stored = httpx.post(
+        f"{files_url}/files",
+        content=generate_payload(262144),
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    ).json()
     env = {"BASE_URL": files_url, "ENDPOINT": "/files/download/file", "FILE_ID": stored["id"]}
     k6_smoke("download.js", env).assert_clean()
 
@@ -49,7 +57,8 @@ def test_download_of_a_given_file_id(k6_smoke: K6Smoke, files_url: str) -> None:
 def test_warm_up_requests_are_left_out_of_the_measured_figures(
     k6_smoke: K6Smoke, files_url: str
 ) -> None:
-    outcome = k6_smoke("upload.js", {"BASE_URL": files_url, "WARMUP": "1s", "DURATION": "1s"})
+    env = {"BASE_URL": files_url, "WARMUP": "1s", "DURATION": "1s", **AUTH}
+    outcome = k6_smoke("upload.js", env)
     outcome.assert_clean()
     total = outcome.summary["metrics"]["http_reqs"]["values"]["count"]
     assert 0 < outcome.measured("http_reqs")["count"] < total
@@ -76,8 +85,8 @@ def test_refused_connections_are_connect_errors(k6_smoke: K6Smoke) -> None:
 
 
 def test_download_through_nginx_x_accel_redirect(k6_smoke: K6Smoke) -> None:
-    with Stack("nginx", only=["files-nginx"], log=None) as stack:
-        env = {"BASE_URL": stack.url("files-nginx"), "ENDPOINT": "/files/{id}"}
+    with Stack("nginx", only=["files-nginx"], env=AUTH, log=None) as stack:
+        env = {"BASE_URL": stack.url("files-nginx"), "ENDPOINT": "/files/{id}", **AUTH}
         k6_smoke("download.js", env).assert_clean()
 
 

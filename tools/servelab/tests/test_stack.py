@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from servelab.stack import Stack, StackError
+from servelab.stack.compose import load_project
 from servelab.stack.groups import members
 
 # Every test here runs the local runner on a throwaway compose project.
@@ -250,3 +251,21 @@ def test_services_die_with_a_killed_runner(web_project: Path) -> None:
     process.wait(timeout=5)
     for pgid in pgids:
         assert wait_gone(pgid) == []
+
+
+def test_each_stack_has_a_bearer_token_its_write_services_get(
+    project_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/security.md: a random token per stack unless one is given, in the compose
+    environment of the services whose writes need it."""
+    monkeypatch.delenv("API_TOKEN", raising=False)
+    first, second = Stack("uvicorn"), Stack("uvicorn")
+    assert len(first.api_token) >= 32
+    assert first.api_token != second.api_token
+    given, from_environment = "given", "from-the-environment"
+    assert Stack("uvicorn", env={"API_TOKEN": given}).api_token == given
+    monkeypatch.setenv("API_TOKEN", from_environment)
+    assert Stack("uvicorn").api_token == from_environment
+    services = load_project(project_root, ["uvicorn", "uwsgi"], first.env).services
+    assert services["files-uvicorn"].environment["API_TOKEN"] == first.api_token
+    assert services["entryeditor-uwsgi"].environment["API_TOKEN"] == first.api_token

@@ -5,20 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import DatabaseError
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from entryeditor_service import budget, cache
 from entryeditor_service.corpus import queries
+from entryeditor_service.openapi import errors
 
 
+@extend_schema(tags=["health"], responses={200: OpenApiTypes.OBJECT})
 @api_view(["GET"])
 def healthz(request: Request) -> Response:
     """The process answers; touches nothing else."""
     return Response({"status": "ok"})
 
 
+@extend_schema(tags=["health"], responses={200: OpenApiTypes.OBJECT, **errors(503)})
 @api_view(["GET"])
 def readyz(request: Request) -> Response:
     """200 when the database answers, has our tables and fits the connection budget in its

@@ -9,14 +9,11 @@ from urllib.parse import quote
 import anyio
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    MalformedRangeHeader,
-    RangeNotSatisfiable,
-    Response,
-)
+from starlette.responses import FileResponse, Response
 
 from files_service import metrics
+from files_service.range_response import FileRangeResponse
+from files_service.ranges import Unsatisfiable, parse_ranges
 from files_service.storage import ObjectMeta
 from servicekit.errors import ApiError
 
@@ -54,10 +51,31 @@ async def object_response(
     metrics.served(stat.st_size, via="app", whole=whole)
     if data is not None:
         return Response(data, headers=headers)
-    _check_range(request.headers, etag, last_modified, stat.st_size)
-    response = FileResponse(blob, headers=headers, stat_result=stat)
-    response.chunk_size = chunk_size
-    return response
+    http_range = _range_to_answer(request.headers, etag, last_modified)
+    if http_range is None:
+        response = FileResponse(blob, headers=headers, stat_result=stat)
+        response.chunk_size = chunk_size
+        return response
+    # A Range, answered here (FileResponse would parse it with a private method of its own
+    # and answer a malformed one with a plain-text 400).
+    try:
+        ranges = parse_ranges(http_range, stat.st_size)
+    except Unsatisfiable:
+        raise ApiError(
+            416,
+            "range_not_satisfiable",
+            f"range not satisfiable for {stat.st_size} bytes",
+            headers={"Content-Range": f"bytes */{stat.st_size}"},
+        ) from None
+    del headers["Content-Type"]
+    return FileRangeResponse(
+        blob,
+        ranges,
+        size=stat.st_size,
+        content_type=meta.content_type,
+        headers=headers,
+        chunk_size=chunk_size,
+    )
 
 
 def _plain_get(request: Request) -> bool:
@@ -111,26 +129,11 @@ def _not_modified(headers: Headers, etag: str, mtime: float) -> bool:
     return int(mtime) <= since.timestamp()
 
 
-def _check_range(headers: Headers, etag: str, last_modified: str, size: int) -> None:
-    """Turn a Range that FileResponse would refuse (in plain text) into a JSON 400 or 416.
-
-    It asks FileResponse's own parser, so both agree on what is valid, and, like
-    FileResponse, ignores a Range whose If-Range is stale (the answer is a full 200).
-    """
+def _range_to_answer(headers: Headers, etag: str, last_modified: str) -> str | None:
+    """The Range header to answer, or None: none sent, or its If-Range is stale (RFC 9110
+    13.1.5: the answer is then the whole file)."""
     http_range = headers.get("range")
-    if http_range is None:
-        return
     if_range = headers.get("if-range")
-    if if_range is not None and if_range not in (etag, last_modified):
-        return
-    try:
-        FileResponse._parse_range_header(http_range, size)
-    except MalformedRangeHeader as exc:
-        raise ApiError(400, "bad_range", exc.content) from None
-    except RangeNotSatisfiable:
-        raise ApiError(
-            416,
-            "range_not_satisfiable",
-            f"range not satisfiable for {size} bytes",
-            headers={"Content-Range": f"bytes */{size}"},
-        ) from None
+    if http_range is None or (if_range is not None and if_range not in (etag, last_modified)):
+        return None
+    return http_range

@@ -10,6 +10,8 @@ from files_service.limits import BodySizeLimit
 from files_service.routes import api, health, strategies
 from files_service.settings import Settings
 from files_service.storage import ObjectStore
+from servicekit.asgi import BearerAuth
+from servicekit.auth import BearerPolicy, read_token
 from servicekit.observe.asgi import ObserveMiddleware
 
 
@@ -30,6 +32,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
     app.add_middleware(BodySizeLimit, max_body_size=settings.max_upload_size)
+    # After the size limit, so it runs before it: a refused write is answered before its
+    # body is read.
+    token = read_token(settings.api_token, settings.api_token_file)
+    app.add_middleware(BearerAuth, policy=BearerPolicy(token, settings.api_auth_reads))
     app.add_middleware(ObserveMiddleware)  # added last: outermost, sees every answer
     install_error_handlers(app)
     app.include_router(health.router)

@@ -27,3 +27,13 @@ class Settings(BaseSettings):
         "to <prefix>objects/<id> and no body, so nginx sends the file.",
     )
     list_page_max: int = Field(1000, ge=1, description="Most objects one GET /files page returns.")
+    api_token: str | None = Field(
+        None,
+        repr=False,
+        description="The bearer token writes (POST, DELETE) need; unset: every write is "
+        "refused with 403 (docs/security.md).",
+    )
+    api_token_file: str | None = Field(
+        None, description="A file holding the token instead (a Docker or Kubernetes secret)."
+    )
+    api_auth_reads: bool = Field(False, description="Reads need the token too.")

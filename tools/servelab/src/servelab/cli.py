@@ -45,6 +45,9 @@ def up(args: argparse.Namespace) -> int:
                     continue
                 where = f"  {stack.url(name)}" if name in stack.ports else ""
                 print(f"servelab: {name} is up{where}", file=sys.stderr)
+            print(
+                f"servelab: writes need 'Authorization: Bearer {stack.api_token}'", file=sys.stderr
+            )
             print("servelab: Ctrl-C (or `servelab down`) stops everything", file=sys.stderr)
             threading.Event().wait()
     except KeyboardInterrupt:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
@@ -17,12 +19,17 @@ from rest_framework.response import Response
 
 from entryeditor_service.compute.shared import compute_client
 from entryeditor_service.corpus import params
+from entryeditor_service.openapi import READ_ERRORS, errors, id_parameter
 
 
 class NeighborParams(serializers.Serializer[dict[str, Any]]):
     k = serializers.IntegerField(min_value=1, max_value=settings.COMPUTE_MAX_K, default=10)
 
 
+@extend_schema(
+    parameters=[id_parameter("sentence_id", "The sentence's id in the corpus."), NeighborParams],
+    responses={200: OpenApiTypes.OBJECT, **errors(404), **READ_ERRORS},
+)
 @api_view(["GET"])
 def neighbors(request: Request, sentence_id: str) -> Response:
     k = params.parse(NeighborParams, request.query_params)["k"]

@@ -58,6 +58,12 @@ class Environment(BaseSettings):
     REDIS_RETRY_AFTER: float = 2.0
     CACHE_KEY_PREFIX: str = "entryeditor"
 
+    # Writes need `Authorization: Bearer <API_TOKEN>` (or the token in the file
+    # API_TOKEN_FILE names); unset, every write is refused. API_AUTH_READS: reads need it too.
+    API_TOKEN: str = Field("", repr=False)
+    API_TOKEN_FILE: str = ""
+    API_AUTH_READS: bool = False
+
     STATIC_ROOT: str = "staticfiles"
     LOG_LEVEL: str = "INFO"
 

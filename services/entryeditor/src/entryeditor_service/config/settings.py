@@ -16,6 +16,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from entryeditor_service.config.environment import Environment
+from servicekit.auth import TokenConfigError, read_token
 
 env = Environment.read()
 
@@ -29,20 +30,29 @@ if not SECRET_KEY:
         )
     SECRET_KEY = "insecure-development-key-used-only-with-DEBUG"  # noqa: S105
 ALLOWED_HOSTS = env.ALLOWED_HOSTS
+# The bearer token every write needs (servicekit.django.BearerAuthMiddleware, docs/security.md).
+try:
+    API_TOKEN = read_token(env.API_TOKEN, env.API_TOKEN_FILE)
+except TokenConfigError as error:
+    raise ImproperlyConfigured(str(error)) from None
+API_AUTH_READS = env.API_AUTH_READS
 
 INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
     "entryeditor_service.corpus",
     "entryeditor_service.entries",
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "servicekit.django.BearerAuthMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "servicekit.observe.django.RouteMiddleware",
 ]
-# No cookies or sessions (the API authenticates nobody), hence no CSRF middleware.
+# No cookies or sessions (writes carry a bearer token, which a browser never sends on its
+# own), hence no CSRF middleware.
 SILENCED_SYSTEM_CHECKS = ["security.W003"]
 ROOT_URLCONF = "entryeditor_service.config.urls"
 WSGI_APPLICATION = "entryeditor_service.config.wsgi.application"
@@ -141,7 +151,19 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "entryeditor_service.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "entryeditor_service.openapi.Schema",
     "UNICODE_JSON": True,
+}
+
+# The OpenAPI schema at /api/schema/ (entryeditor_service.openapi; its BEARER names the
+# security scheme declared here).
+SPECTACULAR_SETTINGS = {
+    "TITLE": "servelab entry editor",
+    "DESCRIPTION": "Entries of a dictionary and the corpus they are built from (write-up 003).",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "APPEND_COMPONENTS": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 LOGGING = {

@@ -1,8 +1,10 @@
-"""URL configuration: /entryeditor/, /corpus/, health probes; JSON for every error."""
+"""URL configuration: /entryeditor/, /corpus/, health probes, the OpenAPI schema at
+/api/schema/ (YAML, or JSON with ?format=json); JSON for every error."""
 
 from __future__ import annotations
 
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
 
 from entryeditor_service import health
 from entryeditor_service.routes import route
@@ -10,6 +12,7 @@ from entryeditor_service.routes import route
 urlpatterns = [
     route("healthz", health.healthz, "healthz"),
     route("readyz", health.readyz, "readyz"),
+    route("api/schema", SpectacularAPIView.as_view(), "schema"),
     path("corpus/", include("entryeditor_service.corpus.urls")),
     path("entryeditor/", include("entryeditor_service.entries.urls")),
 ]

@@ -80,6 +80,12 @@ class ListSearch(serializers.Serializer[dict[str, Any]]):
         return checked(check_word, value)
 
 
+class EntryUpdateSerializer(EntrySerializer):
+    """A PUT or PATCH: the entry's fields and the version the change was based on."""
+
+    version = serializers.IntegerField(min_value=1)
+
+
 class EntrySummarySerializer(serializers.ModelSerializer[Entry]):
     class Meta:
         model = Entry

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rest_framework import status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.decorators import api_view
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -16,10 +18,13 @@ from entryeditor_service.entries.serializers import (
     SUMMARY_FIELDS,
     CommandSerializer,
     EntrySerializer,
+    EntrySummarySerializer,
+    EntryUpdateSerializer,
     InitSerializer,
     ListSearch,
     VersionSerializer,
 )
+from entryeditor_service.openapi import READ_ERRORS, WRITE_ERRORS, errors, id_parameter
 
 
 class Pages(PageNumberPagination):
@@ -35,6 +40,37 @@ def _version(request: Request) -> int:
     return version
 
 
+ENTRY_ID = id_parameter("entry_id", "The entry's id.")
+PAGE = [
+    OpenApiParameter("page", int, description="1 for the first page."),
+    OpenApiParameter("page_size", int, description="Entries a page (20; at most 100)."),
+]
+PAGE_OF_ENTRIES = inline_serializer(
+    "EntryPage",
+    {
+        "count": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": EntrySummarySerializer(many=True),
+    },
+)
+
+
+@extend_schema(
+    methods=["GET"],
+    operation_id="entry_list",
+    parameters=[
+        *PAGE,
+        OpenApiParameter("word", str, description="Only entries whose word starts with this."),
+    ],
+    responses={200: PAGE_OF_ENTRIES, **errors(404), **READ_ERRORS},
+)
+@extend_schema(
+    methods=["POST"],
+    operation_id="entry_create",
+    request=EntrySerializer,
+    responses={201: EntrySerializer, **WRITE_ERRORS},
+)
 @api_view(["GET", "POST"])
 def entry_list(request: Request) -> Response:
     if request.method == "POST":
@@ -55,6 +91,18 @@ def entry_list(request: Request) -> Response:
     return pages.get_paginated_response(page)
 
 
+@extend_schema(
+    methods=["GET"],
+    operation_id="entry_get",
+    parameters=[ENTRY_ID],
+    responses={200: EntrySerializer, **errors(404), **READ_ERRORS},
+)
+@extend_schema(
+    methods=["PUT", "PATCH"],
+    parameters=[ENTRY_ID],
+    request=EntryUpdateSerializer,
+    responses={200: EntrySerializer, **errors(404, 409), **WRITE_ERRORS},
+)
 @api_view(["GET", "PUT", "PATCH"])
 def entry_detail(request: Request, entry_id: str) -> Response:
     pk = int(entry_id)
@@ -70,6 +118,12 @@ def entry_detail(request: Request, entry_id: str) -> Response:
     return Response(EntrySerializer(store.update(pk, data, version)).data)
 
 
+@extend_schema(
+    operation_id="entry_execute",
+    parameters=[ENTRY_ID],
+    request=CommandSerializer,
+    responses={200: OpenApiTypes.OBJECT, **errors(404), **WRITE_ERRORS},
+)
 @api_view(["POST"])
 def entry_execute(request: Request, entry_id: str) -> Response:
     """Run a query-language command; the pattern defaults to the entry's word."""
@@ -83,6 +137,12 @@ def entry_execute(request: Request, entry_id: str) -> Response:
     return Response({"entry": pk, **result})
 
 
+@extend_schema(
+    operation_id="entry_init",
+    parameters=[ENTRY_ID],
+    request=InitSerializer,
+    responses={200: EntrySerializer, 201: EntrySerializer, **errors(409), **WRITE_ERRORS},
+)
 @api_view(["POST"])
 def entry_init(request: Request, entry_id: str) -> Response:
     """(Re)fill entry `entry_id` for a word from the corpus, or empty; creates it if new."""
@@ -98,6 +158,11 @@ def entry_init(request: Request, entry_id: str) -> Response:
     )
 
 
+@extend_schema(
+    operation_id="entry_diff",
+    parameters=[ENTRY_ID, id_parameter("other_id", "The entry to compare with.")],
+    responses={200: OpenApiTypes.OBJECT, **errors(404), **READ_ERRORS},
+)
 @api_view(["GET"])
 def entry_diff(request: Request, entry_id: str, other_id: str) -> Response:
     a, b = int(entry_id), int(other_id)

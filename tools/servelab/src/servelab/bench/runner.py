@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import sys
 import time
@@ -66,6 +67,9 @@ class Context:
     pinning: Pinning | None = None
     # --target: the base URL of a stack already up elsewhere; None runs a local stack.
     target: str | None = None
+    # The bearer token the stacks require for writes and k6 sends (docs/security.md):
+    # API_TOKEN from the environment (a --target stack's), else one made for this run.
+    api_token: str = ""
 
 
 def _slug(index: int, cell: Cell) -> str:
@@ -132,7 +136,7 @@ def _k6(
     """One k6 run of the cell with `load`: its summary's path and k6's own figures."""
     summary = ctx.work_dir / f"{name}.summary.json"
     log = ctx.work_dir / f"{name}.k6.log"
-    env = k6_env(cell, base_url, summary, ctx.payload_file, load)
+    env = {**k6_env(cell, base_url, summary, ctx.payload_file, load), "API_TOKEN": ctx.api_token}
     run = run_k6(
         k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env),
         cwd=ctx.project_dir,
@@ -158,7 +162,8 @@ def _tool(
     """The cell's request sent by `tool` with the measured run's load, the server's CPU
     time read around it as around k6."""
     loadtests = ctx.project_dir / LOADTESTS
-    source = Source(base_url, cell.endpoint.env, ctx.payload_file, loadtests, ctx.work_dir)
+    endpoint_env = {**cell.endpoint.env, "API_TOKEN": ctx.api_token}
+    source = Source(base_url, endpoint_env, ctx.payload_file, loadtests, ctx.work_dir)
     request = tool_request(cell.endpoint.script, source)
     argv, env = tool_argv(tool, request, load, len(pinning.client or ctx.cpus), LOADTESTS)
     before = cpu_time.snapshot(pgids)
@@ -175,7 +180,8 @@ def _tool(
     shown = [f"{key}={value}" for key, value in env.items()] + argv
     return ToolResult(
         tool=tool,
-        argv=[arg.replace(work_dir, "<work dir>") for arg in shown],
+        # The report shows the command, never the token.
+        argv=[_redact(arg.replace(work_dir, "<work dir>"), ctx.api_token) for arg in shown],
         requests=figures.requests,
         rps=figures.rps,
         p50_ms=figures.p50_ms,
@@ -183,6 +189,10 @@ def _tool(
         errors=figures.errors,
         server_cpu_s=round(cpu_time.spent(before, after), 3) if pgids else None,
     )
+
+
+def _redact(text: str, token: str) -> str:
+    return text.replace(token, "<API_TOKEN>") if token else text
 
 
 def _load(
@@ -222,7 +232,7 @@ def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
     return Stack(
         cell.variant.profile,
         only=[cell.variant.service],
-        env=cell.server_env,
+        env={**cell.server_env, "API_TOKEN": ctx.api_token},
         cpus=pinning.server,
         project_dir=ctx.project_dir,
         # Every cell's volumes in one directory on the project's disk: new directories
@@ -382,6 +392,7 @@ def run_matrix(
         cpus=available_cpus(),
         pinning=pinning,
         target=target,
+        api_token=os.environ.get("API_TOKEN") or secrets.token_urlsafe(32),
     )
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     load_average = os.getloadavg()[0]

@@ -40,6 +40,8 @@ class Request:
     url: str
     body_file: Path | None = None
     content_type: str | None = None
+    # The Authorization header a write sends (the stack's bearer token, docs/security.md).
+    authorization: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,11 @@ class Source:
     payload_file: Path | None
     loadtests: Path
     work_dir: Path
+
+    def authorization(self) -> str | None:
+        """`Bearer <API_TOKEN>` when the env holds the token (lib/auth.js), else None."""
+        token = self.env.get("API_TOKEN")
+        return f"Bearer {token}" if token else None
 
     def payload(self) -> bytes:
         if self.payload_file is not None:
@@ -92,7 +99,10 @@ def _store(source: Source) -> str:
             "POST",
             f"{parts.path}/files",
             body=source.payload(),
-            headers={"Content-Type": "application/octet-stream"},
+            headers={
+                "Content-Type": "application/octet-stream",
+                **({"Authorization": auth} if (auth := source.authorization()) else {}),
+            },
         )
         answer = connection.getresponse()
         text = answer.read()
@@ -140,7 +150,9 @@ def _upload(source: Source) -> Request:
     else:
         raise ToolRequestError(f"upload.js: MODE must be raw, multipart or base64, not {mode!r}")
     method = source.env.get("METHOD", "POST").upper()
-    return Request(method, source.base_url + endpoint, source.body(body), content_type)
+    return Request(
+        method, source.base_url + endpoint, source.body(body), content_type, source.authorization()
+    )
 
 
 def _health_code(source: Source) -> Request:

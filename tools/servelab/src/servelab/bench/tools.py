@@ -88,6 +88,8 @@ def tool_argv(
                 env["CONTENT_TYPE"] = request.content_type
             if unique_path is not None:
                 env["UNIQUE_PATH"] = unique_path
+            if request.authorization is not None:
+                env["AUTHORIZATION"] = request.authorization
         return [*argv, url], env
     if "{unique}" in request.url:
         raise ToolError(f"ab sends one URL, not a name per request: {request.url}")
@@ -96,6 +98,8 @@ def tool_argv(
     if request.body_file is not None:
         argv += ["-u" if request.method == "PUT" else "-p", str(request.body_file)]
         argv += ["-T", request.content_type or "application/octet-stream"]
+        if request.authorization is not None:
+            argv += ["-H", f"Authorization: {request.authorization}"]
     elif request.method != "GET":
         raise ToolError(f"ab sends GET, or POST/PUT with a body, not a bare {request.method}")
     return [*argv, request.url], {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -62,7 +63,9 @@ class Stack:
     the stack starts; `publish` listens on the compose published ports when they are free.
     Volumes and rendered configs live in `run_dir`, kept afterwards, or else in a fresh
     directory under `run_parent` (default: the system temp dir), removed on stop. `log`
-    receives every output line as `service | line`.
+    receives every output line as `service | line`. `api_token` is the bearer token the
+    services require for writes (docs/security.md): API_TOKEN from `env` or this process's
+    environment, else a random one per stack, which tests, k6 and `servelab up` read here.
     """
 
     def __init__(
@@ -81,6 +84,10 @@ class Stack:
         self.profiles = [profiles] if isinstance(profiles, str) else list(profiles)
         self.only = list(only) if only else None
         self.env = dict(env or {})
+        self.api_token = (
+            self.env.get("API_TOKEN") or os.environ.get("API_TOKEN") or secrets.token_urlsafe(32)
+        )
+        self.env["API_TOKEN"] = self.api_token
         self.cpus = frozenset(cpus) if cpus else None
         self.publish = publish
         self.project_dir = project_dir or find_project_dir()
