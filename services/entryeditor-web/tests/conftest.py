@@ -45,3 +45,9 @@ def stack() -> Iterator[Stack]:
 @pytest.fixture(scope="session")
 def base(stack: Stack) -> str:
     return stack.url(SERVICE)
+
+
+@pytest.fixture(scope="session")
+def token(stack: Stack) -> str:
+    """The bearer token the stack's entry editor requires for writes."""
+    return stack.api_token

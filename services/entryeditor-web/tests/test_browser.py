@@ -4,13 +4,15 @@ page goes to the test's temporary directory (`<pytest's basetemp>/screenshots*/`
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from servelab.stack import Stack
 
@@ -45,9 +47,20 @@ def frequent(base: str) -> int:
     return int(next(row["id"] for row in rows if row["frequency"] > 0))
 
 
+# Where the app keeps the API token it sends on writes (src/api/token.ts).
+TOKEN_KEY = "entryeditor.apiToken"  # noqa: S105 (a storage key, not a secret)
+
+
+def signed_in(browser: Browser, base: str, token: str, **options: Any) -> BrowserContext:
+    """A browser context whose tab holds the API token, as if typed in its field."""
+    context = browser.new_context(base_url=base, **options)
+    context.add_init_script(f"sessionStorage.setItem({json.dumps(TOKEN_KEY)}, {json.dumps(token)})")
+    return context
+
+
 @pytest.fixture
-def page(browser: Browser, base: str) -> Iterator[Page]:
-    context = browser.new_context(base_url=base)
+def page(browser: Browser, base: str, token: str) -> Iterator[Page]:
+    context = signed_in(browser, base, token)
     opened = context.new_page()
     outside: list[str] = []
     opened.on(
@@ -101,8 +114,8 @@ def test_list_search_and_open(page: Page, shots: Path) -> None:
     page.screenshot(path=shots / "entry.png", full_page=True)
 
 
-def test_keyboard_and_phone_width(browser: Browser, base: str, shots: Path) -> None:
-    context = browser.new_context(base_url=base, viewport=PHONE)
+def test_keyboard_and_phone_width(browser: Browser, base: str, token: str, shots: Path) -> None:
+    context = signed_in(browser, base, token, viewport=PHONE)
     page = context.new_page()
     page.goto(f"/entries/{WATER}")
     expect(page.get_by_label("Word", exact=True)).to_have_value("水")
@@ -130,10 +143,21 @@ def test_edit_saves_a_new_version(page: Page, shots: Path) -> None:
     page.screenshot(path=shots / "edit.png", full_page=True)
 
 
+def test_a_save_without_the_token_asks_for_it(browser: Browser, base: str, shots: Path) -> None:
+    context = browser.new_context(base_url=base)
+    page = context.new_page()
+    page.goto(f"/entries/{WATER}")
+    expect(page.get_by_label("Word", exact=True)).to_have_value("水")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text("needs an API token")
+    page.screenshot(path=shots / "token.png", full_page=True)
+    context.close()
+
+
 def test_two_edits_conflict_and_the_second_sees_the_first(
-    browser: Browser, page: Page, base: str, shots: Path
+    browser: Browser, page: Page, base: str, token: str, shots: Path
 ) -> None:
-    other = browser.new_context(base_url=base).new_page()
+    other = signed_in(browser, base, token).new_page()
     for tab in (page, other):
         tab.goto(f"/entries/{WATER}")
         expect(tab.get_by_label("Word", exact=True)).to_have_value("水")

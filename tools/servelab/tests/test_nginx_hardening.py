@@ -28,16 +28,25 @@ SERVERS = {
     "hello-uwsgi-nginx": "uwsgi",
     "reference-nginx": "reference",
     "hello-reference-nginx": "reference",
+    "entryeditor-web": "entryeditor-web",
 }
 # Those with an app behind them (the others are the benchmarks' physical limit).
-PROXIES = ["files-nginx", "entryeditor-nginx", "entryeditor-gunicorn-nginx", "hello-uwsgi-nginx"]
+PROXIES = [
+    "files-nginx",
+    "entryeditor-nginx",
+    "entryeditor-gunicorn-nginx",
+    "hello-uwsgi-nginx",
+    "entryeditor-web",
+]
 # Those in front of an app's writes, with the write limit (include/edge.inc).
-LIMITED = ["files-nginx", "entryeditor-nginx", "entryeditor-gunicorn-nginx"]
+LIMITED = ["files-nginx", "entryeditor-nginx", "entryeditor-gunicorn-nginx", "entryeditor-web"]
+# A path each passes to its app (the web front end serves its own pages everywhere else).
+UPSTREAM_PATH = {"entryeditor-web": "/api/anything"}
 HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "strict-origin-when-cross-origin",
 }
-_PLACEHOLDER = re.compile(r"\{(port|volume):([\w.-]+)\}")
+_PLACEHOLDER = re.compile(r"\{(port|volume|project):([\w./-]+)\}")
 
 
 def start_nginx(
@@ -54,6 +63,8 @@ def start_nginx(
             kind, name = match.groups()
             if kind == "port":
                 return closed
+            if kind == "project":
+                return str(project_root / name)
             (tmp_path / name).mkdir(exist_ok=True)
             return str(tmp_path / name)
 
@@ -125,15 +136,19 @@ def test_every_answer_carries_the_security_headers(server: str) -> None:
         assert too_large.json()["error"]["code"] == "payload_too_large"
 
 
-@pytest.mark.parametrize("server", PROXIES, indirect=True)
-def test_the_app_down_answer_carries_them_too(server: str) -> None:
+@pytest.mark.parametrize("service", PROXIES)
+def test_the_app_down_answer_carries_them_too(
+    project_root: Path, tmp_path: Path, service: str
+) -> None:
     """nginx's 502 (nothing listens upstream) becomes a JSON 503 with Retry-After."""
-    response = httpx.get(f"{server}/anything", timeout=10)
-    assert_hardened(response, 503)
-    assert response.headers["retry-after"] == "1"
-    assert response.json()["error"]["code"] in {"unavailable", "overloaded"}
-    # Its location has add_header lines of its own, so it repeats observe.inc's request id.
-    assert re.fullmatch(r"[0-9a-f]{32}", response.headers["x-request-id"])
+    path = UPSTREAM_PATH.get(service, "/anything")
+    for server in start_nginx(project_root, tmp_path, service):
+        response = httpx.get(f"{server}{path}", timeout=10)
+        assert_hardened(response, 503)
+        assert response.headers["retry-after"] == "1"
+        assert response.json()["error"]["code"] in {"unavailable", "overloaded"}
+        # Its location has add_header lines of its own, so it repeats observe.inc's request id.
+        assert re.fullmatch(r"[0-9a-f]{32}", response.headers["x-request-id"])
 
 
 @pytest.mark.parametrize("server", sorted(SERVERS), indirect=True)
@@ -152,19 +167,20 @@ def test_writes_past_the_limit_are_a_json_429_and_reads_are_not_limited(
     project_root: Path, tmp_path: Path, service: str
 ) -> None:
     env = {"WRITE_RATE_LIMIT": "1r/m", "WRITE_BURST": "1"}
+    path = UPSTREAM_PATH.get(service, "/anything")
     for server in start_nginx(project_root, tmp_path, service, env):
         with httpx.Client(base_url=server, timeout=10) as client:
             for _ in range(5):
-                assert client.get("/anything").status_code == 503  # the app is down
+                assert client.get(path).status_code == 503  # the app is down
             # One write at the rate and one of burst pass (to the app, which is down).
-            assert [client.post("/anything").status_code for _ in range(2)] == [503, 503]
-            limited = client.post("/anything")
+            assert [client.post(path).status_code for _ in range(2)] == [503, 503]
+            limited = client.post(path)
             assert_hardened(limited, 429)
             assert limited.headers["retry-after"] == "1"
             assert limited.json()["error"]["code"] == "too_many_requests"
             assert re.fullmatch(r"[0-9a-f]{32}", limited.headers["x-request-id"])
-            assert client.delete("/anything").status_code == 429
-            assert client.get("/anything").status_code == 503
+            assert client.delete(path).status_code == 429
+            assert client.get(path).status_code == 503
 
 
 @pytest.mark.parametrize("form", ["quick", "full"])
