@@ -36,15 +36,23 @@ from servelab.stack.compose import compose_binary, load_project
 
 # Every profile but gpu (no GPU here). files-uvicorn, files-gunicorn and files-granian all
 # publish port 8000, so each of their profiles is in a project of its own, on an address of
-# its own; the profiles whose ports do not collide share one `up`.
+# its own; the profiles whose ports do not collide share one `up`. The replicas (two of each
+# server, health-code's loading their models) come up on their own, after the others, so
+# that fewer servers start at once on two cores.
 STACKS = {
     "servers": ("gunicorn", "uwsgi", "nginx"),
     "uvicorn": ("uvicorn",),
-    "others": ("granian", "tornado", "reference", "replicas"),
+    "others": ("granian", "tornado", "reference"),
+    "replicas": ("replicas",),
 }
 # Loopback addresses of the test's own: a developer's server on 127.0.0.1:8000 (or another
 # test's) cannot take a port the containers publish. Linux answers on all of 127.0.0.0/8.
-ADDRESSES = {"servers": "127.0.91.1", "uvicorn": "127.0.91.2", "others": "127.0.91.3"}
+ADDRESSES = {
+    "servers": "127.0.91.1",
+    "uvicorn": "127.0.91.2",
+    "others": "127.0.91.3",
+    "replicas": "127.0.91.4",
+}
 CORPUS_LIMIT = 300
 WAIT = 1.0
 # Every variable is one compose.yaml reads (.env.example lists them).
@@ -340,7 +348,7 @@ def test_the_replicas_nginx_spreads_requests_over_both_replicas(stacks: Stacks, 
     with httpx.Client(base_url=stacks.url(front), timeout=30) as client:
         for _ in range(6):
             assert client.get("/readyz").status_code == 200
-    project = stacks.projects["others"]
+    project = stacks.projects["replicas"]
     replica = front.removesuffix("s")
     served = [_served_connections(project, replica, index) for index in (1, 2)]
     assert all(count >= 1 for count in served), served
