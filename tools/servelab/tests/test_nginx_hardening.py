@@ -28,9 +28,20 @@ SERVERS = {
     "hello-uwsgi-nginx": "uwsgi",
     "reference-nginx": "reference",
     "hello-reference-nginx": "reference",
+    "files-replicas": "replicas",
+    "hello-replicas": "replicas",
+    "health-code-replicas": "replicas",
 }
 # Those with an app behind them (the others are the benchmarks' physical limit).
-PROXIES = ["files-nginx", "entryeditor-nginx", "entryeditor-gunicorn-nginx", "hello-uwsgi-nginx"]
+PROXIES = [
+    "files-nginx",
+    "entryeditor-nginx",
+    "entryeditor-gunicorn-nginx",
+    "hello-uwsgi-nginx",
+    "files-replicas",
+    "hello-replicas",
+    "health-code-replicas",
+]
 # Those in front of an app's writes, with the write limit (include/edge.inc).
 LIMITED = ["files-nginx", "entryeditor-nginx", "entryeditor-gunicorn-nginx"]
 HEADERS = {
