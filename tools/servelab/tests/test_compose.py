@@ -106,7 +106,7 @@ def test_bad_duration_is_rejected() -> None:
 
 
 def test_repository_compose_file_is_valid(project_root: Path) -> None:
-    for profile in ("uvicorn", "gunicorn", "granian", "nginx", "reference"):
+    for profile in ("uvicorn", "gunicorn", "granian", "nginx", "reference", "replicas"):
         services = load_project(project_root, [profile]).services
         assert services, profile
         needed = {d: c for s in services.values() for d, c in s.depends_on.items()}
@@ -117,3 +117,18 @@ def test_repository_compose_file_is_valid(project_root: Path) -> None:
             # A port of its own, the machine's server, or a unix socket behind another service.
             reached = service.local.port_env or service.local.server or service.name in needed
             assert reached, service.name
+
+
+def test_the_replicas_profile_scales_one_worker_servers_behind_nginx(project_root: Path) -> None:
+    """REPLICAS one-worker uvicorn processes per family, and an nginx whose upstream is
+    their service name under Docker and each replica's port in a local run."""
+    services = load_project(project_root, ["replicas"], {"REPLICAS": "3"}).services
+    fronts = {name: s for name, s in services.items() if s.infrastructure == "nginx"}
+    assert sorted(fronts) == ["files-replicas", "health-code-replicas", "hello-replicas"]
+    for name, front in fronts.items():
+        replica = name.removesuffix("s")
+        assert services[replica].replicas == 3
+        assert "--workers 1" in " ".join(services[replica].command)
+        assert front.depends_on == {replica: "service_healthy"}
+        assert front.environment["REPLICAS_UPSTREAM"] == f"{replica}:8000"
+        assert front.local.environment["REPLICAS_UPSTREAM"] == f"127.0.0.1:{{port:{replica}}}"

@@ -1,6 +1,6 @@
 """compose.yaml under a real Docker engine, as the README tells users to run it: every image
 but the GPU one built by `docker compose build`; every profile but gpu (uvicorn, gunicorn,
-nginx, uwsgi, granian, tornado, reference) up with `docker compose up --wait` on the
+nginx, uwsgi, granian, tornado, reference, replicas) up with `docker compose up --wait` on the
 stand-in base images; the smoke checks the
 local runner's tests make, a k6 run with no failed request, a clean stop of a draining
 gunicorn, and a `down -v` that leaves nothing behind.
@@ -36,15 +36,23 @@ from servelab.stack.compose import compose_binary, load_project
 
 # Every profile but gpu (no GPU here). files-uvicorn, files-gunicorn and files-granian all
 # publish port 8000, so each of their profiles is in a project of its own, on an address of
-# its own; the profiles whose ports do not collide share one `up`.
+# its own; the profiles whose ports do not collide share one `up`. The replicas (two of each
+# server, health-code's loading their models) come up on their own, after the others, so
+# that fewer servers start at once on two cores.
 STACKS = {
     "servers": ("gunicorn", "uwsgi", "nginx"),
     "uvicorn": ("uvicorn",),
     "others": ("granian", "tornado", "reference"),
+    "replicas": ("replicas",),
 }
 # Loopback addresses of the test's own: a developer's server on 127.0.0.1:8000 (or another
 # test's) cannot take a port the containers publish. Linux answers on all of 127.0.0.0/8.
-ADDRESSES = {"servers": "127.0.91.1", "uvicorn": "127.0.91.2", "others": "127.0.91.3"}
+ADDRESSES = {
+    "servers": "127.0.91.1",
+    "uvicorn": "127.0.91.2",
+    "others": "127.0.91.3",
+    "replicas": "127.0.91.4",
+}
 CORPUS_LIMIT = 300
 WAIT = 1.0
 # Every variable is one compose.yaml reads (.env.example lists them).
@@ -163,7 +171,9 @@ def _config(project_root: Path, profiles: list[str], env: dict[str, str]) -> dic
     return document
 
 
-PROFILES = ["uvicorn", "gunicorn", "granian", "nginx", "uwsgi", "tornado", "reference", "gpu"]
+PROFILES = [
+    "uvicorn", "gunicorn", "granian", "nginx", "uwsgi", "tornado", "reference", "replicas", "gpu"
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -315,6 +325,33 @@ def test_the_entry_editor_lists_executes_and_finds_neighbours_through_nginx(
         assert len(neighbours.json()["neighbors"]) == 5
         # The corpus is the first CORPUS_LIMIT sentences, loaded by entryeditor-init.
         assert client.get(f"/corpus/sentence/{CORPUS_LIMIT + 1}").status_code == 404
+
+
+def _served_connections(project: ComposeProject, service: str, replica: int) -> int:
+    """Connections from another container that one replica's server (port 8000) holds."""
+    tcp = project.run("exec", "--index", str(replica), service, "cat", "/proc/net/tcp").stdout
+    count = 0
+    for line in tcp.splitlines()[1:]:
+        local, remote, state = line.split()[1:4]
+        from_loopback = remote.split(":")[0] == "0100007F"
+        if state == "01" and int(local.split(":")[1], 16) == 8000 and not from_loopback:
+            count += 1
+    return count
+
+
+@containers
+@bounded
+@pytest.mark.parametrize("front", ["files-replicas", "hello-replicas", "health-code-replicas"])
+def test_the_replicas_nginx_spreads_requests_over_both_replicas(stacks: Stacks, front: str) -> None:
+    """nginx resolves the replicas' service name to both containers' addresses: after a few
+    requests over one connection, each replica holds a kept-alive connection from nginx."""
+    with httpx.Client(base_url=stacks.url(front), timeout=30) as client:
+        for _ in range(6):
+            assert client.get("/readyz").status_code == 200
+    project = stacks.projects["replicas"]
+    replica = front.removesuffix("s")
+    served = [_served_connections(project, replica, index) for index in (1, 2)]
+    assert all(count >= 1 for count in served), served
 
 
 @containers

@@ -29,6 +29,9 @@ SERVERS = {
     "reference-nginx": "reference",
     "hello-reference-nginx": "reference",
     "entryeditor-web": "entryeditor-web",
+    "files-replicas": "replicas",
+    "hello-replicas": "replicas",
+    "health-code-replicas": "replicas",
 }
 # Those with an app behind them (the others are the benchmarks' physical limit).
 PROXIES = [
@@ -37,6 +40,9 @@ PROXIES = [
     "entryeditor-gunicorn-nginx",
     "hello-uwsgi-nginx",
     "entryeditor-web",
+    "files-replicas",
+    "hello-replicas",
+    "health-code-replicas",
 ]
 # Those in front of an app's writes, with the write limit (include/edge.inc).
 LIMITED = ["files-nginx", "entryeditor-nginx", "entryeditor-gunicorn-nginx", "entryeditor-web"]

@@ -36,7 +36,7 @@ def profiles(project_root: Path) -> list[str]:
 
 def test_every_profile_passes_docker_compose_config(project_root: Path) -> None:
     names = profiles(project_root)
-    assert {"uvicorn", "gunicorn", "granian", "nginx", "reference"} <= set(names)
+    assert {"uvicorn", "gunicorn", "granian", "nginx", "reference", "replicas"} <= set(names)
     for profile in names:
         result = subprocess.run(
             [compose_binary(), "--profile", profile, "config", "--quiet"],

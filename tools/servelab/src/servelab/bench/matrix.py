@@ -61,6 +61,9 @@ class Variant:
     own_workers: bool = False
     # Load tools run beside k6 on each of its cells (bench.tools.TOOLS).
     tools: tuple[str, ...] = ()
+    # The variable that carries the cell's number of processes: WEB_CONCURRENCY (workers of
+    # one server), or REPLICAS (copies of a one-worker server, compose's deploy.replicas).
+    scale_env: str = WORKERS_ENV
 
     def endpoints_for(self, form: str) -> tuple[Endpoint, ...]:
         return self.endpoints.get(form, ())
@@ -88,11 +91,11 @@ class Cell:
     @property
     def server_env(self) -> dict[str, str]:
         """What compose interpolates for this cell's server: the form's settings, the
-        variant's own, and the number of workers."""
+        variant's own, and the number of workers (or replicas: the variant's scale_env)."""
         return {
             **self.settings,
             **self.variant.env,
-            WORKERS_ENV: str(self.workers),
+            self.variant.scale_env: str(self.workers),
         }
 
 
@@ -295,6 +298,7 @@ def _variant(
         pin=bool(raw.get("pin", pin)),
         own_workers=own_workers,
         tools=_tools(raw.get("tools", tools), where),
+        scale_env=str(raw.get("scale_env", WORKERS_ENV)),
     )
 
 

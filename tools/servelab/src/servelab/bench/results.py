@@ -48,6 +48,10 @@ class CellResult:
     tools: tuple[ToolResult, ...] = ()
     # The base URL of a stack that was already up (--target); None for a local stack.
     target: str | None = None
+    # The peak summed PSS of every process the stack started (the server under test and
+    # what it needs, such as nginx in front) while k6 ran (bench.memory); None where not
+    # measured (a --target run, or results saved before).
+    server_memory_mib: float | None = None
 
     @property
     def cpu_us_per_request(self) -> float | None:

@@ -34,6 +34,7 @@ from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, ru
 from servelab.bench.load import Load
 from servelab.bench.machine import this_machine
 from servelab.bench.matrix import Cell, Matrix
+from servelab.bench.memory import MemoryWatch
 from servelab.bench.payload import write_payload
 from servelab.bench.progress import Progress
 from servelab.bench.results import BenchRun, CellResult
@@ -110,6 +111,7 @@ class _Measured:
     server_cpu_s: float | None
     server_processes: int | None
     tools: tuple[ToolResult, ...]
+    server_memory_mib: float | None
 
 
 def _commands(stack: Stack) -> dict[str, list[str]]:
@@ -209,8 +211,9 @@ def _load(
         _k6(ctx, cell, warmup, base_url, f"{slug}.warmup", pinning)
     pgids: Collection[int] = stack.process_groups().values() if stack is not None else ()
     watch = ConnectionWatch(stack) if stack is not None else None
+    memory = MemoryWatch(pgids) if stack is not None else None
     before = cpu_time.snapshot(pgids)
-    with watch or nullcontext():
+    with watch or nullcontext(), memory or nullcontext():
         summary, run = _k6(ctx, cell, measured, base_url, slug, pinning)
     after = cpu_time.snapshot(pgids)
     tools = tuple(
@@ -225,7 +228,12 @@ def _load(
         server_cpu_s=round(cpu_time.spent(before, after), 3) if stack is not None else None,
         server_processes=cpu_time.seen(before, after) if stack is not None else None,
         tools=tools,
+        server_memory_mib=_rounded(memory.peak_mib) if memory is not None else None,
     )
+
+
+def _rounded(mib: float | None) -> float | None:
+    return round(mib, 1) if mib is not None else None
 
 
 def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
@@ -306,6 +314,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         db_connections=measured.db_connections,
         server_cpu_s=measured.server_cpu_s,
         server_processes=measured.server_processes,
+        server_memory_mib=measured.server_memory_mib,
         tools=measured.tools,
     )
 

@@ -86,6 +86,9 @@ class Service:
     published_port: int | None
     stop_grace_period: float
     local: Local
+    # `deploy.replicas`: how many copies of the service run, each a container under
+    # Docker and a process on a port of its own locally.
+    replicas: int = 1
 
     @property
     def infrastructure(self) -> str | None:
@@ -215,6 +218,7 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
             server=local.get("server"),
             runs=local.get("runs"),
         ),
+        replicas=int((spec.get("deploy") or {}).get("replicas", 1)),
     )
 
 

@@ -11,7 +11,7 @@ import getpass
 import os
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from servelab.stack.compose import ComposeError, Service
@@ -54,18 +54,45 @@ def nginx_binary() -> str:
     return found
 
 
-def envsubst(text: str, env: Mapping[str, str]) -> str:
-    """Substitute $VAR and ${VAR} for the variables `env` defines; leave nginx's own alone."""
+def envsubst(
+    text: str, env: Mapping[str, str], lists: Mapping[str, Sequence[str]] | None = None
+) -> str:
+    """Substitute $VAR and ${VAR} for the variables `env` defines; leave nginx's own alone.
 
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(2)
-        return env.get(name, match.group(0))
+    A line naming a variable of `lists` is written once per item: `server ${UPSTREAM};`
+    with the addresses of two replicas becomes two `server` lines, as nginx reads a name
+    that resolves to two addresses.
+    """
+    lists = lists or {}
 
-    return _VARIABLE.sub(replace, text)
+    def substitute(line: str, values: Mapping[str, str]) -> str:
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1) or match.group(2)
+            return values.get(name, match.group(0))
+
+        return _VARIABLE.sub(replace, line)
+
+    lines = []
+    for line in text.splitlines(keepends=True):
+        named = {m.group(1) or m.group(2) for m in _VARIABLE.finditer(line)} & set(lists)
+        if len(named) > 1:
+            raise ComposeError(f"a template line names several list variables: {line.strip()}")
+        if not named:
+            lines.append(substitute(line, env))
+            continue
+        name = named.pop()
+        lines.extend(substitute(line, {**env, name: item}) for item in lists[name])
+    return "".join(lines)
 
 
-def prepare(service: Service, env: Mapping[str, str], prefix: Path) -> list[str]:
-    """Render the service's templates under `prefix` and return the nginx command line."""
+def prepare(
+    service: Service,
+    env: Mapping[str, str],
+    prefix: Path,
+    lists: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
+    """Render the service's templates under `prefix` and return the nginx command line;
+    `lists` are the variables with a value per replica (envsubst)."""
     conf_d = prefix / "conf.d"
     conf_d.mkdir(parents=True)
     (prefix / "temp").mkdir()
@@ -78,7 +105,7 @@ def prepare(service: Service, env: Mapping[str, str], prefix: Path) -> list[str]
                 f"not {mount.source} -> {mount.target}"
             )
         name = mount.target.removeprefix(TEMPLATES).removesuffix(".template")
-        rendered = envsubst(Path(mount.source).read_text(), env)
+        rendered = envsubst(Path(mount.source).read_text(), env, lists)
         (conf_d / name).write_text(rendered)
     # The image runs workers as an unprivileged user that owns its volumes; a local run
     # as root keeps workers as root so they can read and write the runner's volume dirs.

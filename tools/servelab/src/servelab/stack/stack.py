@@ -6,7 +6,11 @@ assigns. Services start in dependency order and the stack waits on each one's ow
 healthcheck, or for a one-shot service (one that another depends on with
 `service_completed_successfully`) until it exits 0. A service whose `x-local.server` names
 a server the machine runs (MariaDB, Redis) starts nothing: the stack uses that server
-(servelab.stack.attached). Leaving the context stops every process group it started.
+(servelab.stack.attached). A service with `deploy.replicas: N` runs N processes,
+`<service>-1` to `<service>-N`, each on a port of its own; an nginx in front that names
+`{port:<service>}` in an upstream gets one `server` line per replica, as a service name
+that resolves to every replica's address gives it under Docker. Leaving the context stops
+every process group it started.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ class StackError(RuntimeError):
 @dataclass
 class Running:
     service: Service
+    # The process's name: the service's, or `<service>-<n>` for one of several replicas.
+    name: str
     argv: list[str]
     env: dict[str, str]
     process: subprocess.Popen[bytes]
@@ -95,8 +101,11 @@ class Stack:
         self._run_parent = run_parent
         self.run_dir = run_dir or Path()
         self._log = log
+        # Each service's port (a replicated one's first replica's), and each replica's.
         self.ports: dict[str, int] = {}
+        # Every process started, by name: a service's, or `<service>-<n>` for its replicas.
         self.running: dict[str, Running] = {}
+        self.replicas: dict[str, list[str]] = {}
         # Services served by the machine's own server (x-local.server), by address, and the
         # database each of those has there (MariaDB's MARIADB_DATABASE).
         self.attached: dict[str, attached.Address] = {}
@@ -125,14 +134,18 @@ class Stack:
     def command(self, service: str) -> list[str]:
         return list(self.running[service].argv)
 
+    def replica_ports(self, service: str) -> list[int]:
+        """The port of each of the service's processes: one, or one per replica."""
+        return [self.port(name) for name in self.replicas.get(service, [service])]
+
     def process_groups(self) -> dict[str, int]:
-        """The process group id of every long-running service this stack started, by
-        name: the servers and what they fork, not the one-shots (which have exited) nor
-        the machine's own servers it attached to."""
+        """The process group id of every long-running process this stack started, by
+        name (a replica's is `<service>-<n>`): the servers and what they fork, not the
+        one-shots (which have exited) nor the machine's own servers it attached to."""
         return {
             name: running.pgid
             for name, running in self.running.items()
-            if name not in self._one_shots
+            if running.service.name not in self._one_shots
         }
 
     def start(self) -> None:
@@ -155,11 +168,15 @@ class Stack:
         }
         for name in names:
             service = project.services[name]
+            self.replicas[name] = _replica_names(service)
             if service.local.server:
                 self.ports[name] = self._address(service).port
             elif service.local.port_env:
-                self.ports[name] = free_port(service.published_port if self.publish else None)
-        width = max(len(name) for name in names)
+                preferred = service.published_port if self.publish else None
+                for replica in self.replicas[name]:
+                    self.ports[replica] = free_port(preferred if replica == name else None)
+                self.ports.setdefault(name, self.ports[self.replicas[name][0]])
+        width = max(len(replica) for name in names for replica in self.replicas[name])
         self._watchdog = Watchdog()
         try:
             for name in names:
@@ -168,9 +185,10 @@ class Stack:
                 if service.local.server:
                     self._attach(service)
                 else:
-                    self._launch(service, width)
-            for name, running in self.running.items():
-                if name not in self._one_shots:
+                    for replica in self.replicas[name]:
+                        self._launch(service, replica, width)
+            for running in self.running.values():
+                if running.service.name not in self._one_shots:
                     self._wait_healthy(running)
         except BaseException:
             self.stop()
@@ -189,7 +207,7 @@ class Stack:
         running = self._running(service)
         if running.process.poll() is None:
             raise StackError(f"{service} is still running: kill it first")
-        self._launch(running.service, max(len(name) for name in self.running))
+        self._launch(running.service, service, max(len(name) for name in self.running))
         self._wait_healthy(self.running[service])
 
     def stop(self) -> None:
@@ -205,30 +223,53 @@ class Stack:
         if self._given_run_dir is None and self.run_dir != Path():
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
-    def _environment(self, service: Service) -> dict[str, str]:
-        """The container's environment: the service's own, then the local overrides."""
+    def _environment(
+        self, service: Service, name: str, overrides: Mapping[str, list[str]]
+    ) -> dict[str, str]:
+        """The container's environment: the service's own, then the local overrides (an
+        override naming the port of a replicated service reads its first replica's)."""
         env = {key: os.environ[key] for key in _BASE_ENV if key in os.environ}
         env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), os.environ["PATH"]))
         env["PYTHONUNBUFFERED"] = "1"
         env.update(service.environment)
-        env.update(
-            {key: self._resolve(value, service) for key, value in service.local.environment.items()}
-        )
+        env.update({key: values[0] for key, values in overrides.items()})
         if service.local.port_env:
-            env[service.local.port_env] = str(self.ports[service.name])
+            env[service.local.port_env] = str(self.ports[name])
         return env
 
     def tmp(self, service: str, name: str) -> Path:
-        """The local stand-in of a path on the service's tmpfs (`{tmp:NAME}`)."""
+        """The local stand-in of a path on the tmpfs of the service's process (a replica
+        has its own) (`{tmp:NAME}`)."""
         return self.run_dir / "tmp" / service / name
 
-    def _resolve(self, value: str, service: Service) -> str:
+    def _overrides(self, service: Service, name: str) -> dict[str, list[str]]:
+        """The service's local overrides for its process `name`, each filled in once, or
+        once per replica where it names a replicated service's port."""
+        return {key: self._resolve(value, name) for key, value in service.local.environment.items()}
+
+    def _resolve(self, value: str, process: str) -> list[str]:
+        replicated = {
+            name
+            for kind, name in _PLACEHOLDER.findall(value)
+            if kind == "port" and len(self.replicas.get(name, ())) > 1
+        }
+        if len(replicated) > 1:
+            raise StackError(f"{value!r} names the ports of several replicated services")
+        if not replicated:
+            return [self._fill(value, process, {})]
+        target = replicated.pop()
+        return [self._fill(value, process, {target: replica}) for replica in self.replicas[target]]
+
+    def _fill(self, value: str, process: str, chosen: Mapping[str, str]) -> str:
+        """`value` with its placeholders filled in for `process`: `{port:S}` with the port
+        of `chosen[S]` where S is chosen (one replica of S), else S's own."""
+
         def replace(match: re.Match[str]) -> str:
             kind, name = match.groups()
             if kind == "port":
-                return str(self.port(name))
+                return str(self.port(chosen.get(name, name)))
             if kind == "tmp":
-                return str(self._fresh_tmp(service.name, name))
+                return str(self._fresh_tmp(process, name))
             if kind == "project":
                 return str(self.project_dir / name)
             return str(self.volume(name))
@@ -242,10 +283,14 @@ class Stack:
         path.mkdir(parents=True)
         return path
 
-    def _argv(self, service: Service, env: Mapping[str, str]) -> list[str]:
+    def _argv(
+        self, service: Service, name: str, env: Mapping[str, str], lists: Mapping[str, list[str]]
+    ) -> list[str]:
+        """The command line of the service's process `name`; `lists`: the overrides with a
+        value per replica, for an nginx template's upstream."""
         if service.infrastructure == "nginx":
-            prefix = self.run_dir / f"nginx-{service.name}"
-            return nginx.prepare(service, env, prefix)
+            prefix = self.run_dir / f"nginx-{name}"
+            return nginx.prepare(service, env, prefix, lists)
         if service.built:
             if not service.command:
                 raise StackError(f"{service.name}: a built service needs a command to run locally")
@@ -254,16 +299,19 @@ class Stack:
             f"{service.name}: no local mapping for image {service.image!r} (known: nginx)"
         )
 
-    def _launch(self, service: Service, width: int) -> None:
-        env = self._environment(service)
+    def _launch(self, service: Service, name: str, width: int) -> None:
+        """Start the service's process `name`: the service itself, or one of its replicas."""
+        overrides = self._overrides(service, name)
+        env = self._environment(service, name, overrides)
+        lists = {key: values for key, values in overrides.items() if len(values) > 1}
         try:
-            argv = self._argv(service, env)
+            argv = self._argv(service, name, env, lists)
             process = groups.spawn(argv, env=env, cwd=self.project_dir, cpus=self.cpus)
         except (ComposeError, OSError) as error:
-            raise StackError(f"{service.name}: cannot start: {error}") from error
+            raise StackError(f"{name}: cannot start: {error}") from error
         assert process.stdout is not None
-        log = LogPump(service.name.ljust(width), process.stdout, self._log)
-        self.running[service.name] = Running(service, argv, env, process, log)
+        log = LogPump(name.ljust(width), process.stdout, self._log)
+        self.running[name] = Running(service, name, argv, env, process, log)
         assert self._watchdog is not None
         self._watchdog.watch(process.pid, service.stop_grace_period)
 
@@ -293,10 +341,11 @@ class Stack:
         for dependency, condition in service.depends_on.items():
             if dependency in self.attached:
                 continue
-            if condition == "service_healthy":
-                self._wait_healthy(self.running[dependency])
-            elif condition == _COMPLETED:
-                self._wait_completed(self.running[dependency])
+            for replica in self.replicas[dependency]:
+                if condition == "service_healthy":
+                    self._wait_healthy(self.running[replica])
+                elif condition == _COMPLETED:
+                    self._wait_completed(self.running[replica])
 
     def _wait_completed(self, running: Running) -> None:
         """Wait for a one-shot service to exit; anything but status 0 fails the start."""
@@ -304,7 +353,7 @@ class Stack:
         running.log.join(timeout=2)
         if code != 0:
             raise StackError(
-                f"{running.service.name} exited with status {code} "
+                f"{running.name} exited with status {code} "
                 f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
             )
 
@@ -332,7 +381,7 @@ class Stack:
                 pass
             if time.monotonic() > deadline:
                 raise StackError(
-                    f"{running.service.name} did not become healthy "
+                    f"{running.name} did not become healthy "
                     f"(healthcheck: {' '.join(argv)})\n{running.log.tail()}"
                 )
             time.sleep(_POLL)
@@ -342,6 +391,15 @@ class Stack:
         if code is not None:
             running.log.join(timeout=2)
             raise StackError(
-                f"{running.service.name} exited with status {code} "
+                f"{running.name} exited with status {code} "
                 f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
             )
+
+
+def _replica_names(service: Service) -> list[str]:
+    """The names of a service's processes: its own, or `<service>-1` to `<service>-N`."""
+    if service.replicas < 1:
+        raise StackError(f"{service.name}: deploy.replicas is {service.replicas}: nothing to run")
+    if service.replicas == 1:
+        return [service.name]
+    return [f"{service.name}-{index}" for index in range(1, service.replicas + 1)]
