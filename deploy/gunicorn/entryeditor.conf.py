@@ -16,9 +16,11 @@ from base import *  # noqa: F403
 from base import env_int
 
 # The unix socket nginx passes requests to, and HTTP for Prometheus on the private network
-# (GET /metrics; not published, and nginx refuses /metrics on the public side).
+# (GET /metrics; not published, and nginx refuses /metrics on the public side). The socket's
+# name is short: a unix socket's path must fit in 107 bytes, and the local runner's volumes
+# lie deep in the checkout (.servelab/bench/<family>/<run>/volumes/...).
 bind = [
-    f"unix:{os.environ['SOCKET_DIR']}/entryeditor-gunicorn.sock",
+    f"unix:{os.environ['SOCKET_DIR']}/gunicorn.sock",
     f"{os.environ['SCRAPE_HOST']}:{os.environ['SCRAPE_PORT']}",
 ]
 umask = 0o000  # the socket is shared with nginx's workers, another user
