@@ -173,3 +173,24 @@ def test_a_question_the_run_cannot_answer_says_what_it_needs(project_root: Path)
     assert found["uvicorn or gunicorn?"].figures == (
         "needs both sides of gunicorn/uvicorn CPU or gunicorn/uvicorn"
     )
+
+
+@pytest.mark.parametrize(
+    ("replicas_mib", "workers_mib", "expected"),
+    [(80.0, 120.0, "N replicas behind nginx"), (160.0, 120.0, "uvicorn --workers N")],
+)
+def test_the_replicas_memory_answer_follows_the_measured_memory(
+    project_root: Path, replicas_mib: float, workers_mib: float, expected: str
+) -> None:
+    replicas = _cell("hello-replicas", "GET /hello", 1000.0, workers=2)
+    workers = _cell("hello-uvicorn", "GET /hello", 1000.0, workers=2)
+    cells = [
+        {**replicas, "server_memory_mib": replicas_mib},
+        {**workers, "server_memory_mib": workers_mib},
+    ]
+    run = run_from_json(run_record("replicas", WRK, cells))
+    question = "Which takes less memory: replicas or uvicorn --workers?"
+    answer = _answers(load_matrix(project_root, "replicas"), run)[question]
+    assert answer.answer == expected
+    ratio = replicas_mib / workers_mib
+    assert answer.figures.startswith(f"N replicas behind nginx {ratio:.2f}× the server memory")

@@ -130,12 +130,12 @@ def test_ratios_sit_beside_the_write_up_ones(markdown: str) -> None:
 def test_server_tables_carry_the_published_figures(markdown: str) -> None:
     assert "### uvicorn" in markdown
     assert (
-        "| upload/single | write-up, 40 workers | 27450 | 2718.32 | — | 29.36 | 19.74 | 51.66 "
+        "| upload/single | write-up, 40 workers | 27450 | 2718.32 | — | — | 29.36 | 19.74 | 51.66 "
         "| 58.80 | 68.87 | 86.17 | — | — |" in markdown
     )
     assert (
-        "| upload/single | ours, 1 worker | 1200 | 400.0 | 500 | 100.00 | 90.00 | 110.00 | 130.00 "
-        "| 200.00 | 250.00 | 0 | 2.0 (50%) |" in markdown
+        "| upload/single | ours, 1 worker | 1200 | 400.0 | 500 | — | 100.00 | 90.00 | 110.00 "
+        "| 130.00 | 200.00 | 250.00 | 0 | 2.0 (50%) |" in markdown
     )
     assert "| upload/single | write-up, 1 worker | 2414 | 239.01 |" in markdown
 
@@ -240,13 +240,13 @@ def test_the_header_records_options_shared_cpus_access_logs_and_the_write_ups_to
         "(marked *shared* in the k6 column) | — |" in markdown
     )
     assert (
-        "| access logs | on in files-gunicorn; off in files-uvicorn (the server's command line)"
-        in (markdown)
+        "| access logs | on in every cell (ACCESS_LOG=1); the server's own log on in "
+        "files-gunicorn; off in files-uvicorn (its command line)" in markdown
     )
     assert "| 2.0 (50%, *shared*) |" in markdown
     # wrk's row beside k6's: its requests/s and CPU per request (0.6 s / 6000 = 100 µs).
     assert (
-        "| GET /files/{id} | wrk, 1 worker | 6000 | 2000.0 | 100 | — | 40.00 | — | — | 90.00 "
+        "| GET /files/{id} | wrk, 1 worker | 6000 | 2000.0 | 100 | — | — | 40.00 | — | — | 90.00 "
         in (markdown)
     )
     assert "001_690c" not in markdown

@@ -11,7 +11,7 @@ from statistics import geometric_mean
 
 from servelab.bench.ratios import RatioSpec, RatioValue
 from servelab.bench.results import BenchRun, CellResult
-from servelab.bench.summary import CPU_US
+from servelab.bench.summary import CPU_US, MEMORY_MIB
 
 # Within this of 1, a comparison finds no difference worth choosing by.
 TOLERANCE = 0.05
@@ -113,6 +113,32 @@ QUESTIONS: Mapping[str, tuple[Question, ...]] = {
             "uvicorn",
         ),
     ),
+    "replicas": (
+        Choice(
+            "N one-worker replicas behind nginx, or one uvicorn --workers N?",
+            ("CPU replicas/uvicorn", "replicas/uvicorn"),
+            "N replicas behind nginx",
+            "uvicorn --workers N",
+        ),
+        Choice(
+            "N one-worker replicas behind nginx, or gunicorn -w N?",
+            ("CPU replicas/gunicorn", "replicas/gunicorn"),
+            "N replicas behind nginx",
+            "gunicorn -w N",
+        ),
+        Choice(
+            "Which takes less memory: replicas or uvicorn --workers?",
+            ("memory replicas/uvicorn",),
+            "N replicas behind nginx",
+            "uvicorn --workers N",
+        ),
+        Choice(
+            "Which takes less memory: replicas or gunicorn -w?",
+            ("memory replicas/gunicorn",),
+            "N replicas behind nginx",
+            "gunicorn -w N",
+        ),
+    ),
     "entryeditor": (
         Choice(
             "uWSGI or gunicorn?",
@@ -139,6 +165,9 @@ def _listed(values: Sequence[RatioValue]) -> str:
     return "; ".join(f"{v.where}, {_workers(v.workers)}: {v.value:.2f}×" for v in values)
 
 
+_WHAT = {CPU_US: "server CPU per request", MEMORY_MIB: "server memory"}
+
+
 def _choice(
     rule: Choice, specs: Mapping[str, RatioSpec], values: Sequence[RatioValue]
 ) -> Answer | None:
@@ -150,7 +179,7 @@ def _choice(
         overall = geometric_mean([v.value for v in mine])
         # A cost below 1, or a rate above 1, is the first option's win.
         better = 1 / overall if spec.lower_is_better else overall
-        what = "server CPU per request" if spec.metric == CPU_US else "successful requests/s"
+        what = _WHAT.get(spec.metric, "successful requests/s")
         figures = f"{rule.first} {overall:.2f}× the {what} of {rule.second} ({_listed(mine)})"
         if abs(better - 1) <= TOLERANCE:
             return Answer(rule.question, f"either: within {TOLERANCE:.0%}", figures)

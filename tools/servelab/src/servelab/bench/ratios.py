@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import geometric_mean
 
-from servelab.bench.summary import CPU_US
+from servelab.bench.summary import CPU_US, MEMORY_MIB
 
 # (variant, workers, endpoint)
 Key = tuple[str, int, str]
@@ -26,7 +26,7 @@ Settings = Mapping[Key, Mapping[str, str]]
 
 # Costs: less is better. The limit among several denominator variants is then the
 # cheapest one, and a goal's `best` value the lowest.
-LOWER_IS_BETTER = frozenset({CPU_US})
+LOWER_IS_BETTER = frozenset({CPU_US, MEMORY_MIB})
 # Metrics that add up over the cells that share one job (CPU time per request does; a
 # rate does not): only these can have a sum as denominator.
 ADDITIVE = frozenset({CPU_US})

@@ -13,7 +13,7 @@ from servelab.bench.findings import Answer, answers
 from servelab.bench.matrix import Matrix
 from servelab.bench.ratios import GoalResult, RatioSpec, RatioValue, goal_results, ratio_values
 from servelab.bench.results import BenchRun, CellResult
-from servelab.bench.summary import CPU_US, ERROR_KINDS, Measurement
+from servelab.bench.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.tools import ToolResult
 from servelab.bench.writeup import Figure, WriteUp
 
@@ -41,7 +41,8 @@ def _workers(workers: int) -> str:
 def _amount(spec: RatioSpec | None, value: float) -> str:
     """A ratio as `1.23×`; a plain metric as it is (CPU per request in whole µs)."""
     if spec is not None and spec.plain:
-        return f"{value:.0f} µs" if spec.metric == CPU_US else f"{value:g}"
+        units = {CPU_US: "µs", MEMORY_MIB: "MiB"}
+        return f"{value:.0f} {units[spec.metric]}" if spec.metric in units else f"{value:g}"
     return f"{value:.2f}×"
 
 
@@ -132,11 +133,20 @@ def _options(run: BenchRun) -> list[tuple[str, str, str]]:
 
 
 # The flags that switch a server's access log (uvicorn's, gunicorn's, granian's).
+# The servers' own access-log switches on a command line (uvicorn's, gunicorn's).
 _LOG_FLAGS = {"--no-access-log": False, "--access-log": True, "--access-logfile": True}
+# The project's switch (servicekit's JSON request line and nginx's access log); on unless 0.
+ACCESS_LOG = "ACCESS_LOG"
 
 
 def _access_logs(run: BenchRun) -> str:
-    """Where the recorded server commands say whether they log each request."""
+    """Whether the cells' servers logged each request: ACCESS_LOG as each cell ran, and
+    the servers' own switches where a recorded command line sets one."""
+    values = sorted({cell.settings.get(ACCESS_LOG, "1") for cell in run.cells})
+    parts = []
+    if values:
+        state = {"0": "off"}.get(values[0], "on") if len(values) == 1 else "mixed"
+        parts.append(f"{state} in every cell (ACCESS_LOG={'/'.join(values)})")
     said: dict[str, bool] = {}
     for cell in run.cells:
         for name, argv in cell.commands.items():
@@ -145,13 +155,13 @@ def _access_logs(run: BenchRun) -> str:
             ]
             if flags:
                 said[name] = flags[-1]
-    if not said:
-        return ""
     on = sorted(name for name, logging in said.items() if logging)
     off = sorted(name for name, logging in said.items() if not logging)
-    parts = [f"on in {', '.join(on)}"] if on else []
-    parts += [f"off in {', '.join(off)}"] if off else []
-    return "; ".join(parts) + " (the server's command line)"
+    servers = [f"on in {', '.join(on)}"] if on else []
+    servers += [f"off in {', '.join(off)}"] if off else []
+    if servers:
+        parts.append("the server's own log " + "; ".join(servers) + " (its command line)")
+    return "; ".join(parts)
 
 
 def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
@@ -282,7 +292,7 @@ def _k6(cell: CellResult, m: Measurement) -> str:
     return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%}{shared})"
 
 
-def _cpu_us(value: float | None) -> str:
+def _whole(value: float | None) -> str:
     return _DASH if value is None else f"{value:.0f}"
 
 
@@ -304,7 +314,8 @@ COLUMNS: Mapping[str, Column] = {
         "total s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
     ),
     "rps": Column("req/s", lambda c, m: f"{m.rps:.1f}", lambda f: _number(f.rps, 2)),
-    "cpu": Column("CPU µs/req", lambda c, m: _cpu_us(c.cpu_us_per_request), lambda f: _DASH),
+    "cpu": Column("CPU µs/req", lambda c, m: _whole(c.cpu_us_per_request), lambda f: _DASH),
+    "memory": Column("memory MiB", lambda c, m: _whole(c.server_memory_mib), lambda f: _DASH),
     "success": Column(
         "success",
         lambda c, m: _ratio_of(m.success_ratio),
@@ -344,6 +355,7 @@ DEFAULT_COLUMNS = (
     "requests",
     "rps",
     "cpu",
+    "memory",
     "avg",
     "p50",
     "p75",
@@ -380,7 +392,7 @@ def _chosen(matrix: Matrix, totals: bool) -> list[str]:
 _TOOL_COLUMNS: Mapping[str, Callable[[ToolResult], str]] = {
     "requests": lambda t: str(t.requests),
     "rps": lambda t: f"{t.rps:.1f}",
-    "cpu": lambda t: _cpu_us(t.cpu_us_per_request),
+    "cpu": lambda t: _whole(t.cpu_us_per_request),
     "p50": lambda t: _ms(t.p50_ms),
     "p99": lambda t: _ms(t.p99_ms),
     "errors": lambda t: str(t.errors),

@@ -13,7 +13,7 @@ from servelab.bench.load import Load
 from servelab.bench.machine import Machine
 from servelab.bench.matrix import WORKERS_ENV
 from servelab.bench.ratios import Key
-from servelab.bench.summary import CPU_US, Measurement
+from servelab.bench.summary import CPU_US, MEMORY_MIB, Measurement
 from servelab.bench.tools import ToolResult
 
 
@@ -116,6 +116,8 @@ class BenchRun:
 def _metric(cell: CellResult, metric: str) -> float | None:
     if metric == CPU_US:
         return cell.cpu_us_per_request
+    if metric == MEMORY_MIB:
+        return cell.server_memory_mib
     return cell.measurement.metric(metric) if cell.measurement is not None else None
 
 

@@ -20,6 +20,8 @@ ANSWER_ERROR_KINDS = ("wrong_answer",)
 # What a ratio or a goal can name: a field or property of Measurement, or CPU_US, the
 # server's CPU microseconds per request, which the cell holds (BenchRun.values reads it).
 CPU_US = "cpu_us"
+# The server's memory while k6 ran (its processes' summed PSS, MiB), which the cell holds.
+MEMORY_MIB = "memory_mib"
 METRICS = (
     "ok_rps",
     "rps",
@@ -43,6 +45,7 @@ METRICS = (
     "p80_ms",
     "p98_ms",
     CPU_US,
+    MEMORY_MIB,
 )
 _MEASURED = "{phase:measure}"
 
