@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.errors import BenchError
+from servelab.stack.groups import pin
 
 # k6 exits with 99 when a threshold failed; anything else non-zero is a failed run.
 THRESHOLDS_FAILED = 99
@@ -56,11 +57,6 @@ def k6_argv(
     return [*argv, str(script)]
 
 
-def _pin(cpus: frozenset[int] | None) -> None:
-    if cpus:
-        os.sched_setaffinity(0, cpus)
-
-
 def run_k6(
     argv: Sequence[str],
     *,
@@ -78,7 +74,7 @@ def run_k6(
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
-            preexec_fn=lambda: _pin(cpus),
+            preexec_fn=lambda: pin(cpus),
         )
         deadline = started + timeout_s
         while True:

@@ -21,6 +21,7 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load import Load
 from servelab.bench.tool_output import Figures, parse_ab, parse_wrk
 from servelab.bench.tool_requests import Request
+from servelab.stack.groups import pin
 
 TOOLS = ("wrk", "ab")
 # loadtests/lib/request.lua, relative to loadtests/: wrk's request with a body.
@@ -105,11 +106,6 @@ def tool_argv(
     return [*argv, request.url], {}
 
 
-def _pin(cpus: frozenset[int] | None) -> None:
-    if cpus:
-        os.sched_setaffinity(0, cpus)
-
-
 def run_tool(
     argv: Sequence[str],
     env: Mapping[str, str],
@@ -133,7 +129,7 @@ def run_tool(
             text=True,
             timeout=load.seconds + _GRACE_S,
             check=False,
-            preexec_fn=lambda: _pin(cpus),
+            preexec_fn=lambda: pin(cpus),
         )
     except subprocess.TimeoutExpired as error:
         raise ToolError(f"{tool} still running after {error.timeout:.0f} s, killed") from None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO
 
 
-def _pin(cpus: frozenset[int] | None) -> None:
+def pin(cpus: frozenset[int] | None) -> None:
     """Runs in the child before exec, so every process it forks keeps to `cpus` too."""
     if cpus:
         os.sched_setaffinity(0, cpus)
@@ -35,7 +35,7 @@ def spawn(
         stdout=stdout,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=lambda: _pin(cpus),
+        preexec_fn=lambda: pin(cpus),
     )
 
 
