@@ -19,6 +19,7 @@ from servelab.containers import cli as containers_cli
 from servelab.outage import DrillError, write_drill
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
+from servelab.reliability import write_reliability
 from servelab.stack import Stack, StackError, sessions
 
 
@@ -127,6 +128,11 @@ def outage(args: argparse.Namespace) -> int:
     return 0
 
 
+def reliability(args: argparse.Namespace) -> int:
+    print(f"servelab: wrote {write_reliability(find_project_dir())}", file=sys.stderr)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="servelab", description="Run compose.yaml profiles locally and benchmark them."
@@ -216,6 +222,12 @@ def parser() -> argparse.ArgumentParser:
     )
     drill.add_argument("drill", help="loadtests/outage/<drill>.toml")
     drill.set_defaults(handler=outage)
+
+    joined = commands.add_parser(
+        "reliability",
+        help="join the saved reliability sections into docs/results/reliability.md",
+    )
+    joined.set_defaults(handler=reliability)
 
     containers_cli.add_parser(commands)
     return root
