@@ -212,11 +212,22 @@ def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
     del raw["tools"]
     raw["variants"]["uvicorn"]["tools"] = ["wrk", "wrk"]
     matrix = parse_matrix(raw)
-    tools = {variant.name: variant.tools for variant in matrix.variants}
-    assert tools["uvicorn"] == ("wrk",)
-    assert tools["gunicorn"] == ()
+    tools = {(c.variant.name, c.tools) for c in matrix.cells("quick")}
+    assert {variant for variant, named in tools if named == ("wrk",)} == {"uvicorn"}
+    assert ("gunicorn", ()) in tools
     raw["tools"] = "wrk"
-    assert {v.tools for v in parse_matrix(raw).variants} == {("wrk",)}
+    assert {c.tools for c in parse_matrix(raw).cells("quick")} == {("wrk",)}
+
+
+def test_tools_can_run_in_one_form_only(project_root: Path) -> None:
+    raw = _raw(project_root)
+    raw["tools"] = {"full": ["wrk"]}
+    matrix = parse_matrix(raw)
+    assert {c.tools for c in matrix.cells("quick")} == {()}
+    assert {c.tools for c in matrix.cells("full")} == {("wrk",)}
+    raw["tools"] = {"nightly": ["wrk"]}
+    with pytest.raises(MatrixError, match=r"tools for unknown form\(s\) \['nightly'\]"):
+        parse_matrix(raw)
 
 
 def test_workers_override_every_variant_but_those_that_fix_their_own(project_root: Path) -> None:

@@ -8,13 +8,14 @@ with `vus = [...]` once per number of VUs (key `<key> c<vus>`): the reader write
 those cells, and the load shape each needs, so the file does not.
 
 `tools = ["wrk"]` (or "ab"), on a variant or at the top of the file for every variant, runs
-that write-up's own load tool on each of the variant's cells right after k6 (bench.tools).
+that write-up's own load tool on each of the variant's cells right after k6 (bench.tools);
+`tools = { full = ["ab"] }` runs it in that form only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +60,8 @@ class Variant:
     # The variant names its own worker counts (e.g. a server that runs one process
     # whatever it is told): `--workers` leaves them alone.
     own_workers: bool = False
-    # Load tools run beside k6 on each of its cells (bench.tools.TOOLS).
-    tools: tuple[str, ...] = ()
+    # Load tools run beside k6 on each of its cells (bench.tools.TOOLS), per form.
+    tools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # The variable that carries the cell's number of processes: WEB_CONCURRENCY (workers of
     # one server), or REPLICAS (copies of a one-worker server, compose's deploy.replicas).
     scale_env: str = WORKERS_ENV
@@ -83,6 +84,8 @@ class Cell:
     endpoint: Endpoint
     load: Load
     settings: Mapping[str, str]
+    # The load tools run after k6 on this cell (its variant's, in this form).
+    tools: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -156,6 +159,7 @@ class Matrix:
                 endpoint,
                 self.load(form, endpoint.shape or variant.shape),
                 settings,
+                variant.tools.get(form, ()),
             )
             for count in workers
             for key in keys
@@ -261,12 +265,22 @@ def _variant_endpoints(
     return chosen
 
 
-def _tools(raw: Any, where: str) -> tuple[str, ...]:
+def _tool_names(raw: Any, where: str) -> tuple[str, ...]:
     names = [raw] if isinstance(raw, str) else list(raw)
     unknown = [name for name in names if name not in TOOLS]
     if unknown:
         raise MatrixError(f"{where}: unknown tool {unknown[0]!r} (known: {', '.join(TOOLS)})")
     return tuple(dict.fromkeys(names))
+
+
+def _tools(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
+    """The tools of each form: a list is every form's, a table names them per form."""
+    if not isinstance(raw, Mapping):
+        return dict.fromkeys(FORMS, _tool_names(raw, where))
+    unknown = set(raw) - set(FORMS)
+    if unknown:
+        raise MatrixError(f"{where}: tools for unknown form(s) {sorted(unknown)}")
+    return {form: _tool_names(raw.get(form, ()), where) for form in FORMS}
 
 
 def _variant(
@@ -275,7 +289,7 @@ def _variant(
     sets: Mapping[str, tuple[Endpoint, ...]],
     pin: bool,
     workers: Mapping[str, Sequence[int]] | None,
-    tools: Sequence[str],
+    tools: Mapping[str, tuple[str, ...]],
 ) -> Variant:
     """A variant; `workers`, `pin` and `tools` are the matrix's, unless it names its own."""
     where = f"variants.{name}"
@@ -297,7 +311,7 @@ def _variant(
         shape=raw.get("shape"),
         pin=bool(raw.get("pin", pin)),
         own_workers=own_workers,
-        tools=_tools(raw.get("tools", tools), where),
+        tools=_tools(raw["tools"], where) if "tools" in raw else dict(tools),
         scale_env=str(raw.get("scale_env", WORKERS_ENV)),
     )
 
@@ -488,7 +502,7 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
     )
     for form in matrix.loads:
         for cell in matrix.cells(form):
-            for tool in cell.variant.tools:
+            for tool in cell.tools:
                 try:
                     check_shape(tool, cell.load, f"variants.{cell.variant.name} ({form})")
                 except ToolError as error:

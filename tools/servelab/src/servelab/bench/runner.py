@@ -217,8 +217,7 @@ def _load(
         summary, run = _k6(ctx, cell, measured, base_url, slug, pinning)
     after = cpu_time.snapshot(pgids)
     tools = tuple(
-        _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug)
-        for tool in cell.variant.tools
+        _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug) for tool in cell.tools
     )
     return _Measured(
         measurement=measurement(json.loads(summary.read_text()), measured),
@@ -353,9 +352,7 @@ def _estimate_s(cells: Sequence[Cell]) -> float | None:
     """Seconds per cell before any has run; None where a counted shape's time is unknown."""
     if not cells or any(cell.load.counted for cell in cells):
         return None
-    per_cell = [
-        cell.load.seconds + cell.load.duration_s * len(cell.variant.tools) for cell in cells
-    ]
+    per_cell = [cell.load.seconds + cell.load.duration_s * len(cell.tools) for cell in cells]
     return sum(per_cell) / len(cells) + _OVERHEAD_S
 
 
