@@ -193,6 +193,18 @@ def test_render_report_rewrites_markdown_from_saved_results(
     assert "![uvicorn, 1 worker: each row over the reference row](files/write-up-" in text
 
 
+def test_a_labelled_run_is_rendered_beside_its_results(project_root: Path, tmp_path: Path) -> None:
+    shutil.copytree(project_root / "loadtests", tmp_path / "loadtests")
+    saved = tmp_path / "elsewhere" / "files.big-box.json"
+    saved.parent.mkdir()
+    saved.write_text(json.dumps(RUN))
+    report = render_report(str(saved), project_dir=tmp_path)
+    assert report == saved.with_suffix(".md")
+    assert "| stream/buffer upload | uvicorn | 2.00× |" in report.read_text()
+    assert (saved.parent / "files.big-box" / "rps.png").is_file()
+    assert not (tmp_path / "docs" / "results" / "files.md").exists()
+
+
 def test_render_report_without_results_says_what_to_run(project_root: Path, tmp_path: Path) -> None:
     shutil.copytree(project_root / "loadtests", tmp_path / "loadtests")
     with pytest.raises(BenchError, match="run `servelab bench files` first"):

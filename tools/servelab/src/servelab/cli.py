@@ -196,7 +196,12 @@ def parser() -> argparse.ArgumentParser:
     measure.set_defaults(handler=bench)
 
     render = commands.add_parser("report", help="re-render reports from saved results")
-    render.add_argument("family", nargs="*", help="default: all")
+    render.add_argument(
+        "family",
+        nargs="*",
+        help="a family (default: all), or a saved run's .json (a --label or --out run): its "
+        "report is written beside it",
+    )
     render.set_defaults(handler=report)
 
     pair = commands.add_parser(

@@ -69,6 +69,12 @@ def run_bench(
 
 
 def render_report(family: str, *, project_dir: Path | None = None) -> Path:
-    """Write docs/results/<family>.md and its charts again from the saved results."""
+    """Write docs/results/<family>.md and its charts again from the saved results; `family`
+    may also be a saved run's .json (a labelled or --out run), whose report goes beside it."""
     project_dir = project_dir or find_project_dir()
+    if family.endswith(".json"):
+        saved = Path(family)
+        if not saved.is_file():
+            raise BenchError(f"no results at {saved}")
+        return _write_report(project_dir, load_matrix(project_dir, load_run(saved).family), saved)
     return _write_report(project_dir, load_matrix(project_dir, family))
