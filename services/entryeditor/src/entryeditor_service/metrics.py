@@ -11,7 +11,7 @@ entryeditor_compute_breaker_open              1 while any live worker's breaker 
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from servicekit.metrics import multiprocess
+from servicekit.metrics import multiprocess, switch
 
 multiprocess.ensure_directory()
 
@@ -31,3 +31,15 @@ BREAKER_OPEN = Gauge(
     "1 while a worker's circuit breaker to compute is open or half-open.",
     multiprocess_mode="livemax",
 )
+
+
+def cache_lookup(outcome: str) -> None:
+    if switch.enabled():
+        CACHE_LOOKUPS.labels(outcome).inc()
+
+
+def compute_call(method: str, outcome: str, seconds: float, *, breaker_open: bool) -> None:
+    """A call to compute ended: its time, and the breaker's state after it."""
+    if switch.enabled():
+        COMPUTE_CALLS.labels(method, outcome).observe(seconds)
+        BREAKER_OPEN.set(breaker_open)
