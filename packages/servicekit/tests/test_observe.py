@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from flask import Flask
 
 from servicekit import tracing
-from servicekit.metrics import http, multiprocess
+from servicekit.metrics import http, multiprocess, switch
 from servicekit.observe import flask as observe_flask
 from servicekit.observe.accesslog import LOGGER, JsonFormatter
 from servicekit.observe.asgi import ObserveMiddleware
@@ -148,6 +148,33 @@ def test_access_log_off_writes_nothing_but_still_counts(
     assert TestClient(app).get("/quiet").status_code == 200
     assert counted("GET", "/quiet", 200) == before + 1
     assert access_lines.getvalue() == ""
+
+
+def test_metrics_off_counts_nothing_and_leaves_the_metrics_path_to_the_app(
+    monkeypatch: pytest.MonkeyPatch, access_lines: io.StringIO
+) -> None:
+    monkeypatch.setenv("METRICS", "0")
+    switch.enabled.cache_clear()
+    try:
+        assert switch.enabled() is False
+    finally:
+        switch.enabled.cache_clear()
+    app = FastAPI()
+    app.add_middleware(ObserveMiddleware)
+
+    @app.get("/bare")
+    async def bare() -> dict[str, str]:
+        return {}
+
+    client = TestClient(app)
+    before = counted("GET", "/bare", 200)
+    answer = client.get("/bare")
+    assert answer.status_code == 200
+    assert answer.headers["x-request-id"]
+    assert counted("GET", "/bare", 200) == before
+    assert client.get("/metrics").status_code == 404
+    # The access log has its own switch; /metrics is now a request like another.
+    assert [line["path"] for line in lines_of(access_lines)] == ["/bare", "/metrics"]
 
 
 def test_prepare_directory_empties_what_a_previous_run_left(tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """Metrics, request ids and access logs of the entry editor's recipes: N requests through
 nginx, N counted by the app server with two worker processes (asked on its own port,
-never through nginx, which refuses /metrics), and the id nginx set in the app's log line."""
+never through nginx, which refuses /metrics), and the id nginx set in the app's log line;
+the database queries and the Thrift calls to compute counted as exactly, whichever worker
+made them, and the connections in use back to none."""
 
 from __future__ import annotations
 
@@ -13,11 +15,15 @@ import pytest
 
 from servelab.stack import Stack
 from servelab.testing import scratch_database
-from servelab.testing.metrics import requests_counted
+from servelab.testing.metrics import requests_counted, sample
 
 pytestmark = pytest.mark.stack
 
 N = 20
+# Threads in all (WEB_CONCURRENCY x WEB_THREADS): the most database connections open.
+THREADS = 4
+NEIGHBORS = "/corpus/sentence/100/neighbors/?k=5"
+CALLS = 6
 ROUTE = "/entryeditor/entryeditor/(?P<entry_id>[0-9]{1,9})/?"
 # (profile, nginx in front, the app server: nginx's socket, and SCRAPE_PORT for Prometheus)
 VARIANTS = [
@@ -73,14 +79,37 @@ def test_n_requests_through_nginx_n_counted_and_logged_with_nginx_s_id(
             assert response.status_code == 200
             return response.headers["x-request-id"]
 
-        with ThreadPoolExecutor(4) as pool:
-            ids = list(pool.map(one, range(1, N + 1)))
-        assert httpx.get(url + "/metrics").status_code == 404
-
-        for _ in range(4):  # on the app server's own port, whichever worker answers
+        def scrape() -> str:  # on the app server's own port, whichever worker answers
             metrics = httpx.get(stack.url(server) + "/metrics", headers={"Connection": "close"})
             assert metrics.status_code == 200
-            assert requests_counted(metrics.text, ROUTE) == N
+            return metrics.text
+
+        queries = sample(scrape(), "entryeditor_db_query_seconds_count") or 0.0
+        ids = [one(1)]
+        per_request = (sample(scrape(), "entryeditor_db_query_seconds_count") or 0.0) - queries
+        assert per_request >= 1
+        with ThreadPoolExecutor(4) as pool:
+            ids += list(pool.map(one, range(2, N + 1)))
+        assert httpx.get(url + "/metrics").status_code == 404
+
+        for _ in range(4):
+            text = scrape()
+            assert requests_counted(text, ROUTE) == N
+            counted = sample(text, "entryeditor_db_query_seconds_count")
+            assert counted == queries + N * per_request
+            assert sample(text, "entryeditor_db_connections_in_use") == 0
+            assert 1 <= (sample(text, "entryeditor_db_connections_open") or 0) <= THREADS
+
+        for _ in range(CALLS):
+            assert httpx.get(url + NEIGHBORS, timeout=30).status_code == 200
+        calls = {"method": "neighbors", "outcome": "ok"}
+        for _ in range(4):
+            text = scrape()
+            assert sample(text, "entryeditor_compute_call_seconds_count", calls) == CALLS
+            assert (
+                sample(text, "entryeditor_compute_call_seconds_bucket", {**calls, "le": "+Inf"})
+                == CALLS
+            )
 
     app_lines = [line for line in log.json_of(server) if line.get("route") == ROUTE]
     assert sorted(str(line["request_id"]) for line in app_lines) == sorted(ids)

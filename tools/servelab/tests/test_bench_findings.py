@@ -194,3 +194,25 @@ def test_the_replicas_memory_answer_follows_the_measured_memory(
     assert answer.answer == expected
     ratio = replicas_mib / workers_mib
     assert answer.figures.startswith(f"N replicas behind nginx {ratio:.2f}× the server memory")
+
+
+@pytest.mark.parametrize(
+    ("gunicorn_us", "expected"),
+    [(105.0, "yes: +8% at most"), (120.0, "no: +20% on hello-gunicorn")],
+)
+def test_the_cost_of_metrics_and_logs_is_judged_on_the_worst_server(
+    project_root: Path, gunicorn_us: float, expected: str
+) -> None:
+    cells = [
+        _cell("hello-uvicorn", "GET /hello", 1000.0, cpu_us=108.0),
+        _cell("hello-uvicorn-bare", "GET /hello", 1000.0, cpu_us=100.0),
+        _cell("hello-gunicorn", "GET /hello", 1000.0, cpu_us=gunicorn_us),
+        _cell("hello-gunicorn-bare", "GET /hello", 1000.0, cpu_us=100.0),
+    ]
+    run = run_from_json(run_record("observability", WRK, cells))
+    found = _answers(load_matrix(project_root, "observability"), run)
+    hello = found["Do metrics and access logs cost at most 10% of the CPU of GET /hello?"]
+    assert hello.answer == expected
+    assert "hello-uvicorn, 1 worker: 1.08×" in hello.figures
+    unmeasured = [answer for question, answer in found.items() if "256 KiB" in question]
+    assert [answer.answer for answer in unmeasured] == [UNANSWERED, UNANSWERED]

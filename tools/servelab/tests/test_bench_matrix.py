@@ -6,9 +6,11 @@ from typing import Any
 
 import pytest
 
+from servelab import cli
 from servelab.bench.matrix import MatrixError, load_matrix, parse_matrix
 from servelab.bench.ratios import Part, Side
 from servelab.cli import main as servelab
+from servelab.project import families
 
 
 def _ratio(raw: dict[str, Any], name: str) -> dict[str, Any]:
@@ -195,6 +197,23 @@ def test_unknown_family_lists_the_known_ones(project_root: Path) -> None:
 def test_cli_reports_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> None:
     assert servelab(["report", "nope"]) == 2
     assert "no benchmark family 'nope'" in capsys.readouterr().err
+
+
+def test_cli_re_renders_every_family_with_saved_results(
+    project_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rendered: list[str] = []
+
+    def render(family: str) -> Path:
+        rendered.append(family)
+        return project_root / f"{family}.md"
+
+    monkeypatch.setattr(cli, "render_report", render)
+    monkeypatch.chdir(project_root)
+    assert servelab(["report"]) == 0
+    saved = sorted(path.stem for path in (project_root / "docs/results").glob("*.json"))
+    assert rendered == [family for family in saved if family in families(project_root)]
+    assert "files" in rendered
 
 
 def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> None:

@@ -279,3 +279,27 @@ def test_a_run_against_a_target_says_no_server_cpu_was_measured(project_root: Pa
     assert "load sent to http://10.0.0.5:8000, a stack already up elsewhere: no server CPU" in (
         markdown
     )
+
+
+def test_the_header_says_which_variants_ran_with_logs_and_metrics_off(
+    project_root: Path,
+) -> None:
+    cells = [
+        _cell("hello-uvicorn", "GET /hello", 900.0, settings={"ACCESS_LOG": "1", "METRICS": "1"}),
+        _cell(
+            "hello-uvicorn-bare", "GET /hello", 1000.0, settings={"ACCESS_LOG": "0", "METRICS": "0"}
+        ),
+    ]
+    record = run_record("observability", {"vus": 400, "duration_s": 5.0}, cells=cells)
+    matrix = load_matrix(project_root, "observability")
+    markdown = render(
+        run_from_json(record), matrix, load_write_up(project_root / matrix.write_up), {}
+    )
+    assert (
+        "| access logs | off in hello-uvicorn-bare (ACCESS_LOG=0); on in hello-uvicorn "
+        "(ACCESS_LOG=1) |" in markdown
+    )
+    assert (
+        "| metrics | off in hello-uvicorn-bare (METRICS=0); on in hello-uvicorn (METRICS=1) |"
+        in markdown
+    )

@@ -9,7 +9,7 @@ HEAD, Range requests (a part of an object) and 304s are not counted as served.
 
 from prometheus_client import Counter
 
-from servicekit.metrics import multiprocess
+from servicekit.metrics import multiprocess, switch
 
 multiprocess.ensure_directory()
 
@@ -19,6 +19,11 @@ SERVED = Counter(
 )
 
 
+def stored(size: int) -> None:
+    if switch.enabled():
+        STORED.inc(size)
+
+
 def served(size: int, *, via: str, whole: bool) -> None:
-    if whole:
+    if whole and switch.enabled():
         SERVED.labels(via).inc(size)

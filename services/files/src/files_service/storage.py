@@ -131,7 +131,7 @@ class ObjectStore:
         except BaseException:
             blob.unlink(missing_ok=True)
             raise
-        metrics.STORED.inc(meta.size)
+        metrics.stored(meta.size)
         return meta
 
     def get(self, object_id: str) -> ObjectMeta | None:

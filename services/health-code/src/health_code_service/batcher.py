@@ -101,9 +101,7 @@ class MicroBatcher(Generic[T, R]):
         if not live:
             return
         started = time.monotonic()
-        metrics.BATCH_SIZE.observe(len(live))
-        for item in live:
-            metrics.QUEUE_WAIT.observe(started - item.queued_at)
+        metrics.batch([started - item.queued_at for item in live])
         try:
             outcomes = list(self._process([item.value for item in live]))
             if len(outcomes) != len(live):

@@ -49,7 +49,7 @@ async def get_usage(
         known = ", ".join(u.value for u in Usage)
         message = f"unknown usage {usage!r}: use one of {known}"
         raise ApiError(404, "unknown_usage", message) from None
-    metrics.ANALYSES.labels(known_usage.value, settings.analyze_mode).inc()
+    metrics.analysis(known_usage.value, settings.analyze_mode)
     return known_usage
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from servelab.bench import BenchError, BenchOptions, render_report, run_bench
+from servelab.bench import BenchError, BenchOptions, render_report, results_path, run_bench
 from servelab.bench.compare import NOISE, check_comparable
 from servelab.bench.compare import render as render_comparison
 from servelab.bench.matrix import load_matrix
@@ -103,7 +103,19 @@ def bench(args: argparse.Namespace) -> int:
 
 
 def report(args: argparse.Namespace) -> int:
-    return _each_family(args.family, render_report)
+    """The families named, or every family that has saved results (a new family has none
+    until its first run)."""
+    requested = args.family or _measured_families()
+    return _each_family(requested, render_report)
+
+
+def _measured_families() -> list[str]:
+    project_dir = find_project_dir()
+    return [
+        family
+        for family in all_families(project_dir)
+        if results_path(project_dir, family).is_file()
+    ]
 
 
 def compare(args: argparse.Namespace) -> int:

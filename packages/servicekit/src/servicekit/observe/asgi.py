@@ -3,14 +3,15 @@
 Per HTTP request: the request id (X-Request-ID in, the same out), the request metrics by
 route template (the `route` Starlette's router puts in the scope) and status, one JSON
 access log line. GET /metrics (METRICS_PATH) answers the Prometheus exposition itself and
-is neither counted nor logged. A request the app fails with an exception counts as a 500.
+is neither counted nor logged (with METRICS=0 nothing is counted, and the path is the
+app's). A request the app fails with an exception counts as a 500.
 """
 
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from servicekit.metrics import exposition, http
+from servicekit.metrics import exposition
 from servicekit.observe.recorder import Recorder
 from servicekit.observe.requestid import current, request_id
 from servicekit.observe.settings import ObserveSettings
@@ -34,7 +35,7 @@ class ObserveMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"] == self.settings.metrics_path:
+        if scope["path"] == self.settings.endpoint:
             await _answer_metrics(send)
             return
         rid = request_id(_header(scope, _REQUEST_ID))
@@ -52,11 +53,10 @@ class ObserveMiddleware:
                 size += len(message.get("body", b""))
             await send(message)
 
-        http.IN_FLIGHT.inc()
+        self._recorder.begin()
         try:
             await self.app(scope, receive, observed_send)
         finally:
-            http.IN_FLIGHT.dec()
             current.reset(token)
             self._recorder.finish(
                 method=scope["method"],

@@ -1,5 +1,5 @@
-"""What both middlewares do when a request ends: count it, log it, and trace it when
-tracing is on (servicekit.tracing)."""
+"""What both middlewares do when a request starts and ends: count it (unless METRICS=0),
+log it (unless ACCESS_LOG=0), and trace it when tracing is on (servicekit.tracing)."""
 
 import time
 from collections.abc import Mapping
@@ -13,7 +13,13 @@ from servicekit.observe.settings import ObserveSettings
 class Recorder:
     def __init__(self, settings: ObserveSettings) -> None:
         self._logger = access_logger() if settings.access_log else None
+        self._metrics = settings.metrics
         self.tracing = tracing.ENABLED
+
+    def begin(self) -> None:
+        """A request arrived (`finish` ends it, whatever happened)."""
+        if self._metrics:
+            http.IN_FLIGHT.inc()
 
     def finish(
         self,
@@ -30,7 +36,9 @@ class Recorder:
     ) -> None:
         """`started_ns` (time.time_ns() at arrival) and `carrier` (the request's headers,
         lower-case) are needed only when `self.tracing` is on."""
-        http.record(method, route, status, seconds)
+        if self._metrics:
+            http.IN_FLIGHT.dec()
+            http.record(method, route, status, seconds)
         if self.tracing:
             tracing.record_server_span(
                 method=method,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any
 
-from servicekit.metrics import exposition, http
+from servicekit.metrics import exposition
 from servicekit.observe.recorder import Recorder
 from servicekit.observe.requestid import HEADER, current, request_id
 from servicekit.observe.settings import ObserveSettings
@@ -34,7 +34,7 @@ class ObserveMiddleware:
         self._recorder = Recorder(self.settings)
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
-        if environ.get("PATH_INFO") == self.settings.metrics_path:
+        if environ.get("PATH_INFO") == self.settings.endpoint:
             metrics = exposition.render()
             start_response(
                 "200 OK",
@@ -52,7 +52,7 @@ class ObserveMiddleware:
             headers.append((HEADER, rid))
             return start_response(status, headers, exc_info)
 
-        http.IN_FLIGHT.inc()
+        self._recorder.begin()
         token = current.set(rid)
         try:
             body = self.app(environ, observed_start_response)
@@ -81,7 +81,6 @@ class _Exchange:
         if self.finished:
             return
         self.finished = True
-        http.IN_FLIGHT.dec()
         self.recorder.finish(
             method=self.environ.get("REQUEST_METHOD", ""),
             route=self.environ.get(ROUTE),

@@ -112,9 +112,12 @@ class ComputeClient:
             outcome = "error"
             raise
         finally:
-            elapsed = time.perf_counter() - started
-            metrics.COMPUTE_CALLS.labels(method, outcome).observe(elapsed)
-            metrics.BREAKER_OPEN.set(self.breaker.state is not State.CLOSED)
+            metrics.compute_call(
+                method,
+                outcome,
+                time.perf_counter() - started,
+                breaker_open=self.breaker.state is not State.CLOSED,
+            )
 
     def _call(self, call: Callable[[Compute.Client], T]) -> T:
         try:

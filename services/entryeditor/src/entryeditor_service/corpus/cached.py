@@ -59,12 +59,12 @@ def collocates(
     key = f"collocates:{queries.info().generation}:{digest}"
     recalled = _recall(key)
     if recalled is not None:
-        metrics.CACHE_LOOKUPS.labels(cache.Outcome.LOCAL.value).inc()
+        metrics.cache_lookup(cache.Outcome.LOCAL.value)
         return recalled, cache.Outcome.LOCAL
     value, outcome = cache.get_or_compute(
         key, lambda: queries.collocates(pattern, window, min_count, measure, limit)
     )
-    metrics.CACHE_LOOKUPS.labels(outcome.value).inc()
+    metrics.cache_lookup(outcome.value)
     if outcome is not cache.Outcome.BYPASS:
         _keep(key, value)
     return value, outcome

@@ -52,7 +52,17 @@ class Workers:
     variants: tuple[str, ...] | None = None
 
 
-Question = Choice | Cheapest | Workers
+@dataclass(frozen=True)
+class Within:
+    """Does a cost stay within a limit: every value of `ratio` (a CPU ratio, one option
+    over the same server without it) at most `maximum`?"""
+
+    question: str
+    ratio: str
+    maximum: float
+
+
+Question = Choice | Cheapest | Workers | Within
 
 _HEALTH = "ab POST /analysis/health-code"
 
@@ -137,6 +147,23 @@ QUESTIONS: Mapping[str, tuple[Question, ...]] = {
             ("memory replicas/gunicorn",),
             "N replicas behind nginx",
             "gunicorn -w N",
+        ),
+    ),
+    "observability": (
+        Within(
+            "Do metrics and access logs cost at most 10% of the CPU of GET /hello?",
+            "hello observed/bare CPU",
+            1.10,
+        ),
+        Within(
+            "Do metrics and access logs cost at most 10% of the CPU of a 256 KiB download?",
+            "download observed/bare CPU",
+            1.10,
+        ),
+        Within(
+            "Do metrics and access logs cost at most 10% of the CPU of a 256 KiB upload?",
+            "upload observed/bare CPU",
+            1.10,
         ),
     ),
     "entryeditor": (
@@ -242,6 +269,17 @@ def _cost(cell: CellResult, cost: float, over_floor: float | None) -> str:
     return shown if over_floor is None else f"{shown} ({over_floor:.2f}×)"
 
 
+def _within(rule: Within, values: Sequence[RatioValue]) -> Answer | None:
+    mine = [v for v in values if v.ratio == rule.ratio]
+    if not mine:
+        return None
+    worst = max(mine, key=lambda value: value.value)
+    figures = f"{rule.ratio}, the limit {rule.maximum:.2f}×: {_listed(mine)}"
+    if worst.value <= rule.maximum:
+        return Answer(rule.question, f"yes: {worst.value - 1:+.0%} at most", figures)
+    return Answer(rule.question, f"no: {worst.value - 1:+.0%} on {worst.where}", figures)
+
+
 def _enough(rule: Workers, run: BenchRun) -> Answer | None:
     cells = _measured(run, rule.endpoint, rule.variants)
     rates = {(c.variant, c.workers): c.measurement.ok_rps for c in cells if c.measurement}
@@ -270,6 +308,8 @@ UNANSWERED = "not measured in this run"
 def _needs(rule: Question) -> str:
     if isinstance(rule, Choice):
         return f"needs both sides of {' or '.join(rule.ratios)}"
+    if isinstance(rule, Within):
+        return f"needs both sides of {rule.ratio}"
     return f"needs {rule.endpoint} measured"
 
 
@@ -284,6 +324,8 @@ def answers(
             answer = _choice(rule, specs, values)
         elif isinstance(rule, Cheapest):
             answer = _cheapest(rule, run, specs, values)
+        elif isinstance(rule, Within):
+            answer = _within(rule, values)
         else:
             answer = _enough(rule, run)
         found.append(answer or Answer(rule.question, UNANSWERED, _needs(rule)))

@@ -129,24 +129,42 @@ def _options(run: BenchRun) -> list[tuple[str, str, str]]:
     logs = _access_logs(run)
     if logs:
         rows.append(("access logs", logs, _DASH))
+    if any(METRICS in cell.settings for cell in run.cells):
+        rows.append(("metrics", _switched(run, METRICS), _DASH))
     return rows
 
 
 # The flags that switch a server's access log (uvicorn's, gunicorn's, granian's).
 # The servers' own access-log switches on a command line (uvicorn's, gunicorn's).
 _LOG_FLAGS = {"--no-access-log": False, "--access-log": True, "--access-logfile": True}
-# The project's switch (servicekit's JSON request line and nginx's access log); on unless 0.
+# The project's switches, on unless 0: servicekit's JSON request line and nginx's access
+# log; the apps' Prometheus metrics (servicekit.observe.settings).
 ACCESS_LOG = "ACCESS_LOG"
+METRICS = "METRICS"
+
+
+def _switched(run: BenchRun, name: str) -> str:
+    """A switch as the cells ran: on or off in every cell, or which variants ran which way."""
+    variants: dict[str, set[str]] = {}
+    for cell in run.cells:
+        variants.setdefault(cell.settings.get(name, "1"), set()).add(cell.variant)
+    if len(variants) == 1:
+        (value,) = variants
+        return f"{_state(value)} in every cell ({name}={value})"
+    return "; ".join(
+        f"{_state(value)} in {', '.join(sorted(names))} ({name}={value})"
+        for value, names in sorted(variants.items(), key=lambda item: _state(item[0]) == "on")
+    )
+
+
+def _state(value: str) -> str:
+    return "off" if value == "0" else "on"
 
 
 def _access_logs(run: BenchRun) -> str:
     """Whether the cells' servers logged each request: ACCESS_LOG as each cell ran, and
     the servers' own switches where a recorded command line sets one."""
-    values = sorted({cell.settings.get(ACCESS_LOG, "1") for cell in run.cells})
-    parts = []
-    if values:
-        state = {"0": "off"}.get(values[0], "on") if len(values) == 1 else "mixed"
-        parts.append(f"{state} in every cell (ACCESS_LOG={'/'.join(values)})")
+    parts = [_switched(run, ACCESS_LOG)] if run.cells else []
     said: dict[str, bool] = {}
     for cell in run.cells:
         for name, argv in cell.commands.items():
