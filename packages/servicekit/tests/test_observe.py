@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -19,8 +18,9 @@ from flask import Flask
 
 from servicekit import tracing
 from servicekit.metrics import http, multiprocess, switch
+from servicekit.observe import accesslog
 from servicekit.observe import flask as observe_flask
-from servicekit.observe.accesslog import LOGGER, JsonFormatter
+from servicekit.observe.accesslog import AccessLog
 from servicekit.observe.asgi import ObserveMiddleware
 from servicekit.observe.requestid import request_id
 
@@ -31,13 +31,11 @@ def counted(method: str, route: str, status: int) -> float:
 
 
 @pytest.fixture
-def access_lines() -> Iterator[io.StringIO]:
+def access_lines(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
+    """The process's access log, each line written at once to a string."""
     stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    logging.getLogger(LOGGER).addHandler(handler)
+    monkeypatch.setattr(accesslog, "_shared", AccessLog(0, stream))
     yield stream
-    logging.getLogger(LOGGER).removeHandler(handler)
 
 
 def lines_of(stream: io.StringIO) -> list[dict[str, object]]:

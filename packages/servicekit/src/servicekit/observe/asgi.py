@@ -32,6 +32,9 @@ class ObserveMiddleware:
         self._recorder = Recorder(self.settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, self._flush_at_shutdown(send))
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -69,6 +72,17 @@ class ObserveMiddleware:
                 started_ns=started_ns,
                 carrier=_carrier(scope) if self._recorder.tracing else None,
             )
+
+    def _flush_at_shutdown(self, send: Send) -> Send:
+        """`send` for the lifespan scope, writing the waiting access lines as the app says
+        it has shut down: uvicorn then re-raises SIGTERM, and no exit hook runs."""
+
+        async def lifespan_send(message: Message) -> None:
+            if message["type"].startswith("lifespan.shutdown."):
+                self._recorder.flush()
+            await send(message)
+
+        return lifespan_send
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

@@ -6,13 +6,13 @@ from collections.abc import Mapping
 
 from servicekit import tracing
 from servicekit.metrics import http
-from servicekit.observe.accesslog import access_logger, log_request
+from servicekit.observe.accesslog import access_log, format_line
 from servicekit.observe.settings import ObserveSettings
 
 
 class Recorder:
     def __init__(self, settings: ObserveSettings) -> None:
-        self._logger = access_logger() if settings.access_log else None
+        self._log = access_log(settings.access_log_flush_s) if settings.access_log else None
         self._metrics = settings.metrics
         self.tracing = tracing.ENABLED
 
@@ -20,6 +20,11 @@ class Recorder:
         """A request arrived (`finish` ends it, whatever happened)."""
         if self._metrics:
             http.IN_FLIGHT.inc()
+
+    def flush(self) -> None:
+        """Write the access lines still waiting (the worker is stopping)."""
+        if self._log is not None:
+            self._log.flush()
 
     def finish(
         self,
@@ -50,9 +55,8 @@ class Recorder:
                 request_id=request_id,
                 carrier=carrier or {},
             )
-        if self._logger is not None:
-            log_request(
-                self._logger,
+        if self._log is not None:
+            line = format_line(
                 method=method,
                 route=route,
                 path=path,
@@ -61,3 +65,4 @@ class Recorder:
                 size=size,
                 request_id=request_id,
             )
+            self._log.write(line)

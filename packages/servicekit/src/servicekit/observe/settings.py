@@ -2,6 +2,9 @@
 everywhere:
 
     ACCESS_LOG     1 (default): one JSON line per request on stderr; 0: none (benchmarks)
+    ACCESS_LOG_FLUSH_S
+                   how long a line may wait to be written with others (default 1, as
+                   nginx's flush=1s); 0: each line at once
     METRICS        1 (default): Prometheus metrics recorded and answered at METRICS_PATH;
                    0: none recorded, no endpoint (benchmarks measuring what metrics cost)
     METRICS_PATH   where the app answers Prometheus (default /metrics); empty: nowhere
@@ -18,6 +21,7 @@ class ObserveSettings:
     access_log: bool = True
     metrics: bool = True
     metrics_path: str | None = "/metrics"
+    access_log_flush_s: float = 1.0
 
     @classmethod
     def from_env(cls) -> "ObserveSettings":
@@ -26,7 +30,15 @@ class ObserveSettings:
         metrics_path = os.environ.get("METRICS_PATH", "/metrics").strip() or None
         if metrics_path is not None and not metrics_path.startswith("/"):
             raise ValueError(f"METRICS_PATH must start with /: {metrics_path!r}")
-        return cls(access_log=access_log, metrics=metrics, metrics_path=metrics_path)
+        flush_s = float(os.environ.get("ACCESS_LOG_FLUSH_S", "1"))
+        if flush_s < 0:
+            raise ValueError(f"ACCESS_LOG_FLUSH_S must be 0 or more: {flush_s!r}")
+        return cls(
+            access_log=access_log,
+            metrics=metrics,
+            metrics_path=metrics_path,
+            access_log_flush_s=flush_s,
+        )
 
     @property
     def endpoint(self) -> str | None:
