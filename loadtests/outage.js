@@ -13,7 +13,8 @@
 // requests, so only THRESHOLD_CHECKS (1) applies by default and k6 exits 99 on a bad answer.
 //
 // Env: BASE_URL, ENDPOINT, METHOD (GET), BODY_FILE (a file under loadtests/ sent as the body)
-// with its CONTENT_TYPE, TIMEOUT (5s), SUMMARY_JSON (lib/summary.js) and the load shape
+// with its CONTENT_TYPE, NO_REUSE (1: a new connection per request; kept alive, Go's client
+// sends a GET again when its connection breaks before the answer), TIMEOUT (5s), SUMMARY_JSON (lib/summary.js) and the load shape
 // (lib/options.js; vegeta by default: RATE, DURATION, VUS, MAX_VUS), THRESHOLD_FAILED (1),
 // THRESHOLD_CHECKS (1).
 import http from 'k6/http';
@@ -32,6 +33,7 @@ export const options = loadOptions({
   max_vus: 500,
   threshold_failed: 1,
 });
+if (__ENV.NO_REUSE === '1') options.noConnectionReuse = true;
 
 const URL = `${__ENV.BASE_URL || 'http://localhost:8000'}${__ENV.ENDPOINT || '/'}`;
 const METHOD = __ENV.METHOD || 'GET';

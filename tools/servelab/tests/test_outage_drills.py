@@ -45,6 +45,8 @@ def test_every_shipped_drill_parses_and_each_process_kind_has_one(project_root: 
     pool = load_drill(project_root, "kill-worker-health-code-pool")
     assert pool.k6_env("http://h")["METHOD"] == "POST"
     assert pool.k6_env("http://h")["BODY_FILE"] == "data/health-code.jpg"
+    assert "NO_REUSE" not in pool.k6_env("http://h")
+    assert load_drill(project_root, "kill-worker-wait-uvicorn").k6_env("h")["NO_REUSE"] == "1"
 
 
 def test_a_drill_of_a_kind_needs_what_that_kind_acts_on() -> None:

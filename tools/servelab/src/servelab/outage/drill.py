@@ -47,6 +47,10 @@ class Drill:
     method: str = "GET"
     body_file: str = ""  # relative to loadtests/
     content_type: str = ""
+    # False: a new connection per request. Over a kept-alive connection k6 (Go's HTTP
+    # client) sends a GET again when the connection breaks before its answer, so a request
+    # the server lost shows only as a slow answer.
+    keep_alive: bool = True
 
     def k6_env(self, base_url: str) -> dict[str, str]:
         return {
@@ -58,6 +62,7 @@ class Drill:
             **({"METHOD": self.method} if self.method != "GET" else {}),
             **({"BODY_FILE": self.body_file} if self.body_file else {}),
             **({"CONTENT_TYPE": self.content_type} if self.content_type else {}),
+            **({} if self.keep_alive else {"NO_REUSE": "1"}),
         }
 
 
@@ -93,6 +98,7 @@ def parse_drill(name: str, raw: Mapping[str, Any]) -> Drill:
         method=str(raw.get("method", "GET")).upper(),
         body_file=str(raw.get("body_file", "")),
         content_type=str(raw.get("content_type", "")),
+        keep_alive=bool(raw.get("keep_alive", True)),
     )
     if killing and not 0 < drill.kill_at_s < drill.restart_at_s < drill.duration_s:
         raise DrillError(f"outage drill {name}: needs 0 < kill_at_s < restart_at_s < duration_s")

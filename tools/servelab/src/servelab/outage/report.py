@@ -83,12 +83,13 @@ def render(
         *(
             [
                 f"- back: `{drill.victim}` passed its healthcheck {outcome.service_back_s:g} s "
-                "after it was started again"
+                "after it was started again",
+                f"- first success {first} after that; every answer a success again after "
+                f"{recovered}",
             ]
             if drill.kind == "kill"
             else []
         ),
-        f"- first success {first} after that; every answer a success again after {recovered}",
         f"- every 503: {outcome.unavailable_503.status_503} answers, "
         f"{outcome.unavailable_503.with_retry_after} with Retry-After, p50 "
         f"{outcome.unavailable_503.p50_ms:g} ms, p99 {outcome.unavailable_503.p99_ms:g} ms, "

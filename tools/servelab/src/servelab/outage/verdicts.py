@@ -67,7 +67,8 @@ def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Probe:
             and whole <= WHOLE_AGAIN_S
         )
         observed = (
-            f"{_failures(loss)}, {loss.in_flight_failed} of them in flight at the kill; "
+            f"{_failures(loss)}; {loss.in_flight_failed} of the {loss.in_flight} in flight at "
+            "the kill failed; "
             + (f"worker replaced after {back:g} s" if back is not None else "never replaced")
             + f"; every answer a 2xx again after {_seconds(whole)}"
         )
@@ -89,7 +90,8 @@ def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Probe:
     else:
         ok = loss.failed == 0
         observed = _failures(loss) + (
-            f", {loss.in_flight_failed} of {loss.in_flight} in flight at the first signal"
+            f"; {loss.in_flight_failed} of the {loss.in_flight} in flight at the first signal "
+            "failed"
         )
     return Probe(
         probe=PROBES[drill.kind],
