@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab.cli import main
 from servelab.outage import (
     KINDS,
     Answer,
@@ -58,8 +59,21 @@ def test_a_drill_of_a_kind_needs_what_that_kind_acts_on() -> None:
         parse_drill("d", {**BASE, "kind": "sigterm", "victim": "v"})
     with pytest.raises(DrillError, match="0 < at_s < duration_s"):
         parse_drill("d", {**BASE, "kind": "sigterm", "victim": "v", "at_s": 10})
+    with pytest.raises(DrillError, match="no signal 'SIGFOO'"):
+        parse_drill(
+            "d", {**BASE, "kind": "sigterm", "victim": "v", "at_s": 1, "stop_signal": "SIGFOO"}
+        )
     drill = parse_drill("d", {**BASE, "kind": "kill-worker", "victim": "v", "at_s": 3})
     assert (drill.at_s, drill.depth, drill.method) == (3.0, 1, "GET")
+
+
+def test_cli_runs_named_drills_or_a_kind_and_needs_one_or_the_other(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["outage"]) == 2
+    assert "name a drill, or give --kind or --all" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["outage", "--kind", "reboot"])
 
 
 def test_loss_splits_failures_by_when_their_request_was_sent() -> None:

@@ -28,7 +28,7 @@ from servelab.outage.drill import KINDS, Drill, DrillError, load_drill, parse_dr
 from servelab.outage.loss import Loss, loss
 from servelab.outage.report import render
 from servelab.outage.run import execute, run_drill
-from servelab.outage.verdicts import PROBES, judge
+from servelab.outage.verdicts import PROBES, TITLES, judge
 from servelab.project import drill_dir, find_project_dir, results_dir
 from servelab.reliability import Probe, Verdict, write_reliability, write_section
 
@@ -110,7 +110,7 @@ def write_kind_section(project_dir: Path, kind: str) -> Path:
     section = write_section(
         project_dir,
         kind,
-        PROBES[kind][0].upper() + PROBES[kind][1:],
+        TITLES[kind],
         f"servelab outage --kind {kind}",
         probes,
         notes=f'One row per drill (loadtests/outage/*.toml with kind = "{kind}"); each '

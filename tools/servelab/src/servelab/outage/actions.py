@@ -72,12 +72,14 @@ def kill_worker(stack: Stack, drill: Drill, started: float) -> Acted:
     return acted
 
 
-def _terminate(stack: Stack, name: str, acted: Acted) -> None:
-    """SIGTERM the process `name` (its master alone, as Docker's init passes the signal on),
-    wait up to its stop_grace_period for it to exit, SIGKILL what is left as Docker does."""
+def _terminate(stack: Stack, name: str, acted: Acted, signum: str = "SIGTERM") -> None:
+    """SIGTERM (or `signum`) the process `name` (its master alone, as Docker's init passes
+    the signal on), wait up to its stop_grace_period for it to exit, SIGKILL what is left
+    as Docker does."""
     running = stack.running[name]
     grace = running.service.stop_grace_period
-    sent_ms = acted.mark(f"{name} SIGTERM", signal_process(running.pgid, signal.SIGTERM))
+    sent = signal_process(running.pgid, signal.Signals[signum])
+    sent_ms = acted.mark(f"{name} {signum}", sent)
     try:
         code = running.process.wait(timeout=grace)
     except subprocess.TimeoutExpired:
@@ -93,10 +95,11 @@ def _terminate(stack: Stack, name: str, acted: Acted) -> None:
 
 
 def sigterm(stack: Stack, drill: Drill, started: float) -> Acted:
-    """SIGTERM the server, wait for it to exit, start it again and wait healthy."""
+    """SIGTERM the server (or its image's STOPSIGNAL), wait for it to exit, start it again
+    and wait healthy."""
     _wait_for(started, drill.at_s)
     acted = Acted()
-    _terminate(stack, drill.victim, acted)
+    _terminate(stack, drill.victim, acted, drill.stop_signal)
     acted.mark(f"{drill.victim} started again")
     stack.restart(drill.victim)
     healthy_ms = acted.mark(f"{drill.victim} healthy")

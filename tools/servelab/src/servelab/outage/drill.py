@@ -12,6 +12,7 @@ nginx, at at_s).
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,8 @@ class Drill:
     # client) sends a GET again when the connection breaks before its answer, so a request
     # the server lost shows only as a slow answer.
     keep_alive: bool = True
+    # sigterm: the signal `docker stop` sends, the image's STOPSIGNAL (nginx's: SIGQUIT).
+    stop_signal: str = "SIGTERM"
 
     def k6_env(self, base_url: str) -> dict[str, str]:
         return {
@@ -99,9 +102,12 @@ def parse_drill(name: str, raw: Mapping[str, Any]) -> Drill:
         body_file=str(raw.get("body_file", "")),
         content_type=str(raw.get("content_type", "")),
         keep_alive=bool(raw.get("keep_alive", True)),
+        stop_signal=str(raw.get("stop_signal", "SIGTERM")),
     )
     if killing and not 0 < drill.kill_at_s < drill.restart_at_s < drill.duration_s:
         raise DrillError(f"outage drill {name}: needs 0 < kill_at_s < restart_at_s < duration_s")
+    if drill.stop_signal not in signal.Signals.__members__:
+        raise DrillError(f"outage drill {name}: no signal {drill.stop_signal!r}")
     if not killing and not 0 < drill.at_s < drill.duration_s:
         raise DrillError(f"outage drill {name}: needs 0 < at_s < duration_s")
     return drill

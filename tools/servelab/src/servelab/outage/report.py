@@ -29,8 +29,8 @@ def action(drill: Drill) -> str:
         )
     if drill.kind == "sigterm":
         return (
-            f"`{drill.victim}`'s master sent SIGTERM at {drill.at_s:g} s, as `docker stop` "
-            "does; started again once it had exited."
+            f"`{drill.victim}`'s master sent {drill.stop_signal} at {drill.at_s:g} s, as "
+            "`docker stop` does; started again once it had exited."
         )
     if drill.kind == "rolling-restart":
         return (

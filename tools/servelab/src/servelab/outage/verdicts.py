@@ -24,9 +24,16 @@ EXPECTED = {
     "nginx-reload": "0 failed requests",
 }
 
+TITLES = {
+    "kill-worker": "One worker SIGKILLed under constant load",
+    "sigterm": "SIGTERM (docker stop) under constant load",
+    "rolling-restart": "A rolling restart of two replicas behind nginx under constant load",
+    "nginx-reload": "nginx reloaded (SIGHUP) under constant load",
+}
+
 PROBES = {
     "kill-worker": "one worker SIGKILLed under constant load",
-    "sigterm": "SIGTERM under constant load",
+    "sigterm": "SIGTERM (docker stop) under constant load",
     "rolling-restart": "rolling restart of two replicas behind nginx under constant load",
     "nginx-reload": "nginx reloaded (SIGHUP) under constant load",
 }
@@ -94,7 +101,7 @@ def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Probe:
             "failed"
         )
     return Probe(
-        probe=PROBES[drill.kind],
+        probe=PROBES[drill.kind].replace("SIGTERM", drill.stop_signal),
         target=f"{drill.victim or ' then '.join(drill.victims)}: {drill.method} "
         f"{drill.endpoint} at {drill.rate}/s (drill {drill.name})",
         expected=EXPECTED[drill.kind],
