@@ -49,7 +49,7 @@ __all__ = [
     "render",
     "run_drill",
     "write_drill",
-    "write_drills",
+    "write_kind_section",
 ]
 
 
@@ -114,13 +114,11 @@ def write_kind_section(project_dir: Path, kind: str) -> Path:
         f"servelab outage --kind {kind}",
         probes,
         notes=f'One row per drill (loadtests/outage/*.toml with kind = "{kind}"); each '
-        "drill's page, docs/results/outage-<drill>.md, has what clients saw second by second.",
+        "drill's page, docs/results/outage-<drill>.md, has what clients saw second by second. "
+        "The client is k6 at a constant rate; a failure is any answer but a 2xx, or none. "
+        "Over a kept-alive connection k6 sends a GET again when the connection breaks before "
+        "its answer, as browsers do; a drill with keep_alive = false opens a connection per "
+        "request, so that every request the server lost counts.",
     )
     write_reliability(project_dir)
     return section
-
-
-def write_drills(names: list[str], *, project_dir: Path | None = None) -> list[Path]:
-    """Run several drills one after the other; returns their reports' paths."""
-    project_dir = project_dir or find_project_dir()
-    return [write_drill(name, project_dir=project_dir) for name in names]
