@@ -11,9 +11,10 @@ from servelab.reliability import Probe, Verdict
 
 # The goals: a killed worker costs at most its in-flight requests and the service
 # is whole again within 2 s; a SIGTERM or a rolling restart loses nothing, and the
-# requests a stopping server refuses fail fast (well under a client's timeout).
+# requests a stopping server refuses fail fast: at once, not after a wait for nobody (the
+# servers that close their listening socket refuse in well under 0.2 s here).
 WHOLE_AGAIN_S = 2.0
-FAST_FAILURE_MS = 1000.0
+FAST_FAILURE_MS = 500.0
 
 EXPECTED = {
     "kill-worker": "at most the in-flight requests lost; every worker and every answer back "
