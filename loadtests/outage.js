@@ -12,7 +12,9 @@
 // The checks, not k6's failed rate, judge the run: the 503s the drill wants count as failed
 // requests, so only THRESHOLD_CHECKS (1) applies by default and k6 exits 99 on a bad answer.
 //
-// Env: BASE_URL, ENDPOINT, TIMEOUT (5s), SUMMARY_JSON (lib/summary.js) and the load shape
+// Env: BASE_URL, ENDPOINT, METHOD (GET), BODY_FILE (a file under loadtests/ sent as the body)
+// with its CONTENT_TYPE, NO_REUSE (1: a new connection per request; kept alive, Go's client
+// sends a GET again when its connection breaks before the answer), TIMEOUT (5s), SUMMARY_JSON (lib/summary.js) and the load shape
 // (lib/options.js; vegeta by default: RATE, DURATION, VUS, MAX_VUS), THRESHOLD_FAILED (1),
 // THRESHOLD_CHECKS (1).
 import http from 'k6/http';
@@ -31,14 +33,18 @@ export const options = loadOptions({
   max_vus: 500,
   threshold_failed: 1,
 });
+if (__ENV.NO_REUSE === '1') options.noConnectionReuse = true;
 
 const URL = `${__ENV.BASE_URL || 'http://localhost:8000'}${__ENV.ENDPOINT || '/'}`;
-const PARAMS = { timeout: __ENV.TIMEOUT || '5s' };
+const METHOD = __ENV.METHOD || 'GET';
+const BODY = __ENV.BODY_FILE ? open(import.meta.resolve(`./${__ENV.BODY_FILE}`), 'b') : null;
+const HEADERS = __ENV.CONTENT_TYPE ? { 'Content-Type': __ENV.CONTENT_TYPE } : {};
+const PARAMS = { timeout: __ENV.TIMEOUT || '5s', headers: HEADERS };
 const answers = new Trend('outage_answer', true);
 
 export default function () {
   const tags = { phase: phase() };
-  const res = http.get(URL, { ...PARAMS, tags });
+  const res = http.request(METHOD, URL, BODY, { ...PARAMS, tags });
   countError(res, tags);
   const retryAfter = Boolean(res.headers['Retry-After']);
   answers.add(res.timings.duration, { status: String(res.status), retry_after: retryAfter ? 'yes' : 'no' });

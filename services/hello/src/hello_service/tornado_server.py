@@ -10,6 +10,7 @@ import asyncio
 import os
 import signal
 import socket
+from collections.abc import Callable
 from types import FrameType
 
 from tornado.httpserver import HTTPServer
@@ -48,10 +49,19 @@ def _ignore_stop_signals() -> None:
         signal.signal(signum, signal.SIG_IGN)
 
 
-def _stop_children(signum: int, frame: FrameType | None) -> None:
-    """In the forking parent: pass the stop on to the children, which then exit cleanly."""
-    _ignore_stop_signals()
-    os.killpg(os.getpgrp(), signal.SIGTERM)
+def _stop_children(sockets: list[socket.socket]) -> Callable[[int, FrameType | None], None]:
+    """In the forking parent: pass the stop on to the children, which then exit cleanly.
+    The parent closes its copy of the listening sockets too: with the children's closed,
+    a new connection is refused at once rather than queued for nobody until the parent
+    exits (`servelab outage sigterm-tornado`)."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        _ignore_stop_signals()
+        for sock in sockets:
+            sock.close()
+        os.killpg(os.getpgrp(), signal.SIGTERM)
+
+    return stop
 
 
 def main() -> None:
@@ -59,7 +69,7 @@ def main() -> None:
     sockets = bind_sockets(settings.port, settings.host, backlog=settings.backlog)
     if settings.web_concurrency > 1:
         for signum in _STOP_SIGNALS:
-            signal.signal(signum, _stop_children)
+            signal.signal(signum, _stop_children(sockets))
         # Returns only in a child; the parent waits in here and exits once all children have.
         fork_processes(settings.web_concurrency)
     asyncio.run(serve(sockets))

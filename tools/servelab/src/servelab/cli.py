@@ -16,7 +16,7 @@ from servelab.bench.compare import render as render_comparison
 from servelab.bench.matrix import load_matrix
 from servelab.bench.results import load_run
 from servelab.containers import cli as containers_cli
-from servelab.outage import DrillError, write_drill
+from servelab.outage import KINDS, DrillError, drill_names, write_drill
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
 from servelab.reliability import write_reliability
@@ -131,13 +131,23 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def outage(args: argparse.Namespace) -> int:
-    try:
-        report = write_drill(args.drill)
-    except (DrillError, StackError) as error:
-        print(f"servelab: {error}", file=sys.stderr)
+    project_dir = find_project_dir()
+    names = list(args.drill)
+    if args.all or args.kind:
+        names += drill_names(project_dir, args.kind)
+    if not names:
+        print("servelab: name a drill, or give --kind or --all", file=sys.stderr)
         return 2
-    print(f"servelab: wrote {report}", file=sys.stderr)
-    return 0
+    failed = 0
+    for name in names:
+        try:
+            report = write_drill(name, project_dir=project_dir)
+        except (DrillError, StackError) as error:
+            print(f"servelab: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"servelab: wrote {report}", file=sys.stderr)
+    return 2 if failed else 0
 
 
 def reliability(args: argparse.Namespace) -> int:
@@ -234,10 +244,12 @@ def parser() -> argparse.ArgumentParser:
 
     drill = commands.add_parser(
         "outage",
-        help="kill and restart one service under constant load; "
+        help="kill, stop, restart or reload part of a stack under constant load; "
         "write docs/results/outage-<drill>.md",
     )
-    drill.add_argument("drill", help="loadtests/outage/<drill>.toml")
+    drill.add_argument("drill", nargs="*", help="loadtests/outage/<drill>.toml")
+    drill.add_argument("--kind", choices=KINDS, help="every drill of this kind")
+    drill.add_argument("--all", action="store_true", help="every drill")
     drill.set_defaults(handler=outage)
 
     joined = commands.add_parser(

@@ -9,6 +9,7 @@ from servelab.bench.k6 import k6_binary, k6_version
 from servelab.bench.machine import this_machine
 from servelab.outage.analysis import Events, Outcome, Window
 from servelab.outage.drill import Drill
+from servelab.reliability import Probe
 
 
 def _row(name: str, window: Window) -> str:
@@ -19,7 +20,41 @@ def _row(name: str, window: Window) -> str:
     )
 
 
-def render(drill: Drill, outcome: Outcome, events: Events, command: Sequence[str]) -> str:
+def action(drill: Drill) -> str:
+    """What the runner did, in a sentence."""
+    if drill.kind == "kill-worker":
+        return (
+            f"one of `{drill.victim}`'s workers ({drill.depth} level(s) below its master) "
+            f"SIGKILLed at {drill.at_s:g} s; its master replaces it."
+        )
+    if drill.kind == "sigterm":
+        return (
+            f"`{drill.victim}`'s master sent {drill.stop_signal} at {drill.at_s:g} s, as "
+            "`docker stop` does; started again once it had exited."
+        )
+    if drill.kind == "rolling-restart":
+        return (
+            f"from {drill.at_s:g} s, {', '.join(f'`{v}`' for v in drill.victims)} in turn: "
+            "SIGTERM, exit, started again, healthy."
+        )
+    if drill.kind == "nginx-reload":
+        return f"`{drill.victim}` reloaded (SIGHUP to its master) at {drill.at_s:g} s."
+    return (
+        f"`{drill.victim}`'s process group SIGKILLed at {drill.kill_at_s:g} s and started "
+        f"again at {drill.restart_at_s:g} s."
+    )
+
+
+def render(
+    drill: Drill,
+    outcome: Outcome,
+    events: Events,
+    command: Sequence[str],
+    marks: Sequence[tuple[str, float]] = (),
+    probe: Probe | None = None,
+) -> str:
+    """The drill's page; `marks`: what the runner did when (unix ms), by default the kill,
+    the restart and the healthcheck; `probe`: its row in the reliability report."""
     first = f"{outcome.first_ok_after_s:g} s" if outcome.first_ok_after_s is not None else "never"
     recovered = (
         f"{outcome.recovered_after_s:g} s"
@@ -35,13 +70,26 @@ def render(drill: Drill, outcome: Outcome, events: Events, command: Sequence[str
         f"Machine: {machine}.",
         "",
         f"`{drill.endpoint}` through `{drill.service}` (profile `{drill.profile}`) at "
-        f"{drill.rate} requests/s for {drill.duration_s:g} s; `{drill.victim}`'s process "
-        f"group SIGKILLed at {drill.kill_at_s:g} s and started again at "
-        f"{drill.restart_at_s:g} s.",
+        f"{drill.rate} requests/s for {drill.duration_s:g} s; {action(drill)}",
         "",
-        f"- back: `{drill.victim}` passed its healthcheck {outcome.service_back_s:g} s after "
-        "it was started again",
-        f"- first success {first} after that; every answer a success again after {recovered}",
+        *(
+            [
+                f"- **{probe.verdict.value}**: {probe.observed}",
+                f"- goal: {probe.expected}",
+            ]
+            if probe
+            else []
+        ),
+        *(
+            [
+                f"- back: `{drill.victim}` passed its healthcheck {outcome.service_back_s:g} s "
+                "after it was started again",
+                f"- first success {first} after that; every answer a success again after "
+                f"{recovered}",
+            ]
+            if drill.kind == "kill"
+            else []
+        ),
         f"- every 503: {outcome.unavailable_503.status_503} answers, "
         f"{outcome.unavailable_503.with_retry_after} with Retry-After, p50 "
         f"{outcome.unavailable_503.p50_ms:g} ms, p99 {outcome.unavailable_503.p99_ms:g} ms, "
@@ -50,28 +98,33 @@ def render(drill: Drill, outcome: Outcome, events: Events, command: Sequence[str
         "| window | answers | 2xx | 503 | 503 with Retry-After | other failures "
         "| p50 ms | p99 ms | max ms |",
         "|---|---|---|---|---|---|---|---|---|",
-        _row("before the kill", outcome.before),
-        _row(f"{drill.victim} down (kill to healthy)", outcome.down),
-        _row("after it is healthy", outcome.after),
+        _row("before the kill" if drill.kind == "kill" else "before the action", outcome.before),
+        _row(
+            f"{drill.victim} down (kill to healthy)"
+            if drill.kind == "kill"
+            else "from the first action to the last",
+            outcome.down,
+        ),
+        _row("after it is healthy" if drill.kind == "kill" else "after that", outcome.after),
         "",
         "Second by second (answers by the second they arrived in, from the first one):",
         "",
         "| s | answers | 2xx | 503 | other | p50 ms | max ms | runner |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    marks: dict[int, list[str]] = {}
-    for what, at_ms in (
+    by_second: dict[int, list[str]] = {}
+    for what, at_ms in marks or (
         ("killed", events.killed_ms),
         ("started again", events.restarted_ms),
         ("healthy", events.healthy_ms),
     ):
-        marks.setdefault(int((at_ms - outcome.start_ms) // 1000), []).append(what)
+        by_second.setdefault(int((at_ms - outcome.start_ms) // 1000), []).append(what)
     for second in outcome.seconds:
         lines.append(
             f"| {int(second['second'])} | {int(second['answers'])} | "
             f"{int(second['ok'])} | {int(second['503'])} | {int(second['other'])} | "
             f"{second['p50_ms']:g} | {second['max_ms']:g} | "
-            f"{', '.join(marks.get(int(second['second']), []))} |"
+            f"{', '.join(by_second.get(int(second['second']), []))} |"
         )
     lines += ["", "k6 command:", "", f"    {' '.join(command)}"]
     if drill.notes:

@@ -1,5 +1,5 @@
-"""Run a drill: the stack and k6 at a constant rate, and beside them the runner killing the
-victim and starting it again."""
+"""Run a drill: the stack and k6 at a constant rate, and beside them the runner acting on
+the stack (killing the victim and starting it again, or one of servelab.outage.actions)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.k6 import k6_argv, k6_binary
-from servelab.outage.analysis import Events, Outcome, analyse, read_answers
+from servelab.outage.actions import ACTIONS, Acted
+from servelab.outage.analysis import Answer, Events, Outcome, analyse, read_answers
 from servelab.outage.drill import Drill, DrillError
 from servelab.project import LOADTESTS, work_dir
 from servelab.stack import Stack, StackError
@@ -55,12 +57,36 @@ def _act(stack: Stack, drill: Drill, started: float, events: dict[str, float]) -
     events["healthy_ms"] = time.time() * 1000
 
 
-def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[str]]:
+@dataclass(frozen=True)
+class Ran:
+    """A drill's run: what clients saw (`answers`, `outcome`), what the runner did
+    (`acted`, `events`) and k6's command line."""
+
+    answers: list[Answer]
+    outcome: Outcome
+    events: Events
+    acted: Acted
+    command: list[str]
+
+
+def _kill_and_restart(stack: Stack, drill: Drill, started: float) -> Acted:
+    events: dict[str, float] = {}
+    _act(stack, drill, started, events)
+    acted = Acted()
+    acted.mark("killed", events["killed_ms"] / 1000)
+    acted.mark("started again", events["restarted_ms"] / 1000)
+    acted.mark("healthy", events["healthy_ms"] / 1000)
+    return acted
+
+
+def execute(project_dir: Path, drill: Drill) -> Ran:
+    """Run the drill, whatever its kind."""
+    action = ACTIONS.get(drill.kind, _kill_and_restart)
     work = work_dir(project_dir, "outage", drill.name)
     work.mkdir(parents=True, exist_ok=True)
     answers_csv = work / "answers.csv"
     answers_csv.unlink(missing_ok=True)
-    events: dict[str, float] = {}
+    done: list[Acted] = []
     failures: list[BaseException] = []
     with (
         (work / "server.log").open("w") as server_log,
@@ -72,8 +98,8 @@ def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[st
 
         def act() -> None:
             try:
-                _act(stack, drill, started, events)
-            except (StackError, OSError) as error:
+                done.append(action(stack, drill, started))
+            except (StackError, DrillError, OSError) as error:
                 failures.append(error)
 
         actor = threading.Thread(target=act)
@@ -87,11 +113,18 @@ def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[st
         finally:
             actor.join()
     if failures:
-        raise DrillError(f"{drill.victim} did not come back: {failures[0]}")
+        raise DrillError(f"{drill.name}: {failures[0]}")
     if not answers_csv.is_file():
         raise DrillError(
             f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}"
         )
-    when = Events(events["killed_ms"], events["restarted_ms"], events["healthy_ms"])
+    acted = done[0]
+    events = acted.events()
+    answers = read_answers(answers_csv)
     command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
-    return analyse(read_answers(answers_csv), when), when, command
+    return Ran(answers, analyse(answers, events), events, acted, command)
+
+
+def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[str]]:
+    ran = execute(project_dir, drill)
+    return ran.outcome, ran.events, ran.command

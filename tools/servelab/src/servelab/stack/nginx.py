@@ -94,8 +94,9 @@ def prepare(
     """Render the service's templates under `prefix` and return the nginx command line;
     `lists` are the variables with a value per replica (envsubst)."""
     conf_d = prefix / "conf.d"
-    conf_d.mkdir(parents=True)
-    (prefix / "temp").mkdir()
+    # Already there when the stack starts nginx again (Stack.restart): rendered anew.
+    conf_d.mkdir(parents=True, exist_ok=True)
+    (prefix / "temp").mkdir(exist_ok=True)
     for mount in service.mounts:
         if mount.type == "volume":
             continue
