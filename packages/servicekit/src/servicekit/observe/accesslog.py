@@ -9,7 +9,8 @@
 call once 64 KiB have gathered, a second after the oldest waiting line (a thread of each
 process), and when the worker stops: at the ASGI lifespan's shutdown (uvicorn re-raises
 SIGTERM once it has drained, so no exit hook of the process runs), at the end of a
-multiprocessing worker (granian) and at interpreter exit (gunicorn, uWSGI, Tornado). A
+multiprocessing worker (granian) and at interpreter exit (gunicorn, Tornado). uWSGI's
+workers leave without Python's exit hooks, so its recipes write each line at once. A
 line then costs its JSON encoding, not a write to a pipe per request, which for the
 cheapest requests cost a third of the request (docs/observability.md has the figures).
 ACCESS_LOG_FLUSH_S=0 writes each line at once; a process killed with SIGKILL loses at
