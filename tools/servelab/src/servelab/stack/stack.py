@@ -72,6 +72,9 @@ class Stack:
     receives every output line as `service | line`. `api_token` is the bearer token the
     services require for writes (docs/security.md): API_TOKEN from `env` or this process's
     environment, else a random one per stack, which tests, k6 and `servelab up` read here.
+    `through` gives services attached to the machine's servers another loopback port (a
+    proxy in front of the server, which a probe can cut): `{port:S}` names that port, while
+    the stack still prepares the server itself.
     """
 
     def __init__(
@@ -86,6 +89,7 @@ class Stack:
         run_dir: Path | None = None,
         run_parent: Path | None = None,
         log: Sink | None = sys.stderr,
+        through: Mapping[str, int] | None = None,
     ) -> None:
         self.profiles = [profiles] if isinstance(profiles, str) else list(profiles)
         self.only = list(only) if only else None
@@ -101,6 +105,7 @@ class Stack:
         self._run_parent = run_parent
         self.run_dir = run_dir or Path()
         self._log = log
+        self.through = dict(through or {})
         # Each service's port (a replicated one's first replica's), and each replica's.
         self.ports: dict[str, int] = {}
         # Every process started, by name: a service's, or `<service>-<n>` for its replicas.
@@ -170,7 +175,7 @@ class Stack:
             service = project.services[name]
             self.replicas[name] = _replica_names(service)
             if service.local.server:
-                self.ports[name] = self._address(service).port
+                self.ports[name] = self.through.get(name) or self._address(service).port
             elif service.local.port_env:
                 preferred = service.published_port if self.publish else None
                 for replica in self.replicas[name]:
