@@ -3,10 +3,14 @@ load, then back.
 
 The stack (nginx + uWSGI or gunicorn, a scratch database on the machine's MariaDB, Redis
 DB 2 under its own key prefix) reaches MariaDB and Redis through a Proxy each: the probe
-cuts one (refusing new connections and resetting the established ones) `cut_at_s` into a
-constant-rate run and restores it at `restore_at_s`. Goal: every answer during the outage
+cuts one (refusing new connections and resetting the established ones) or stalls it
+(accepting connections, answering nothing: a hung server or a partition) `cut_at_s` into
+a constant-rate run and restores it at `restore_at_s`. Goal: every answer during the outage
 a 2xx or a 503 JSON with Retry-After, none slower than 1 s, never a 500 or a timeout, and
-every answer a success again within 5 s of the dependency's return. A Redis outage is
+every answer a success again within 5 s of the dependency's return. A stalled database
+gives no refusal to answer at once: what ends the wait is the MariaDB client's timeout
+(whole seconds: DB_READ_TIMEOUT, then DB_CONNECT_TIMEOUT), after which the service's
+breaker answers the others at once; its limit is those timeouts and half a second. A Redis outage is
 meant to cost nothing but speed (the cache is bypassed), so a request for a key no one has
 cached yet is sent during it and must be a 200 within that second too.
 """
@@ -49,6 +53,9 @@ class Dependency:
     service: str  # its compose service
     endpoint: str  # what the load asks for: an answer that needs the dependency
     during: str  # what each answer during the outage should be
+    # The slowest answer allowed while it is stalled: what waits on it is its client's
+    # timeout, not a refusal.
+    stall_limit_ms: float
 
 
 DEPENDENCIES = (
@@ -57,14 +64,26 @@ DEPENDENCIES = (
         "entryeditor-mariadb",
         "/entryeditor/entryeditor/47",
         "a 503 JSON with Retry-After",
+        # The app servers' DB_READ_TIMEOUT then DB_CONNECT_TIMEOUT (3 s and 1 s,
+        # deploy/compose/entryeditor.yaml: a request in flight pings its connection, then
+        # opens a new one), and half a second.
+        4500.0,
     ),
     Dependency(
         "redis",
         "entryeditor-redis",
         f"/corpus/statistics/get_pmi/?word={WORD}",
         "a 2xx (the cache bypassed) or a 503 JSON with Retry-After",
+        FAST_MS,
     ),
 )
+
+
+# How a dependency fails: a Proxy method, and what the report says it does.
+MODES = {
+    "cut": "cut (connections refused and reset)",
+    "stall": "stalled (connections accepted, nothing answered)",
+}
 
 
 @dataclass(frozen=True)
@@ -106,11 +125,18 @@ def _cold_endpoint(dependency: Dependency) -> str:
 
 
 def _verdict(
-    dependency: Dependency, variant: str, outcome: Outcome, spot: Spot, schedule: Schedule
+    dependency: Dependency,
+    mode: str,
+    variant: str,
+    outcome: Outcome,
+    spot: Spot,
+    schedule: Schedule,
+    slow: int,
 ) -> Probe:
     down = outcome.down
+    limit_ms = dependency.stall_limit_ms if mode == "stall" else FAST_MS
     unlabelled = down.status_503 - down.with_retry_after
-    spot_ok = spot.ms < FAST_MS and (
+    spot_ok = spot.ms < limit_ms and (
         spot.status == 503 and spot.json and spot.retry_after
         if dependency.name == "database"
         else spot.status == 200 or (spot.status == 503 and spot.retry_after)
@@ -119,7 +145,7 @@ def _verdict(
     passed = (
         down.other == 0
         and unlabelled == 0
-        and down.max_ms < FAST_MS
+        and down.max_ms < limit_ms
         and spot_ok
         and recovered is not None
         and recovered <= RECOVERY_S
@@ -128,14 +154,17 @@ def _verdict(
     observed = (
         f"{schedule.restore_at_s - schedule.cut_at_s:g} s down: {down.answers} answers, "
         f"{down.ok} 2xx, {down.status_503} 503 ({down.with_retry_after} with Retry-After), "
-        f"{down.other} other, max {down.max_ms:g} ms; spot request {spot.status} "
+        f"{down.other} other, {slow} over 1 s, max {down.max_ms:g} ms; spot request {spot.status} "
         f"in {spot.ms:.0f} ms; every answer a success again {back} after the return; "
         f"{outcome.before.other + outcome.after.other} failures outside the outage"
     )
     return Probe(
-        probe=f"{dependency.name} cut under {schedule.rate} req/s",
+        probe=f"{dependency.name} {MODES[mode]} under {schedule.rate} req/s",
         target=f"entryeditor {variant} behind nginx, GET {dependency.endpoint}",
-        expected=f"{dependency.during} within 1 s; all 2xx within {RECOVERY_S:g} s of its return",
+        expected=(
+            f"{dependency.during} within {limit_ms / 1000:g} s, never a 500 or a timeout; "
+            f"all 2xx within {RECOVERY_S:g} s of its return"
+        ),
         observed=observed,
         verdict=Verdict.PASS if passed else Verdict.FAIL,
         figures={
@@ -146,6 +175,7 @@ def _verdict(
             "down_other": down.other,
             "down_p99_ms": down.p99_ms,
             "down_max_ms": down.max_ms,
+            "down_over_1s": slow,
             "spot_status": spot.status,
             "spot_ms": round(spot.ms, 1),
             "recovered_s": recovered if recovered is not None else -1.0,
@@ -192,6 +222,7 @@ def probe_dependency(
     stack: Stack,
     proxy: Proxy,
     dependency: Dependency,
+    mode: str,
     variant: str,
     schedule: Schedule,
 ) -> tuple[Probe, str, list[str]]:
@@ -207,30 +238,36 @@ def probe_dependency(
         rate=schedule.rate,
         duration_s=schedule.duration_s,
         steps=[
-            Step(schedule.cut_at_s, "cut", proxy.cut),
+            Step(schedule.cut_at_s, mode, {"cut": proxy.cut, "stall": proxy.stall}[mode]),
             Step(middle, "spot", lambda: _spot(url, _cold_endpoint(dependency), spot)),
             Step(schedule.restore_at_s, "restored", proxy.restore),
         ],
         work=work_dir(project_dir, "probe", "dependencies", variant, dependency.name),
     )
     events = Events(
-        killed_ms=loaded.events_ms["cut"],
+        killed_ms=loaded.events_ms[mode],
         restarted_ms=loaded.events_ms["restored"],
         healthy_ms=loaded.events_ms["restored"],
     )
     outcome = analyse(loaded.answers, events)
+    slow = sum(
+        events.killed_ms <= answer.at_ms < events.healthy_ms and answer.duration_ms >= FAST_MS
+        for answer in loaded.answers
+    )
     table = seconds_table(
-        f"{dependency.name} cut, entryeditor {variant} (GET {dependency.endpoint})",
+        f"{dependency.name} {MODES[mode]}, entryeditor {variant} (GET {dependency.endpoint})",
         loaded.answers,
         loaded.events_ms,
     )
-    return _verdict(dependency, variant, outcome, spot, schedule), table, loaded.command
+    probe = _verdict(dependency, mode, variant, outcome, spot, schedule, slow)
+    return probe, table, loaded.command
 
 
 def probe_dependencies(
     project_dir: Path,
     variants: Sequence[str] = tuple(VARIANTS),
     schedule: Schedule | None = None,
+    modes: Sequence[str] = tuple(MODES),
 ) -> tuple[list[Probe], list[str], list[str]]:
     """Every dependency of the entry editor cut under load, for each variant: the rows, the
     second-by-second tables and the last k6 command."""
@@ -245,16 +282,18 @@ def probe_dependencies(
             try:
                 with proxied_stack(variant, database, work / "server.log") as (stack, proxies):
                     for dependency in DEPENDENCIES:
-                        probe, table, command = probe_dependency(
-                            project_dir,
-                            stack,
-                            proxies[dependency.service],
-                            dependency,
-                            variant,
-                            schedule,
-                        )
-                        probes.append(probe)
-                        tables.append(table)
+                        for mode in modes:
+                            probe, table, command = probe_dependency(
+                                project_dir,
+                                stack,
+                                proxies[dependency.service],
+                                dependency,
+                                mode,
+                                variant,
+                                schedule,
+                            )
+                            probes.append(probe)
+                            tables.append(table)
             finally:
                 _clear_cache(database)
     return probes, tables, command

@@ -48,8 +48,10 @@ def run_load(
     duration_s: float,
     steps: Sequence[Step],
     work: Path,
+    vus: int | None = None,
 ) -> Loaded:
-    """GET `url + endpoint` at `rate` per second for `duration_s`, running `steps` on time."""
+    """GET `url + endpoint` at `rate` per second for `duration_s`, running `steps` on time;
+    `vus`: k6's preallocated VUs (each opens a connection of its own when first used)."""
     work.mkdir(parents=True, exist_ok=True)
     answers_csv = work / "answers.csv"
     answers_csv.unlink(missing_ok=True)
@@ -59,6 +61,7 @@ def run_load(
         "SHAPE": "vegeta",
         "RATE": str(rate),
         "DURATION": f"{duration_s:g}s",
+        **({"VUS": str(vus)} if vus else {}),
     }
     argv = k6_argv(
         k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]

@@ -2,8 +2,10 @@
 the dependency (the machine's MariaDB and Redis are shared, never stopped).
 
 `cut()` closes the listening socket (new connections are refused) and resets every
-connection it carries (established ones fail at once, as when a server dies); `restore()`
-listens again on the same port. The forwarder runs its own asyncio loop in a thread.
+connection it carries (established ones fail at once, as when a server dies); `stall()`
+keeps accepting but forwards nothing either way (a server that hangs, or a network that
+drops packets: only the clients' timeouts end a wait); `restore()` listens and forwards
+again, on the same port. The forwarder runs its own asyncio loop in a thread.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class Proxy:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._flowing = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def __enter__(self) -> Proxy:
         self.start()
@@ -49,13 +53,18 @@ class Proxy:
         """Refuse new connections and reset the established ones."""
         self._call(self._cut())
 
+    def stall(self) -> None:
+        """Accept connections but forward nothing, on new or established ones."""
+        self._loop.call_soon_threadsafe(self._flowing.clear)
+
     def restore(self) -> None:
-        """Accept connections again, on the same port."""
+        """Accept connections and forward again, on the same port."""
         self._call(self._listen())
 
     def stop(self) -> None:
         if self._thread.is_alive():
             self.cut()
+            self._call(self._cancel())
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=_TIMEOUT_S)
         self._loop.close()
@@ -74,6 +83,23 @@ class Proxy:
                 self._serve, LOOPBACK, self.port, reuse_address=True
             )
             self.port = self._server.sockets[0].getsockname()[1]
+        self._flowing.set()
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(_CHUNK):
+                await self._flowing.wait()
+                sink.write(data)
+                await sink.drain()
+        except OSError:
+            return
+
+    async def _cancel(self) -> None:
+        """End every connection's task (one may wait for a stall to end)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _cut(self) -> None:
         if self._server is not None:
@@ -87,6 +113,21 @@ class Proxy:
         self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
     ) -> None:
         self.accepted += 1
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._writers.add(client_out)
+        try:
+            await self._forward(client_in, client_out)
+        finally:
+            self._tasks.discard(task)
+            self._writers.discard(client_out)
+            client_out.close()
+
+    async def _forward(
+        self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
+    ) -> None:
+        await self._flowing.wait()
         try:
             server_in, server_out = await asyncio.wait_for(
                 asyncio.open_connection(self.target.host, self.target.port), _TIMEOUT_S
@@ -95,10 +136,10 @@ class Proxy:
             client_out.transport.abort()
             return
         pair = (client_out, server_out)
-        self._writers.update(pair)
+        self._writers.add(server_out)
         pipes = [
-            asyncio.ensure_future(_pipe(client_in, server_out)),
-            asyncio.ensure_future(_pipe(server_in, client_out)),
+            asyncio.ensure_future(self._pipe(client_in, server_out)),
+            asyncio.ensure_future(self._pipe(server_in, client_out)),
         ]
         try:
             # Either side closing ends the connection: MariaDB and Redis never half-close.
@@ -109,12 +150,3 @@ class Proxy:
             for writer in pair:
                 self._writers.discard(writer)
                 writer.close()
-
-
-async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-    try:
-        while data := await source.read(_CHUNK):
-            sink.write(data)
-            await sink.drain()
-    except OSError:
-        return

@@ -11,26 +11,35 @@ from servelab.faults.disk_full import TMPFS_SIZE, probe_disk_full
 from servelab.reliability import write_reliability, write_section
 
 
-def write_dependencies(project_dir: Path) -> Path:
-    probes, tables, command = probe_dependencies(project_dir)
-    notes = "\n\n".join(
+def dependencies_notes(command: list[str], tables: list[str]) -> str:
+    return "\n\n".join(
         [
             "MariaDB and Redis are reached through a TCP proxy the probe controls "
-            "(servelab.faults.proxy): cutting it refuses new connections and resets the "
-            "established ones; the machine's own servers keep running. The Redis endpoint's "
-            "answer is kept by each worker once the cache served it, so the load shows the "
-            "outage costs nothing; the spot request asks for a key no one cached (a cold "
-            "get_pmi) and must be computed without the cache. k6: `" + " ".join(command) + "`.",
+            "(servelab.faults.proxy); the machine's own servers keep running. Cut: the proxy "
+            "refuses new connections and resets the established ones. Stalled: it accepts "
+            "connections and forwards nothing, as a hung server or a partition would; only "
+            "the clients' timeouts end a wait (MariaDB's client counts whole seconds: the app "
+            "servers' DB_READ_TIMEOUT 3 s, then DB_CONNECT_TIMEOUT 1 s, so the requests in "
+            "flight wait up to 4 s while the database breaker answers the rest at once). "
+            "The Redis endpoint's answer is kept by each worker once the cache served it, so "
+            "the load shows the outage costs nothing; the spot request asks for a key no one "
+            "cached (a cold get_pmi), which must be computed without the cache. k6: `"
+            + " ".join(command)
+            + "`.",
             *tables,
         ]
     )
+
+
+def write_dependencies(project_dir: Path) -> Path:
+    probes, tables, command = probe_dependencies(project_dir)
     return write_section(
         project_dir,
         "dependencies",
         "Dependency outages: the entry editor's database and Redis",
         "servelab probe dependencies",
         probes,
-        notes,
+        dependencies_notes(command, tables),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelab.reliability import write_reliability, write_section
-from servelab.soak.run import Soaked, run_soak
+from servelab.soak.run import WARMUP_SHARE, Soaked, run_soak
 from servelab.soak.targets import TARGETS, SoakError
 
 __all__ = ["FORMS", "TARGETS", "SoakError", "Soaked", "run_soak", "write_soak"]
@@ -22,11 +22,13 @@ FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
 
 def samples_table(soaked: Soaked) -> str:
     lines = [
-        "| s | RSS MiB | fds | DB connections | temp files |",
-        "|---|---|---|---|---|",
+        "| s | RSS MiB | fds (not sockets) | sockets | in CLOSE_WAIT | DB connections "
+        "| temp files |",
+        "|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {s.at_s:g} | {s.rss_mib:g} | {s.fds} | {s.db_connections} | {s.temp_files} |"
+        f"| {s.at_s:g} | {s.rss_mib:g} | {s.fds} | {s.sockets} | {s.close_wait} | "
+        f"{s.db_connections} | {s.temp_files} |"
         for s in soaked.samples
     ]
     return "\n".join(lines)
@@ -46,11 +48,14 @@ def write_soak(
     notes = "\n\n".join(
         [
             f"{soaked.rate} requests/s ({capacity}) for {duration_s:g} s, sampled every "
-            f"{interval_s:g} s; the first {20} % of the samples are the warm-up. RSS and file "
+            f"{interval_s:g} s; the first {WARMUP_SHARE:.0%} of the samples are the warm-up, "
+            "then the median of the last third is compared with that of the first. RSS and "
             "descriptors are summed over every process of the sampled services' process "
-            "groups; DB connections are the scratch database's rows in MariaDB's PROCESSLIST; "
-            "temp files are every file under the stack's tmp directories (the Prometheus "
-            "multiprocess files among them) and the store's tmp/. k6: `"
+            "groups. Sockets are counted apart: their number follows the connections k6 opens "
+            "(more when answers slow down); a leaked one stays in CLOSE_WAIT once its client "
+            "has gone. DB connections are the scratch database's rows in MariaDB's "
+            "PROCESSLIST; temp files are every file under the stack's tmp directories (the "
+            "Prometheus multiprocess files among them) and the files store's tmp/. k6: `"
             + " ".join(soaked.command)
             + "`.",
             samples_table(soaked),

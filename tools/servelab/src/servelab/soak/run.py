@@ -27,6 +27,9 @@ WARMUP_SHARE = 0.2
 CORPUS_LIMIT = 300
 REDIS_DB = 2
 PAYLOAD_BYTES = 256 * 1024
+# k6's preallocated VUs: one per VUS_PER requests/s (it adds more if answers slow down), so
+# the server's connections, each a descriptor, reach their number in the warm-up.
+VUS_PER = 20
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ MEASURES = (
         lambda base: max(0.1 * base, 16.0),
         "10 % or 16 MiB",
     ),
-    Measure("file descriptors", "", lambda s: s.fds, lambda base: 5.0, "5"),
+    Measure("file descriptors (not sockets)", "", lambda s: s.fds, lambda base: 5.0, "5"),
+    Measure("sockets left in CLOSE_WAIT", "", lambda s: s.close_wait, lambda base: 2.0, "2"),
     Measure("DB connections", "", lambda s: s.db_connections, lambda base: 2.0, "2"),
     Measure("temp files", "", lambda s: s.temp_files, lambda base: 2.0, "2"),
 )
@@ -175,20 +179,33 @@ def run_soak(
                 duration_s=duration_s,
                 steps=[],
                 work=work,
+                vus=max(2, rate // VUS_PER),
             )
         finally:
             stop.set()
             thread.join()
     probes = judge(chosen, samples, duration_s)
     failed = sum(not answer.ok for answer in loaded.answers)
+    sent = int(rate * duration_s)
+    sockets = [s.sockets for s in samples]
     probes.append(
         Probe(
             probe=f"soak {duration_s:g} s: answers at {rate} req/s",
             target=f"{chosen.family} {chosen.variant}, GET {chosen.endpoint}",
             expected="every answer a 2xx at half the measured capacity",
-            observed=f"{len(loaded.answers)} answers, {failed} not 2xx",
+            observed=(
+                f"{len(loaded.answers)} answers of {sent} scheduled ({failed} not 2xx); "
+                f"the servers held {min(sockets, default=0)} to {max(sockets, default=0)} "
+                "sockets, as many as k6 opened connections"
+            ),
             verdict=Verdict.PASS if failed == 0 and loaded.answers else Verdict.FAIL,
-            figures={"answers": len(loaded.answers), "failed": failed, "rate": rate},
+            figures={
+                "answers": len(loaded.answers),
+                "scheduled": sent,
+                "failed": failed,
+                "rate": rate,
+                "sockets_max": max(sockets, default=0),
+            },
         )
     )
     return Soaked(probes, samples, rate, capacity or 0.0, loaded.command)

@@ -1,6 +1,7 @@
 """What a soak samples every few seconds: the servers' memory (RSS summed over their
-process groups), open file descriptors, the entry editor's database connections and the
-temporary files in the stack's tmp and data directories."""
+process groups), open file descriptors (sockets apart: their number follows the clients'
+connections; a leaked one is left in CLOSE_WAIT, its client gone), the entry editor's
+database connections and the temporary files in the stack's tmp and data directories."""
 
 from __future__ import annotations
 
@@ -15,13 +16,17 @@ from servelab.stack.groups import members
 from servelab.testing import MARIADB
 
 PAGE_KIB = 4
+_CLOSE_WAIT = "08"  # the state's code in /proc/net/tcp
+_SOCKET = "socket:["
 
 
 @dataclass(frozen=True)
 class Sample:
     at_s: float
     rss_mib: float
-    fds: int
+    fds: int  # every descriptor but sockets
+    sockets: int
+    close_wait: int  # sockets whose peer has closed and the server has not
     db_connections: int
     temp_files: int
 
@@ -40,14 +45,35 @@ def rss_mib(pids: Sequence[int]) -> float:
     return total_kib / 1024
 
 
-def fds(pids: Sequence[int]) -> int:
-    total = 0
+def descriptors(pids: Sequence[int]) -> list[str]:
+    """What each open descriptor of the processes points at (readlink of /proc/PID/fd/N)."""
+    targets = []
     for pid in pids:
         try:
-            total += sum(1 for _ in Path(f"/proc/{pid}/fd").iterdir())
+            entries = list(Path(f"/proc/{pid}/fd").iterdir())
         except OSError:
             continue
-    return total
+        for entry in entries:
+            try:
+                targets.append(str(entry.readlink()))
+            except OSError:
+                continue
+    return targets
+
+
+def close_wait_inodes() -> set[str]:
+    """The inodes of every TCP socket of the machine in CLOSE_WAIT."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 9 and fields[3] == _CLOSE_WAIT:
+                inodes.add(fields[9])
+    return inodes
 
 
 def db_connections(database: str | None) -> int:
@@ -76,10 +102,15 @@ def sample(
     started: float,
 ) -> Sample:
     pids = _pids(stack, services)
+    targets = descriptors(pids)
+    sockets = [t[len(_SOCKET) : -1] for t in targets if t.startswith(_SOCKET)]
+    waiting = close_wait_inodes()
     return Sample(
         at_s=round(time.monotonic() - started, 1),
         rss_mib=round(rss_mib(pids), 1),
-        fds=fds(pids),
+        fds=len(targets) - len(sockets),
+        sockets=len(sockets),
+        close_wait=sum(inode in waiting for inode in sockets),
         db_connections=db_connections(database),
         temp_files=temp_files(dirs),
     )

@@ -1,6 +1,6 @@
 """What `servelab soak FAMILY` loads: one deploy variant and one GET endpoint per family,
 and the rate, half the variant's measured capacity (docs/results/<family>.json's best
-cell for that variant and endpoint)."""
+cell for that variant and endpoint, in successful answers per second)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,9 @@ TARGETS = {
 
 
 def measured_capacity(project_dir: Path, target: Target) -> float | None:
-    """The best requests/s any saved cell of the target's variant and endpoint measured."""
+    """The most successful requests/s any saved cell of the target's variant and endpoint
+    measured (a constant-rate cell past capacity sheds the rest: its failed share is not
+    capacity)."""
     path = results_dir(project_dir) / f"{target.family}.json"
     if not path.is_file():
         return None
@@ -86,7 +88,10 @@ def measured_capacity(project_dir: Path, target: Target) -> float | None:
         if cell.get("variant") == target.variant and str(cell.get("endpoint", "")).startswith(
             target.cell_endpoint
         ):
-            best = max(best, float(measurement.get("rps", 0.0)))
+            good = float(measurement.get("rps", 0.0)) * (
+                1.0 - float(measurement.get("failed_rate", 0.0))
+            )
+            best = max(best, good)
     return best or None
 
 
