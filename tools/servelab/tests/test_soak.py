@@ -9,14 +9,23 @@ import pytest
 
 from servelab.cli import main
 from servelab.reliability import Verdict
-from servelab.soak import TARGETS, run_soak
+from servelab.soak import TARGETS, run, run_soak
 from servelab.soak.run import judge
 from servelab.soak.sampling import Sample
 from servelab.soak.targets import measured_capacity
 
 
-def test_a_short_soak_samples_and_stays_flat(project_root: Path, starts_servers: None) -> None:
-    soaked = run_soak(project_root, "files", duration_s=5, interval_s=1, rate=50)
+def test_a_short_soak_samples_and_stays_flat(
+    project_root: Path, starts_servers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No saved capacity: a short run of clients back to back measures it, and the soak
+    # runs at half of it.
+    monkeypatch.setattr(run, "measured_capacity", lambda *_: None)
+    monkeypatch.setattr(run, "PROBE_S", 2.0)
+    soaked = run_soak(project_root, "files", duration_s=5, interval_s=1)
+    assert soaked.capacity > 0
+    assert soaked.rate == max(1, int(soaked.capacity / 2))
+    assert "back to back" in soaked.capacity_from
     assert len(soaked.samples) >= 4
     assert all(s.rss_mib > 0 and s.fds > 0 for s in soaked.samples)
     assert soaked.probes[-1].figures["failed"] == 0
@@ -33,7 +42,7 @@ def test_growth_past_the_tolerance_fails() -> None:
     assert verdicts["temp files"] is Verdict.PASS
 
 
-def test_the_rate_is_half_the_measured_capacity(project_root: Path) -> None:
+def test_the_capacity_comes_from_the_saved_benchmark(project_root: Path) -> None:
     assert measured_capacity(project_root, TARGETS["files"]) is not None
 
 

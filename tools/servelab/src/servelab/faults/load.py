@@ -44,22 +44,22 @@ def run_load(
     url: str,
     endpoint: str,
     *,
-    rate: int,
+    rate: int | None,
     duration_s: float,
     steps: Sequence[Step],
     work: Path,
     vus: int | None = None,
 ) -> Loaded:
     """GET `url + endpoint` at `rate` per second for `duration_s`, running `steps` on time;
-    `vus`: k6's preallocated VUs (each opens a connection of its own when first used)."""
+    `vus`: k6's preallocated VUs (each opens a connection of its own when first used). With
+    no rate, `vus` clients send back to back (wrk's shape): what the server can answer."""
     work.mkdir(parents=True, exist_ok=True)
     answers_csv = work / "answers.csv"
     answers_csv.unlink(missing_ok=True)
     env = {
         "BASE_URL": url,
         "ENDPOINT": endpoint,
-        "SHAPE": "vegeta",
-        "RATE": str(rate),
+        **({"SHAPE": "vegeta", "RATE": str(rate)} if rate else {"SHAPE": "wrk"}),
         "DURATION": f"{duration_s:g}s",
         **({"VUS": str(vus)} if vus else {}),
     }

@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelab.reliability import write_reliability, write_section
+from servelab.soak import run
 from servelab.soak.run import WARMUP_SHARE, Soaked, run_soak
 from servelab.soak.targets import TARGETS, SoakError
 
-__all__ = ["FORMS", "TARGETS", "SoakError", "Soaked", "run_soak", "write_soak"]
+__all__ = ["FORMS", "TARGETS", "SoakError", "Soaked", "run", "run_soak", "write_soak"]
 
 # form -> (duration_s, interval_s)
 FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
@@ -41,7 +42,7 @@ def write_soak(
     duration_s, interval_s = FORMS[form]
     soaked = run_soak(project_dir, family, duration_s, interval_s, rate)
     capacity = (
-        f"half the {soaked.capacity:.0f} requests/s measured in docs/results/{family}.json"
+        f"half the {soaked.capacity:.0f} requests/s measured by {soaked.capacity_from}"
         if soaked.capacity and rate is None
         else "the rate given"
     )

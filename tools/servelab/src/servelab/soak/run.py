@@ -27,6 +27,9 @@ WARMUP_SHARE = 0.2
 CORPUS_LIMIT = 300
 REDIS_DB = 2
 PAYLOAD_BYTES = 256 * 1024
+# Without a measured capacity, a short run of this many clients back to back measures it.
+PROBE_VUS = 16
+PROBE_S = 5.0
 # k6's preallocated VUs: one per VUS_PER requests/s (it adds more if answers slow down), so
 # the server's connections, each a descriptor, reach their number in the warm-up.
 VUS_PER = 20
@@ -62,6 +65,7 @@ class Soaked:
     samples: list[Sample]
     rate: int
     capacity: float
+    capacity_from: str  # where the capacity comes from
     command: list[str]
 
 
@@ -146,18 +150,19 @@ def run_soak(
 ) -> Soaked:
     chosen = target(family)
     capacity = measured_capacity(project_dir, chosen)
-    if rate is None:
-        if capacity is None:
-            raise SoakError(
-                f"no measured capacity for {family} {chosen.variant} in "
-                f"docs/results/{family}.json: run `servelab bench {family}` or pass --rate"
-            )
-        rate = max(1, int(capacity / 2))
+    capacity_from = f"docs/results/{family}.json" if capacity else ""
     work = work_dir(project_dir, "soak", family)
     work.mkdir(parents=True, exist_ok=True)
     samples: list[Sample] = []
     with soak_stack(chosen, work / "server.log") as (stack, database):
         endpoint = _endpoint(stack, chosen)
+        if rate is None and capacity is None:
+            capacity = probe_capacity(project_dir, stack.url(chosen.front), endpoint, work)
+            capacity_from = f"a {PROBE_S:g} s run of {PROBE_VUS} clients back to back"
+        if rate is None:
+            if not capacity:
+                raise SoakError(f"{family}: no successful answer to measure a capacity by")
+            rate = max(1, int(capacity / 2))
         dirs = [stack.run_dir / "tmp", *(stack.run_dir / "volumes" / d for d in chosen.temp_dirs)]
         stop = threading.Event()
         started = time.monotonic()
@@ -208,4 +213,19 @@ def run_soak(
             },
         )
     )
-    return Soaked(probes, samples, rate, capacity or 0.0, loaded.command)
+    return Soaked(probes, samples, rate, capacity or 0.0, capacity_from, loaded.command)
+
+
+def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path) -> float:
+    """Successful answers per second of PROBE_VUS clients back to back for PROBE_S."""
+    loaded = run_load(
+        project_dir,
+        url,
+        endpoint,
+        rate=None,
+        duration_s=PROBE_S,
+        steps=[],
+        work=work / "capacity",
+        vus=PROBE_VUS,
+    )
+    return sum(answer.ok for answer in loaded.answers) / PROBE_S
