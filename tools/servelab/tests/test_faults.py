@@ -83,7 +83,9 @@ def test_dependency_outages_answer_fast_503s_and_recover(
     project_root: Path, starts_servers: None
 ) -> None:
     schedule = Schedule(rate=10, duration_s=6.0, cut_at_s=2.0, restore_at_s=4.0)
-    probes, tables, _ = probe_dependencies(project_root, ["uwsgi"], schedule)
+    probes, tables, _ = probe_dependencies(
+        project_root, ["uwsgi"], schedule, env={"WEB_CONCURRENCY": "2", "WEB_THREADS": "4"}
+    )
     assert len(probes) == len(DEPENDENCIES) * len(MODES) == len(tables)
     database = probes[0]  # cut
     assert database.figures["down_other"] == 0, database.observed

@@ -1,8 +1,9 @@
-"""`servelab probe dependencies`: the entry editor's database and Redis cut under constant
-load, then back.
+"""`servelab probe dependencies`: the entry editor's database, Redis and compute service
+cut or stalled under constant load, then back.
 
 The stack (nginx + uWSGI or gunicorn, a scratch database on the machine's MariaDB, Redis
-DB 2 under its own key prefix) reaches MariaDB and Redis through a Proxy each: the probe
+DB 2 under its own key prefix) reaches MariaDB, Redis and the Thrift compute service through
+a Proxy each: the probe
 cuts one (refusing new connections and resetting the established ones) or stalls it
 (accepting connections, answering nothing: a hung server or a partition) `cut_at_s` into
 a constant-rate run and restores it at `restore_at_s`. Goal: every answer during the outage
@@ -18,7 +19,7 @@ cached yet is sent during it and must be a 200 within that second too.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
 from servelab.stack import Stack
 from servelab.stack.attached import Address
+from servelab.stack.ports import LOOPBACK
 from servelab.testing import MARIADB, scratch_database
 
 REDIS = Address("127.0.0.1", 6379)
@@ -74,6 +76,14 @@ DEPENDENCIES = (
         "entryeditor-redis",
         f"/corpus/statistics/get_pmi/?word={WORD}",
         "a 2xx (the cache bypassed) or a 503 JSON with Retry-After",
+        FAST_MS,
+    ),
+    Dependency(
+        "compute",
+        "entryeditor-compute",
+        "/corpus/sentence/100/neighbors/",
+        "a 503 JSON with Retry-After",
+        # COMPUTE_CONNECT_TIMEOUT and COMPUTE_TIMEOUT (0.2 s, 0.7 s) end a wait on it.
         FAST_MS,
     ),
 )
@@ -186,12 +196,14 @@ def _verdict(
 
 @contextmanager
 def proxied_stack(
-    profile: str, database: str, log: Path
+    profile: str, database: str, log: Path, env: Mapping[str, str]
 ) -> Iterator[tuple[Stack, dict[str, Proxy]]]:
-    """The profile's stack with MariaDB and Redis behind a Proxy each."""
+    """The profile's stack with MariaDB, Redis and the compute service behind a Proxy each
+    (the compute service's, pointed at it once the stack has given it a port)."""
     with (
         Proxy(MARIADB) as mariadb,
         Proxy(REDIS) as cache,
+        Proxy(Address(LOOPBACK, 0)) as compute,
         log.open("w") as server_log,
         Stack(
             profile,
@@ -200,14 +212,25 @@ def proxied_stack(
                 "EE_DATABASE": database,
                 "EE_REDIS_DB": str(REDIS_DB),
                 "CORPUS_LIMIT": str(CORPUS_LIMIT),
-                "WEB_CONCURRENCY": "2",
-                "WEB_THREADS": "2",
+                **env,
             },
-            through={"entryeditor-mariadb": mariadb.port, "entryeditor-redis": cache.port},
+            through={
+                "entryeditor-mariadb": mariadb.port,
+                "entryeditor-redis": cache.port,
+                "entryeditor-compute": compute.port,
+            },
             log=server_log,
         ) as stack,
     ):
-        yield stack, {"entryeditor-mariadb": mariadb, "entryeditor-redis": cache}
+        compute.target = Address(LOOPBACK, stack.port("entryeditor-compute"))
+        yield (
+            stack,
+            {
+                "entryeditor-mariadb": mariadb,
+                "entryeditor-redis": cache,
+                "entryeditor-compute": compute,
+            },
+        )
 
 
 def _clear_cache(prefix: str) -> None:
@@ -268,8 +291,10 @@ def probe_dependencies(
     variants: Sequence[str] = tuple(VARIANTS),
     schedule: Schedule | None = None,
     modes: Sequence[str] = tuple(MODES),
+    env: Mapping[str, str] | None = None,
 ) -> tuple[list[Probe], list[str], list[str]]:
-    """Every dependency of the entry editor cut under load, for each variant: the rows, the
+    """Every dependency of the entry editor cut and stalled under load, for each variant, as
+    compose runs it (`env`: settings over compose's, e.g. fewer workers): the rows, the
     second-by-second tables and the last k6 command."""
     schedule = schedule or Schedule()
     probes: list[Probe] = []
@@ -280,7 +305,8 @@ def probe_dependencies(
         work.mkdir(parents=True, exist_ok=True)
         with scratch_database("ee_deps_") as database:
             try:
-                with proxied_stack(variant, database, work / "server.log") as (stack, proxies):
+                log = work / "server.log"
+                with proxied_stack(variant, database, log, env or {}) as (stack, proxies):
                     for dependency in DEPENDENCIES:
                         for mode in modes:
                             probe, table, command = probe_dependency(

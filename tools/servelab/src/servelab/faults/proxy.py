@@ -23,7 +23,8 @@ _TIMEOUT_S = 5.0
 
 
 class Proxy:
-    """`with Proxy(Address("127.0.0.1", 3306)) as proxy:` clients connect to proxy.port."""
+    """`with Proxy(Address("127.0.0.1", 3306)) as proxy:` clients connect to proxy.port;
+    each new connection goes to `target` as it is then (a probe may point it elsewhere)."""
 
     def __init__(self, target: Address) -> None:
         self.target = target

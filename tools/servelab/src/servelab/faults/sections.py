@@ -14,13 +14,15 @@ from servelab.reliability import write_reliability, write_section
 def dependencies_notes(command: list[str], tables: list[str]) -> str:
     return "\n\n".join(
         [
-            "MariaDB and Redis are reached through a TCP proxy the probe controls "
-            "(servelab.faults.proxy); the machine's own servers keep running. Cut: the proxy "
-            "refuses new connections and resets the established ones. Stalled: it accepts "
-            "connections and forwards nothing, as a hung server or a partition would; only "
-            "the clients' timeouts end a wait (MariaDB's client counts whole seconds: the app "
-            "servers' DB_READ_TIMEOUT 3 s, then DB_CONNECT_TIMEOUT 1 s, so the requests in "
-            "flight wait up to 4 s while the database breaker answers the rest at once). "
+            "MariaDB, Redis and the compute service are reached through a TCP proxy the "
+            "probe controls (servelab.faults.proxy); the machine's own servers keep running "
+            "(the compute service reads the database through the same proxy as the app). "
+            "Cut: the proxy refuses new connections and resets the established ones. "
+            "Stalled: it accepts connections and forwards nothing, as a hung server or a "
+            "partition would; only the clients' timeouts end a wait (MariaDB's client counts "
+            "whole seconds: the app servers' DB_READ_TIMEOUT 3 s, then DB_CONNECT_TIMEOUT "
+            "1 s, so the requests in flight wait up to 4 s while the database breaker "
+            "answers the rest at once; the compute client's are 0.2 s and 0.7 s). "
             "The Redis endpoint's answer is kept by each worker once the cache served it, so "
             "the load shows the outage costs nothing; the spot request asks for a key no one "
             "cached (a cold get_pmi), which must be computed without the cache. k6: `"
@@ -36,7 +38,7 @@ def write_dependencies(project_dir: Path) -> Path:
     return write_section(
         project_dir,
         "dependencies",
-        "Dependency outages: the entry editor's database and Redis",
+        "Dependency outages: the entry editor's database, Redis and compute service",
         "servelab probe dependencies",
         probes,
         dependencies_notes(command, tables),

@@ -72,9 +72,9 @@ class Stack:
     receives every output line as `service | line`. `api_token` is the bearer token the
     services require for writes (docs/security.md): API_TOKEN from `env` or this process's
     environment, else a random one per stack, which tests, k6 and `servelab up` read here.
-    `through` gives services attached to the machine's servers another loopback port (a
-    proxy in front of the server, which a probe can cut): `{port:S}` names that port, while
-    the stack still prepares the server itself.
+    `through` gives services another port for the others to reach them by (a proxy in front,
+    which a probe can cut): `{port:S}` in a setting names it, while S itself listens on its
+    own (or, attached to the machine's server, is prepared there as before).
     """
 
     def __init__(
@@ -175,7 +175,7 @@ class Stack:
             service = project.services[name]
             self.replicas[name] = _replica_names(service)
             if service.local.server:
-                self.ports[name] = self.through.get(name) or self._address(service).port
+                self.ports[name] = self._address(service).port
             elif service.local.port_env:
                 preferred = service.published_port if self.publish else None
                 for replica in self.replicas[name]:
@@ -267,12 +267,13 @@ class Stack:
 
     def _fill(self, value: str, process: str, chosen: Mapping[str, str]) -> str:
         """`value` with its placeholders filled in for `process`: `{port:S}` with the port
-        of `chosen[S]` where S is chosen (one replica of S), else S's own."""
+        of `chosen[S]` where S is chosen (one replica of S), else S's own (or the port
+        `through` names for S)."""
 
         def replace(match: re.Match[str]) -> str:
             kind, name = match.groups()
             if kind == "port":
-                return str(self.port(chosen.get(name, name)))
+                return str(self.through.get(name) or self.port(chosen.get(name, name)))
             if kind == "tmp":
                 return str(self._fresh_tmp(process, name))
             if kind == "project":
