@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -103,23 +104,26 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
             object_id = created.json()["id"]
             client.get("/files").raise_for_status()
             fds_before = open_fds(stack, variant.servers)
-            cases: list[tuple[str, object]] = [
+            # What each abort is called, and the abort.
+            cases: list[tuple[str, Callable[[], None]]] = [
                 (
                     f"{'multipart' if multipart else 'raw'} upload of {size // 1024} KiB "
                     "cut halfway",
-                    (size, multipart),
+                    partial(abort_upload, port, stack.api_token, size, multipart),
                 )
                 for multipart in (False, True)
                 for size in SIZES
             ]
-            cases.append((f"download of {DOWNLOAD_BYTES // 1024} KiB cut after 64 KiB", None))
-            for label, upload in cases:
+            cases.append(
+                (
+                    f"download of {DOWNLOAD_BYTES // 1024} KiB cut after 64 KiB",
+                    partial(abort_download, port, object_id),
+                )
+            )
+            for label, abort in cases:
                 started = time.monotonic()
                 for _ in range(REPEAT):
-                    if isinstance(upload, tuple):
-                        abort_upload(port, stack.api_token, upload[0], upload[1])
-                    else:
-                        abort_download(port, object_id)
+                    abort()
                 store = _settled(data, objects=1)
                 settle_s = time.monotonic() - started
                 after = client.get(f"/files/{object_id}")

@@ -2,18 +2,19 @@
 cut or stalled under constant load, then back.
 
 The stack (nginx + uWSGI or gunicorn, a scratch database on the machine's MariaDB, Redis
-DB 2 under its own key prefix) reaches MariaDB, Redis and the Thrift compute service through
-a Proxy each: the probe
-cuts one (refusing new connections and resetting the established ones) or stalls it
-(accepting connections, answering nothing: a hung server or a partition) `cut_at_s` into
-a constant-rate run and restores it at `restore_at_s`. Goal: every answer during the outage
-a 2xx or a 503 JSON with Retry-After, none slower than 1 s, never a 500 or a timeout, and
-every answer a success again within 5 s of the dependency's return. A stalled database
-gives no refusal to answer at once: what ends the wait is the MariaDB client's timeout
-(whole seconds: DB_READ_TIMEOUT, then DB_CONNECT_TIMEOUT), after which the service's
-breaker answers the others at once; its limit is those timeouts and half a second. A Redis outage is
-meant to cost nothing but speed (the cache is bypassed), so a request for a key no one has
-cached yet is sent during it and must be a 200 within that second too.
+DB 2 under its own key prefix) reaches MariaDB, Redis and the Thrift compute service
+through a Proxy each: the probe cuts one (refusing new connections and resetting the
+established ones) or stalls it (accepting connections, answering nothing: a hung server or
+a partition) `cut_at_s` into a constant-rate run and restores it at `restore_at_s`.
+
+Goal: every answer during the outage a 2xx or a 503 JSON with Retry-After, none slower than
+1 s, never a 500 or a timeout, and every answer a success again within 5 s of the
+dependency's return. A stalled database gives no refusal to answer at once: what ends the
+wait is the MariaDB client's timeout (whole seconds: DB_READ_TIMEOUT, then
+DB_CONNECT_TIMEOUT), after which the service's breaker answers the others at once; its
+limit is those timeouts and half a second. A Redis outage is meant to cost nothing but
+speed (the cache is bypassed), so a request for a key no one has cached yet is sent during
+it and must be a 200 within that second too.
 """
 
 from __future__ import annotations

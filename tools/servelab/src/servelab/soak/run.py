@@ -50,7 +50,7 @@ MEASURES = (
         "MiB",
         lambda s: s.rss_mib,
         lambda base: max(0.1 * base, 16.0),
-        "10 % or 16 MiB",
+        "10 % or 16 MiB, whichever is more",
     ),
     Measure("file descriptors (not sockets)", "", lambda s: s.fds, lambda base: 5.0, "5"),
     Measure("sockets left in CLOSE_WAIT", "", lambda s: s.close_wait, lambda base: 2.0, "2"),
