@@ -3,7 +3,7 @@ PROFILE ?= uvicorn
 UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 RUN = $(UV) run --frozen
 
-.PHONY: bootstrap bench bench-full test test-fast lint up down
+.PHONY: bootstrap bench bench-full reliability test test-fast lint up down
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -15,6 +15,12 @@ bench: bootstrap
 ## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
 bench-full: bootstrap
 	$(RUN) servelab bench --full
+
+## make reliability: the fault probes (dependencies, disk-full: root, it mounts a tmpfs;
+## aborts) and every family's quick soak -> docs/results/reliability.md
+reliability: bootstrap
+	$(RUN) servelab probe
+	$(RUN) servelab soak --quick
 
 ## make test: lint, then every test against real servers
 test: bootstrap lint

@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from compute_contract.computeidl.ttypes import BadRequest, UnknownSentence
+from entryeditor_service import database
 from entryeditor_service.compute.client import ComputeUnavailable
 from entryeditor_service.entries.querylang import CommandError
 from entryeditor_service.entries.store import EntryNotFound, VersionConflict
@@ -91,6 +92,7 @@ def to_api_error(exc: Exception) -> ApiError | None:
     if isinstance(exc, OperationalError | InterfaceError):
         # The database does not answer or has no connection left: a 503, not a 500.
         log.warning("database unavailable: %s", exc)
+        database.record(exc)
         return ApiError(
             503,
             "database_unavailable",

@@ -16,10 +16,12 @@ from servelab.bench.compare import render as render_comparison
 from servelab.bench.matrix import load_matrix
 from servelab.bench.results import load_run
 from servelab.containers import cli as containers_cli
+from servelab.faults import cli as faults_cli
 from servelab.outage import KINDS, DrillError, drill_names, write_drill
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
 from servelab.reliability import write_reliability
+from servelab.soak import cli as soak_cli
 from servelab.stack import Stack, StackError, sessions
 
 
@@ -259,6 +261,8 @@ def parser() -> argparse.ArgumentParser:
     joined.set_defaults(handler=reliability)
 
     containers_cli.add_parser(commands)
+    faults_cli.add_parser(commands)
+    soak_cli.add_parser(commands)
     return root
 
 

@@ -34,6 +34,9 @@ class Environment(BaseSettings):
     SQLITE_PATH: str = "entryeditor.sqlite3"
     CONN_MAX_AGE: int = Field(60, ge=0)
     DB_CONNECT_TIMEOUT: int = Field(5, ge=1)
+    # Seconds each read or write to MariaDB may wait; 0: no limit.
+    DB_READ_TIMEOUT: int = Field(0, ge=0)
+    DB_BREAKER_RESET: float = Field(1.0, gt=0)
 
     # The connection budget's inputs (entryeditor_service.budget).
     WEB_CONCURRENCY: int = Field(1, ge=1)

@@ -50,6 +50,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "servicekit.observe.django.RouteMiddleware",
+    "entryeditor_service.database.BreakerMiddleware",
 ]
 # No cookies or sessions (writes carry a bearer token, which a browser never sends on its
 # own), hence no CSRF middleware.
@@ -86,8 +87,15 @@ if _database["ENGINE"] == "django.db.backends.mysql":
     _database.setdefault("OPTIONS", {}).update(
         {"charset": "utf8mb4", "connect_timeout": env.DB_CONNECT_TIMEOUT}
     )
+    if env.DB_READ_TIMEOUT:
+        _database["OPTIONS"].update(
+            {"read_timeout": env.DB_READ_TIMEOUT, "write_timeout": env.DB_READ_TIMEOUT}
+        )
     _database["TEST"] = {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_bin"}
 DATABASES = {"default": _database}
+# entryeditor_service.database: how long every request answers 503 at once after one found
+# the database unreachable, before one probes it again.
+DB_BREAKER_RESET = env.DB_BREAKER_RESET
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Connection budget: WEB_CONCURRENCY x WEB_THREADS + COMPUTE_DB_POOL + DB_CONNECTION_MARGIN must

@@ -72,6 +72,9 @@ class Stack:
     receives every output line as `service | line`. `api_token` is the bearer token the
     services require for writes (docs/security.md): API_TOKEN from `env` or this process's
     environment, else a random one per stack, which tests, k6 and `servelab up` read here.
+    `through` gives services another port for the others to reach them by (a proxy in front,
+    which a probe can cut): `{port:S}` in a setting names it, while S itself listens on its
+    own (or, attached to the machine's server, is prepared there as before).
     """
 
     def __init__(
@@ -86,6 +89,7 @@ class Stack:
         run_dir: Path | None = None,
         run_parent: Path | None = None,
         log: Sink | None = sys.stderr,
+        through: Mapping[str, int] | None = None,
     ) -> None:
         self.profiles = [profiles] if isinstance(profiles, str) else list(profiles)
         self.only = list(only) if only else None
@@ -101,6 +105,7 @@ class Stack:
         self._run_parent = run_parent
         self.run_dir = run_dir or Path()
         self._log = log
+        self.through = dict(through or {})
         # Each service's port (a replicated one's first replica's), and each replica's.
         self.ports: dict[str, int] = {}
         # Every process started, by name: a service's, or `<service>-<n>` for its replicas.
@@ -262,12 +267,13 @@ class Stack:
 
     def _fill(self, value: str, process: str, chosen: Mapping[str, str]) -> str:
         """`value` with its placeholders filled in for `process`: `{port:S}` with the port
-        of `chosen[S]` where S is chosen (one replica of S), else S's own."""
+        of `chosen[S]` where S is chosen (one replica of S), else S's own (or the port
+        `through` names for S)."""
 
         def replace(match: re.Match[str]) -> str:
             kind, name = match.groups()
             if kind == "port":
-                return str(self.port(chosen.get(name, name)))
+                return str(self.through.get(name) or self.port(chosen.get(name, name)))
             if kind == "tmp":
                 return str(self._fresh_tmp(process, name))
             if kind == "project":

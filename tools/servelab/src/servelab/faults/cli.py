@@ -1,0 +1,39 @@
+"""`servelab probe NAME`: run one fault probe and write its reliability section."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+from servelab.faults.load import LoadError
+from servelab.faults.sections import PROBES, run_probe
+from servelab.project import find_project_dir
+from servelab.stack import StackError
+
+
+def probe(args: argparse.Namespace) -> int:
+    unknown = sorted(set(args.probe) - set(PROBES))
+    if unknown:
+        print(
+            f"servelab: no probe {', '.join(unknown)} (known: {', '.join(PROBES)})", file=sys.stderr
+        )
+        return 2
+    try:
+        for name in args.probe or list(PROBES):
+            path = run_probe(find_project_dir(), name)
+            print(f"servelab: wrote {path} ({name})", file=sys.stderr)
+    except (StackError, LoadError, subprocess.CalledProcessError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "probe",
+        help="inject a fault (dependencies, disk-full, aborts) and write its section of "
+        "docs/results/reliability.md",
+    )
+    parser.add_argument("probe", nargs="*", help=f"{', '.join(PROBES)} (default: all)")
+    parser.set_defaults(handler=probe)

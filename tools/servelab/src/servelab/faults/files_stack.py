@@ -1,0 +1,113 @@
+"""The files service for a probe: through the app server alone or behind nginx, its object
+store in a directory the probe can look into (and mount a small tmpfs on)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.stack import Stack, StackError
+from servelab.stack.groups import members
+
+
+@dataclass(frozen=True)
+class FilesVariant:
+    name: str
+    profile: str
+    front: str  # the service clients talk to
+    servers: tuple[str, ...]  # the services whose processes the probe watches
+
+
+VARIANTS = {
+    "uvicorn": FilesVariant("uvicorn", "uvicorn", "files-uvicorn", ("files-uvicorn",)),
+    "nginx": FilesVariant("nginx", "nginx", "files-nginx", ("files-nginx", "files-app")),
+}
+# nginx's write limit (10 r/s) is not what these probes are about.
+ENV = {"WRITE_RATE_LIMIT": "10000r/s", "WRITE_BURST": "10000", "ACCESS_LOG": "0"}
+VOLUME = "files-data"
+
+
+@dataclass(frozen=True)
+class Store:
+    """What the object store holds: complete objects, and anything else."""
+
+    objects: int  # blobs with their sidecar
+    leftovers: list[str]  # temp files, blobs without a sidecar, sidecars without a blob
+
+    @classmethod
+    def of(cls, root: Path) -> Store:
+        objects_dir, tmp_dir = root / "objects", root / "tmp"
+        names = {path.name for path in objects_dir.iterdir()} if objects_dir.is_dir() else set()
+        blobs = {name for name in names if not name.endswith(".json")}
+        sidecars = {name.removesuffix(".json") for name in names if name.endswith(".json")}
+        temps = [f"tmp/{path.name}" for path in tmp_dir.iterdir()] if tmp_dir.is_dir() else []
+        orphans = [f"objects/{name}" for name in sorted(blobs ^ sidecars)]
+        return cls(objects=len(blobs & sidecars), leftovers=temps + orphans)
+
+
+def open_fds(stack: Stack, services: tuple[str, ...]) -> int:
+    """File descriptors open in the services' process groups (every process of each)."""
+    total = 0
+    for service in services:
+        for pid in members(stack.running[service].pgid):
+            try:
+                total += sum(1 for _ in Path(f"/proc/{pid}/fd").iterdir())
+            except OSError:
+                continue
+    return total
+
+
+@contextmanager
+def mounted_tmpfs(path: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` (mount's syntax: 8m) on `path`, unmounted afterwards (needs root)."""
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(path)],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False, capture_output=True)
+
+
+@contextmanager
+def files_stack(
+    variant: FilesVariant,
+    log: Path,
+    *,
+    tmpfs_size: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[tuple[Stack, Path]]:
+    """The variant's stack and its storage directory (on a tmpfs of `tmpfs_size` if set)."""
+    run_dir = Path(tempfile.mkdtemp(prefix="servelab-probe-"))
+    data = run_dir / "volumes" / VOLUME
+    data.mkdir(parents=True)
+    try:
+        with (
+            mounted_tmpfs(data, tmpfs_size) if tmpfs_size else _as_is(data),
+            log.open("w") as server_log,
+            Stack(
+                variant.profile,
+                only=[variant.front],
+                env={**ENV, **(env or {})},
+                run_dir=run_dir,
+                log=server_log,
+            ) as stack,
+        ):
+            yield stack, data
+    except subprocess.CalledProcessError as error:
+        raise StackError(f"cannot mount a tmpfs on {data}: {error.stderr!r}") from None
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+@contextmanager
+def _as_is(path: Path) -> Iterator[Path]:
+    yield path
