@@ -79,9 +79,11 @@ def test_the_engine_stops_every_process_it_started_and_leaves_the_firewall_alone
         network = "servelab-engine-test"
         created = engine.docker("network", "create", "--subnet", "10.213.77.0/24", network)
         bridge = f"br-{created.stdout.strip()[:12]}"
+        # unless-stopped, as compose's entry editor services: it would come back with the
+        # engine, holding its published port, were it not removed at the next start.
         started = engine.docker(
-            "run", "--detach", "--network", network, "--publish", "127.0.0.1::8080",
-            image, "/bin/sleep", "infinity",
+            "run", "--detach", "--restart", "unless-stopped", "--network", network,
+            "--publish", "127.0.0.1::8080", image, "/bin/sleep", "infinity",
         )  # fmt: skip
         container = started.stdout.strip()
         pid = int(engine.docker("inspect", "--format", "{{.State.Pid}}", container).stdout)
@@ -92,9 +94,6 @@ def test_the_engine_stops_every_process_it_started_and_leaves_the_firewall_alone
         assert alive(pid)
         assert _firewall() == firewall
         run_dir = engine.run_dir
-    # dockerd keeps a network's bridge interface when it stops (a link, not a firewall rule);
-    # this engine's data root goes with tmp_path, so its bridge goes now.
-    subprocess.run(["ip", "link", "delete", bridge], check=False, capture_output=True)
     # A zombie is not running: init reaps the shims it inherits when it gets to it.
     left = [p for p in [*running, pid] if alive(p)]
     assert left == [], f"processes outlived the engine: {left}"
@@ -102,6 +101,11 @@ def test_the_engine_stops_every_process_it_started_and_leaves_the_firewall_alone
     assert _mounts_below(run_dir) == [] and _mounts_below(tmp_path / "docker") == []
     assert _firewall() == firewall
     assert Path("/proc/sys/net/ipv4/ip_forward").read_text() == forwarding
+    with private_engine(tmp_path / "docker") as again:
+        assert again.docker("ps", "--all", "--quiet").stdout.split() == []
+    # dockerd keeps a network's bridge interface when it stops (a link, not a firewall rule);
+    # this engine's data root goes with tmp_path, so its bridge goes now.
+    subprocess.run(["ip", "link", "delete", bridge], check=False, capture_output=True)
 
 
 def test_a_stand_in_is_up_to_date_until_its_sources_change(tmp_path: Path) -> None:
