@@ -10,6 +10,10 @@ from entryeditor_service.corpus.params import checked
 from entryeditor_service.corpus.patterns import check_pos, check_word
 from entryeditor_service.entries.models import CONTENT_FIELDS, Entry
 
+# The largest value of an IntegerField column (MySQL's INT): a larger one would reach the
+# database and fail there (a 500), so it is a 400 here.
+INT_MAX = 2**31 - 1
+
 
 class StrictCharField(serializers.CharField):
     """A string, and only a string (DRF's CharField would take 5 as "5")."""
@@ -50,7 +54,7 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
     pos_distribution = serializers.DictField(
         child=serializers.IntegerField(min_value=0), required=False
     )
-    frequency = serializers.IntegerField(min_value=0, required=False)
+    frequency = serializers.IntegerField(min_value=0, max_value=INT_MAX, required=False)
 
     class Meta:
         model = Entry
@@ -83,7 +87,7 @@ class ListSearch(serializers.Serializer[dict[str, Any]]):
 class EntryUpdateSerializer(EntrySerializer):
     """A PUT or PATCH: the entry's fields and the version the change was based on."""
 
-    version = serializers.IntegerField(min_value=1)
+    version = serializers.IntegerField(min_value=1, max_value=INT_MAX)
 
 
 class EntrySummarySerializer(serializers.ModelSerializer[Entry]):
@@ -98,13 +102,13 @@ SUMMARY_FIELDS = EntrySummarySerializer.Meta.fields
 class VersionSerializer(serializers.Serializer[dict[str, Any]]):
     """The version an update was based on (409 when it is no longer the current one)."""
 
-    version = serializers.IntegerField(min_value=1)
+    version = serializers.IntegerField(min_value=1, max_value=INT_MAX)
 
 
 class InitSerializer(serializers.Serializer[dict[str, Any]]):
     word = StrictCharField(max_length=64)
     empty = serializers.BooleanField(default=False)
-    version = serializers.IntegerField(min_value=1, required=False)
+    version = serializers.IntegerField(min_value=1, max_value=INT_MAX, required=False)
 
     def validate_word(self, value: str) -> str:
         return checked(check_word, value)
