@@ -35,14 +35,18 @@ class FuzzError(RuntimeError):
 @dataclass(frozen=True)
 class FuzzOptions:
     """`examples` per schema operation; the quick form bounds each schema run to 60 s and
-    the slowloris window to 15 s, the full form to 600 s and 60 s."""
+    the slowloris window to 15 s, the full form to 600 s and 60 s (`time_limit_s`, where
+    set, bounds the schema runs instead)."""
 
     examples: int = 25
     quick: bool = True
     seed: int = 1
+    time_limit_s: int | None = None
 
     @property
     def max_time_s(self) -> int:
+        if self.time_limit_s is not None:
+            return self.time_limit_s
         return 60 if self.quick else 600
 
     @property

@@ -75,9 +75,15 @@ def schemathesis_argv(
 
 def run_schemathesis(argv: list[str], report: Path, max_time_s: int, log: Path) -> SchemaOutcome:
     report.unlink(missing_ok=True)
+    # In the log's directory: schemathesis keeps a cache (.schemathesis/) where it runs.
     with log.open("w") as out:
         subprocess.run(
-            argv, stdout=out, stderr=subprocess.STDOUT, timeout=max_time_s + _GRACE_S, check=False
+            argv,
+            cwd=log.parent,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=max_time_s + _GRACE_S,
+            check=False,
         )
     if not report.is_file():
         raise SchemaRunError(f"schemathesis wrote no report (its output: {log})")
