@@ -31,6 +31,15 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
+# A JSON string of standard base64 (RFC 4648, padded), as the services decode it:
+# `contentEncoding` alone tells a validator or a fuzzer nothing.
+BASE64_STRING: dict[str, Any] = {
+    "type": "string",
+    "contentEncoding": "base64",
+    "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+}
+
+
 def error_responses(meanings: Mapping[int, str]) -> dict[int | str, dict[str, Any]]:
     """A route's `responses=` for the error answers it may give, each with its meaning."""
     return {status: {"model": ErrorBody, "description": text} for status, text in meanings.items()}

@@ -61,3 +61,12 @@ class Schema(AutoSchema):
 
     def get_auth(self) -> list[dict[str, list[str]]]:
         return [{BEARER: []}] if self.method in WRITE_METHODS else []
+
+
+def patch_names_its_version(result: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """A PATCH names the version it was based on (a 400 without it, a 409 when stale), but
+    drf-spectacular's Patched* bodies make every field optional: require `version` again."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.startswith("Patched") and "version" in schema.get("properties", {}):
+            schema["required"] = sorted({*schema.get("required", []), "version"})
+    return result

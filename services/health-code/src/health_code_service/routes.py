@@ -19,7 +19,7 @@ from health_code_service.errors import ApiError
 from health_code_service.modes import Batched, Inline, ProcessPool
 from health_code_service.settings import Mode, Settings
 from health_code_service.usages import Usage
-from servicekit.fastapi import error_responses
+from servicekit.fastapi import BASE64_STRING, error_responses
 
 router = APIRouter()
 
@@ -129,7 +129,7 @@ _REQUEST_BODY = {
             "schema": {
                 "type": "object",
                 "required": ["base64"],
-                "properties": {"base64": {"type": "string", "contentEncoding": "base64"}},
+                "properties": {"base64": BASE64_STRING},
             }
         },
         **{

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rest_framework import serializers
 
-from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
-
-
-def checked(check: Callable[[str], str], value: str) -> str:
-    """`value` through one of corpus.patterns' checks, its PatternError a field's 400."""
-    try:
-        return check(value)
-    except PatternError as exc:
-        raise serializers.ValidationError(str(exc)) from None
+from entryeditor_service.corpus.fields import PosField, WordField
 
 
 class WordParams(serializers.Serializer[dict[str, Any]]):
-    word = serializers.CharField(max_length=64, trim_whitespace=True)
-    pos = serializers.CharField(max_length=8, required=False)
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
-
-    def validate_pos(self, value: str) -> str:
-        return checked(check_pos, value)
+    word = WordField()
+    pos = PosField(required=False)
 
 
 class InstanceParams(WordParams):

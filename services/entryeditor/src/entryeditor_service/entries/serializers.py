@@ -6,8 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from entryeditor_service.corpus.params import checked
-from entryeditor_service.corpus.patterns import check_pos, check_word
+from entryeditor_service.corpus.fields import BlankablePosField, WordField
 from entryeditor_service.entries.models import CONTENT_FIELDS, Entry
 
 # The largest value of an IntegerField column (MySQL's INT): a larger one would reach the
@@ -37,12 +36,21 @@ class ExampleSerializer(serializers.Serializer[dict[str, Any]]):
     text = serializers.CharField(max_length=5000)
 
 
+class StrictFloatField(serializers.FloatField):
+    """A JSON number, not a boolean (a FloatField takes false as 0.0)."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class CollocateSerializer(serializers.Serializer[dict[str, Any]]):
     word = serializers.CharField(max_length=64)
     pos = serializers.CharField(max_length=8)
     count = serializers.IntegerField(min_value=0)
     freq = serializers.IntegerField(min_value=0, required=False)
-    pmi = serializers.FloatField(required=False)
+    pmi = StrictFloatField(required=False)
 
 
 class EntrySerializer(serializers.ModelSerializer[Entry]):
@@ -55,17 +63,13 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
         child=serializers.IntegerField(min_value=0), required=False
     )
     frequency = serializers.IntegerField(min_value=0, max_value=INT_MAX, required=False)
+    word = WordField()
+    pos = BlankablePosField(required=False)
 
     class Meta:
         model = Entry
         read_only_fields = ("id", "version", "created_at", "updated_at")
         fields = ("id", *CONTENT_FIELDS, "version", "created_at", "updated_at")
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
-
-    def validate_pos(self, value: str) -> str:
-        return checked(check_pos, value) if value else value
 
     def to_representation(self, instance: Entry) -> dict[str, Any]:
         # The JSON fields are stored validated; hand them back as they are.
@@ -78,10 +82,7 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
 class ListSearch(serializers.Serializer[dict[str, Any]]):
     """The list's `?word=`: entries whose word starts with it (the editors' search box)."""
 
-    word = serializers.CharField(max_length=64)
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
+    word = WordField()
 
 
 class EntryUpdateSerializer(EntrySerializer):
@@ -106,12 +107,9 @@ class VersionSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class InitSerializer(serializers.Serializer[dict[str, Any]]):
-    word = StrictCharField(max_length=64)
+    word = WordField()
     empty = serializers.BooleanField(default=False)
     version = serializers.IntegerField(min_value=1, max_value=INT_MAX, required=False)
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
 
 
 class CommandSerializer(serializers.Serializer[dict[str, Any]]):

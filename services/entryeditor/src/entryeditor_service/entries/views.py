@@ -10,6 +10,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from entryeditor_service.corpus.fields import WORD_SCHEMA
 from entryeditor_service.entries import builder, store
 from entryeditor_service.entries.diff import diff
 from entryeditor_service.entries.execute import execute
@@ -61,7 +62,9 @@ PAGE_OF_ENTRIES = inline_serializer(
     operation_id="entry_list",
     parameters=[
         *PAGE,
-        OpenApiParameter("word", str, description="Only entries whose word starts with this."),
+        OpenApiParameter(
+            "word", WORD_SCHEMA, description="Only entries whose word starts with this."
+        ),
     ],
     responses={200: PAGE_OF_ENTRIES, **errors(404), **READ_ERRORS},
 )
@@ -141,7 +144,7 @@ def entry_execute(request: Request, entry_id: str) -> Response:
     operation_id="entry_init",
     parameters=[ENTRY_ID],
     request=InitSerializer,
-    responses={200: EntrySerializer, 201: EntrySerializer, **errors(409), **WRITE_ERRORS},
+    responses={200: EntrySerializer, 201: EntrySerializer, **errors(404, 409), **WRITE_ERRORS},
 )
 @api_view(["POST"])
 def entry_init(request: Request, entry_id: str) -> Response:

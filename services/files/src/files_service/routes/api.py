@@ -15,8 +15,9 @@ from servicekit.errors import ApiError
 router = APIRouter(prefix="/files", tags=["files"])
 
 
+# An empty body is an empty file: the body is not required.
 _UPLOAD_BODY = {
-    "required": True,
+    "required": False,
     "content": {
         "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
         "multipart/form-data": {

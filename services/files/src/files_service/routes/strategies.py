@@ -26,12 +26,14 @@ from files_service.deps import SettingsDep, StoreDep, find_object
 from files_service.openapi import UPLOAD_ERRORS, errors, file_body
 from files_service.storage import ObjectMeta
 from servicekit.errors import ApiError
+from servicekit.fastapi import BASE64_STRING
 
 router = APIRouter(prefix="/files", tags=["strategies"])
 _DOWNLOAD = {200: file_body("The whole file, whatever Range asks."), **errors(404, 422)}
+# An empty body is an empty file: the body is not required.
 _RAW_BODY = {
     "requestBody": {
-        "required": True,
+        "required": False,
         "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
     }
 }
@@ -44,7 +46,7 @@ _BASE64_BODY = {
                     "type": "object",
                     "required": ["base64"],
                     "properties": {
-                        "base64": {"type": "string", "contentEncoding": "base64"},
+                        "base64": BASE64_STRING,
                         "filename": {"type": ["string", "null"]},
                     },
                 }
