@@ -26,6 +26,13 @@ from servelab.stack import Stack
 from servelab.testing import scratch_database
 
 _SHOWN_FAILURES = 3
+_SERVERS_ALONE = (
+    "App servers alone (uvicorn, gunicorn, uWSGI's http-socket) answer a request their "
+    "HTTP parser cannot read (raw bytes in the request line, a NUL in a header) themselves, "
+    "in plain text or HTML, before the app runs, and none cuts off a client that sends its "
+    "headers slowly: the recipes put nginx in front, whose rows show both answered (a JSON "
+    "400; slow clients cut off after client_header_timeout, 10 s)."
+)
 
 
 class FuzzError(RuntimeError):
@@ -249,7 +256,7 @@ def run_fuzz(project_dir: Path, name: str, options: FuzzOptions) -> Path:
             f"{options.examples} examples per operation, seed {options.seed}, checks `all`; "
             "its failure codes (ST103 ...) are explained by `schemathesis explain`. "
             "Hand-written rows: raw requests a schema cannot produce "
-            "(servelab/fuzz/cases.py)."
-        ),
+            f"(servelab/fuzz/cases.py). {_SERVERS_ALONE} {family.notes}"
+        ).strip(),
     )
     return write_reliability(project_dir)
