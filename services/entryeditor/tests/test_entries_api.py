@@ -41,6 +41,13 @@ def test_list_is_paginated_in_id_order(client: Client) -> None:
     assert set(rows[-1]) == {"id", "word", "pos", "frequency", "version", "updated_at"}
 
 
+@pytest.mark.parametrize("page_size", ["0", "-1", "two", "null"])
+def test_a_page_size_that_is_no_positive_integer_is_400(client: Client, page_size: str) -> None:
+    response = client.get(BASE, {"page_size": page_size})
+    assert response.status_code == 400
+    assert "page_size" in response.json()["error"]["fields"]
+
+
 def test_list_searches_by_word_prefix(client: Client) -> None:
     ids = {create(client, word=word)["id"] for word in ("检索词甲", "检索词乙")}
     create(client, word="别的检索词")
@@ -99,6 +106,13 @@ def test_stale_write_is_409(client: Client) -> None:
         # Over MySQL's INT: refused here, not by the database (a 500).
         ("post", {"word": "水", "frequency": 2**31}, "frequency"),
         ("patch", {"frequency": 1, "version": 2**63}, "version"),
+        # A boolean is no number, a number no word (DRF would take them as 0.0 and "0").
+        (
+            "post",
+            {"word": "水", "collocates": [{"word": "a", "pos": "n", "count": 1, "pmi": False}]},
+            "collocates",
+        ),
+        ("post", {"word": "水", "collocates": [{"word": "a", "pos": 0, "count": 1}]}, "collocates"),
         ("patch", {"frequency": 1}, "version"),
         ("patch", {"frequency": 1, "version": "one"}, "version"),
         ("put", {"version": 1}, "word"),

@@ -167,6 +167,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "entryeditor_service.openapi.patch_names_its_version",
+        "entryeditor_service.openapi.strings_as_drf_takes_them",
     ],
 }
 

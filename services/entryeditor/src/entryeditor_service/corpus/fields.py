@@ -19,7 +19,7 @@ WORD_SCHEMA: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
     "maxLength": MAX_WORD,
-    "pattern": r"^[^\s\x1c-\x1f\x85]+$",
+    "pattern": r"^[^\s\x00\x1c-\x1f\x85]+$",
 }
 _POS = rf"[A-Za-z]{{1,{MAX_POS}}}"
 POS_SCHEMA: dict[str, Any] = {"type": "string", "maxLength": MAX_POS, "pattern": f"^{_POS}$"}
@@ -63,9 +63,9 @@ class PosField(_StrictText):
         return checked(check_pos, super().to_internal_value(data))
 
 
-@extend_schema_field({**POS_SCHEMA, "pattern": f"^(?:{_POS})?$"})
 class BlankablePosField(PosField):
-    """A POS tag, or "" for none (a CharField answers "" before to_internal_value)."""
+    """A POS tag, or "" for none (a CharField answers "" before to_internal_value; the
+    schema says so with drf-spectacular's own alternative for a blank string)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(allow_blank=True, **kwargs)

@@ -6,12 +6,13 @@ from typing import Any
 
 from rest_framework import serializers
 
-from entryeditor_service.corpus.fields import PosField, WordField
+from entryeditor_service.corpus.fields import BlankablePosField, WordField
 
 
 class WordParams(serializers.Serializer[dict[str, Any]]):
     word = WordField()
-    pos = PosField(required=False)
+    # `pos=` is no POS, as leaving it out is.
+    pos = BlankablePosField(required=False)
 
 
 class InstanceParams(WordParams):
@@ -33,5 +34,5 @@ def parse(params: type[serializers.Serializer[dict[str, Any]]], query: Any) -> d
     if unknown:
         raise serializers.ValidationError({name: ["unknown parameter"] for name in unknown})
     data = dict(serializer.validated_data)
-    data.setdefault("pos", None)
+    data["pos"] = data.get("pos") or None
     return data

@@ -46,8 +46,8 @@ class StrictFloatField(serializers.FloatField):
 
 
 class CollocateSerializer(serializers.Serializer[dict[str, Any]]):
-    word = serializers.CharField(max_length=64)
-    pos = serializers.CharField(max_length=8)
+    word = StrictCharField(max_length=64)
+    pos = StrictCharField(max_length=8)
     count = serializers.IntegerField(min_value=0)
     freq = serializers.IntegerField(min_value=0, required=False)
     pmi = StrictFloatField(required=False)

@@ -33,6 +33,13 @@ class Pages(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 100
 
+    def get_page_size(self, request: Request) -> int:
+        """DRF's, but a page_size that is no positive integer is a 400, not ignored."""
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is not None and not (raw.isdecimal() and int(raw) > 0):
+            raise serializers.ValidationError({"page_size": ["must be a positive integer"]})
+        return int(super().get_page_size(request) or self.page_size)
+
 
 def _version(request: Request) -> int:
     serializer = VersionSerializer(data=request.data)
@@ -44,7 +51,11 @@ def _version(request: Request) -> int:
 ENTRY_ID = id_parameter("entry_id", "The entry's id.")
 PAGE = [
     OpenApiParameter("page", int, description="1 for the first page."),
-    OpenApiParameter("page_size", int, description="Entries a page (20; at most 100)."),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1},
+        description="Entries a page (20; more than 100 is 100).",
+    ),
 ]
 PAGE_OF_ENTRIES = inline_serializer(
     "EntryPage",

@@ -75,8 +75,7 @@ FILES = Family(
     bomb="gzip",
     notes=(
         "ST201 on the multipart uploads: schemathesis sends a number, a boolean or an "
-        "object as the `file` part, which on the wire is bytes any file may hold. ST204 "
-        "behind nginx: nginx answers TRACE itself, 405 without Allow. ST302 (an object "
+        "object as the `file` part, which on the wire is bytes any file may hold. ST302 (an object "
         "just created answering 404 to GET /files/download/file) did not reproduce by hand."
     ),
 )
