@@ -6,6 +6,9 @@ from __future__ import annotations
 import struct
 import zlib
 
+import pytest
+
+from servelab.cli import main
 from servelab.fuzz import FAMILIES
 from servelab.fuzz.cases import (
     BIG_ID,
@@ -122,3 +125,8 @@ def test_schemathesis_report_is_read() -> None:
     assert (outcome.generated, outcome.operations, outcome.failure_count) == (327, 20, 5)
     assert outcome.server_errors == 2
     assert outcome.errors == [("Network Error", 1)]
+
+
+def test_an_unknown_family_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz", "nosuch"]) == 2
+    assert "no fuzz family 'nosuch'" in capsys.readouterr().err
