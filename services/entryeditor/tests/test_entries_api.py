@@ -113,6 +113,7 @@ def test_stale_write_is_409(client: Client) -> None:
             "collocates",
         ),
         ("post", {"word": "水", "collocates": [{"word": "a", "pos": 0, "count": 1}]}, "collocates"),
+        ("post", {"word": "水", "examples": [{"text": 0}]}, "examples"),
         ("patch", {"frequency": 1}, "version"),
         ("patch", {"frequency": 1, "version": "one"}, "version"),
         ("put", {"version": 1}, "word"),

@@ -6,13 +6,12 @@ from typing import Any
 
 from rest_framework import serializers
 
-from entryeditor_service.corpus.fields import BlankablePosField, WordField
+from entryeditor_service.corpus.fields import PosField, WordField
 
 
 class WordParams(serializers.Serializer[dict[str, Any]]):
     word = WordField()
-    # `pos=` is no POS, as leaving it out is.
-    pos = BlankablePosField(required=False)
+    pos = PosField(required=False)
 
 
 class InstanceParams(WordParams):
@@ -28,11 +27,15 @@ class PmiParams(WordParams):
 
 def parse(params: type[serializers.Serializer[dict[str, Any]]], query: Any) -> dict[str, Any]:
     """Validated query parameters; unknown ones are refused too (a typo is not ignored)."""
+    # DRF reads `limit=` as no limit at all: an empty value is refused, as a typo is.
+    empty = sorted(name for name, value in query.items() if value == "")
+    if empty:
+        raise serializers.ValidationError({name: ["may not be empty"] for name in empty})
     serializer = params(data=query)
     serializer.is_valid(raise_exception=True)
     unknown = sorted(set(query) - set(serializer.fields))
     if unknown:
         raise serializers.ValidationError({name: ["unknown parameter"] for name in unknown})
     data = dict(serializer.validated_data)
-    data["pos"] = data.get("pos") or None
+    data.setdefault("pos", None)
     return data

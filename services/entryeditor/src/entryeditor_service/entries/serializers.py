@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from entryeditor_service.corpus.fields import BlankablePosField, WordField
@@ -23,17 +24,32 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "boolean"}, {"type": "string", "enum": ["true", "false"]}]}
+)
+class FlagField(serializers.BooleanField):
+    """true or false, as JSON or as the strings "true" and "false" (the write-up's client
+    sends those); a BooleanField would also take 0, "no" and "off"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data in ("true", "false"):
+            return str(data) == "true"
+        if isinstance(data, bool):
+            return data
+        self.fail("invalid", input=data)
+
+
 class SenseSerializer(serializers.Serializer[dict[str, Any]]):
-    pos = serializers.CharField(max_length=8, allow_blank=True, required=False, default="")
-    definition = serializers.CharField(max_length=2000, allow_blank=True)
+    pos = StrictCharField(max_length=8, allow_blank=True, required=False, default="")
+    definition = StrictCharField(max_length=2000, allow_blank=True)
     examples = serializers.ListField(
-        child=serializers.CharField(max_length=2000), max_length=50, default=list
+        child=StrictCharField(max_length=2000), max_length=50, default=list
     )
 
 
 class ExampleSerializer(serializers.Serializer[dict[str, Any]]):
     sentence_id = serializers.IntegerField(min_value=1, required=False)
-    text = serializers.CharField(max_length=5000)
+    text = StrictCharField(max_length=5000)
 
 
 class StrictFloatField(serializers.FloatField):
@@ -108,7 +124,7 @@ class VersionSerializer(serializers.Serializer[dict[str, Any]]):
 
 class InitSerializer(serializers.Serializer[dict[str, Any]]):
     word = WordField()
-    empty = serializers.BooleanField(default=False)
+    empty = FlagField(default=False)
     version = serializers.IntegerField(min_value=1, max_value=INT_MAX, required=False)
 
 
