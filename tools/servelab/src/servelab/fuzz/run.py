@@ -29,10 +29,11 @@ _SHOWN_FAILURES = 3
 _SERVERS_ALONE = (
     "App servers alone (uvicorn, gunicorn, uWSGI's http-socket) answer a request their "
     "HTTP parser cannot read (raw bytes in the request line, a NUL in a header) themselves, "
-    "in plain text or HTML, before the app runs, and none cuts off a client that sends its "
-    "headers slowly: the recipes put nginx in front, whose rows show both answered (a JSON "
-    "400; slow clients cut off after client_header_timeout, 10 s). ST204 behind nginx: "
-    "nginx refuses TRACE itself, a 405 without Allow (it cannot know each path's methods)."
+    "in plain text or HTML, before the app runs, and do not reliably cut off clients that "
+    "send their headers slowly: the recipes put nginx in front, whose rows show both "
+    "answered (a JSON 400; slow clients cut off after client_header_timeout, 10 s). ST204 "
+    "behind nginx: nginx refuses TRACE itself, a 405 without Allow (it cannot know each "
+    "path's methods)."
 )
 
 
