@@ -77,6 +77,7 @@ def test_get_instance(client: Client) -> None:
         # An empty value, which DRF would read as none given.
         ("get_pmi", {"word": "水", "min_count": ""}, "min_count"),
         ("get_count", {"word": "水", "pos": ""}, "pos"),
+        ("get_count", {"word": ["水", "火"]}, "word"),
     ],
 )
 def test_bad_parameters_are_400_json(

@@ -41,6 +41,19 @@ def test_list_is_paginated_in_id_order(client: Client) -> None:
     assert set(rows[-1]) == {"id", "word", "pos", "frequency", "version", "updated_at"}
 
 
+def test_a_page_given_twice_is_400(client: Client) -> None:
+    response = client.get(BASE + "?page=1&page=2")
+    assert response.status_code == 400
+    assert "page" in response.json()["error"]["fields"]
+
+
+def test_entry_0_is_no_entry(client: Client) -> None:
+    """Ids start at 1: MySQL refuses 0 for an auto-increment key (a 500 before)."""
+    assert client.get(f"{BASE}0").status_code == 404
+    response = client.post(f"{BASE}0/init/", {"word": "水"}, content_type="application/json")
+    assert response.status_code == 404
+
+
 @pytest.mark.parametrize("page_size", ["0", "-1", "two", "null"])
 def test_a_page_size_that_is_no_positive_integer_is_400(client: Client, page_size: str) -> None:
     response = client.get(BASE, {"page_size": page_size})

@@ -27,10 +27,14 @@ class PmiParams(WordParams):
 
 def parse(params: type[serializers.Serializer[dict[str, Any]]], query: Any) -> dict[str, Any]:
     """Validated query parameters; unknown ones are refused too (a typo is not ignored)."""
-    # DRF reads `limit=` as no limit at all: an empty value is refused, as a typo is.
+    # DRF reads `limit=` as no limit at all, and `limit=1&limit=2` as the last: both are
+    # refused, as a typo is.
     empty = sorted(name for name, value in query.items() if value == "")
     if empty:
         raise serializers.ValidationError({name: ["may not be empty"] for name in empty})
+    repeated = sorted(name for name in query if len(query.getlist(name)) > 1)
+    if repeated:
+        raise serializers.ValidationError({name: ["given more than once"] for name in repeated})
     serializer = params(data=query)
     serializer.is_valid(raise_exception=True)
     unknown = sorted(set(query) - set(serializer.fields))
