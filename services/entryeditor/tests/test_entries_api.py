@@ -127,6 +127,8 @@ def test_stale_write_is_409(client: Client) -> None:
         ),
         ("post", {"word": "水", "collocates": [{"word": "a", "pos": 0, "count": 1}]}, "collocates"),
         ("post", {"word": "水", "examples": [{"text": 0}]}, "examples"),
+        # A PATCH replaces a list whole: each item is complete (an example has its text).
+        ("patch", {"examples": [{"sentence_id": 1}], "version": 1}, "examples"),
         ("patch", {"frequency": 1}, "version"),
         ("patch", {"frequency": 1, "version": "one"}, "version"),
         ("put", {"version": 1}, "word"),

@@ -39,7 +39,21 @@ class FlagField(serializers.BooleanField):
         self.fail("invalid", input=data)
 
 
-class SenseSerializer(serializers.Serializer[dict[str, Any]]):
+class WholeItem(serializers.Serializer[dict[str, Any]]):
+    """An item of a list field. A PATCH replaces the list whole, so each item's required
+    fields stay required (DRF skips every required field under a partial update, and an
+    example without its text was stored)."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, dict):
+            missing = [n for n, field in self.fields.items() if field.required and n not in data]
+            if missing:
+                raise serializers.ValidationError({n: ["This field is required."] for n in missing})
+        item: dict[str, Any] = super().to_internal_value(data)
+        return item
+
+
+class SenseSerializer(WholeItem):
     pos = StrictCharField(max_length=8, allow_blank=True, required=False, default="")
     definition = StrictCharField(max_length=2000, allow_blank=True)
     examples = serializers.ListField(
@@ -47,7 +61,7 @@ class SenseSerializer(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class ExampleSerializer(serializers.Serializer[dict[str, Any]]):
+class ExampleSerializer(WholeItem):
     sentence_id = serializers.IntegerField(min_value=1, required=False)
     text = StrictCharField(max_length=5000)
 
@@ -61,7 +75,7 @@ class StrictFloatField(serializers.FloatField):
         return super().to_internal_value(data)
 
 
-class CollocateSerializer(serializers.Serializer[dict[str, Any]]):
+class CollocateSerializer(WholeItem):
     word = StrictCharField(max_length=64)
     pos = StrictCharField(max_length=8)
     count = serializers.IntegerField(min_value=0)
