@@ -41,8 +41,9 @@ def test_list_is_paginated_in_id_order(client: Client) -> None:
     assert set(rows[-1]) == {"id", "word", "pos", "frequency", "version", "updated_at"}
 
 
-def test_a_page_given_twice_is_400(client: Client) -> None:
-    response = client.get(BASE + "?page=1&page=2")
+@pytest.mark.parametrize("query", ["page=1&page=2", "page="])
+def test_a_page_given_twice_or_empty_is_400(client: Client, query: str) -> None:
+    response = client.get(f"{BASE}?{query}")
     assert response.status_code == 400
     assert "page" in response.json()["error"]["fields"]
 

@@ -35,10 +35,14 @@ class Pages(PageNumberPagination):
 
     def get_page_size(self, request: Request) -> int:
         """DRF's, but a page_size that is no positive integer is a 400, not ignored, and
-        so is a page or a page_size given twice (DRF would read the last)."""
+        so is a page or a page_size given twice (DRF would read the last) or empty (DRF
+        would read page 1)."""
         for name in (self.page_query_param, self.page_size_query_param):
-            if len(request.query_params.getlist(name)) > 1:
+            values = request.query_params.getlist(name)
+            if len(values) > 1:
                 raise serializers.ValidationError({name: ["given more than once"]})
+            if values == [""]:
+                raise serializers.ValidationError({name: ["may not be empty"]})
         raw = request.query_params.get(self.page_size_query_param)
         if raw is not None and not (raw.isdecimal() and int(raw) > 0):
             raise serializers.ValidationError({"page_size": ["must be a positive integer"]})
