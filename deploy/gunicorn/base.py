@@ -26,6 +26,7 @@ __all__ = [
     "control_socket_disable",
     "errorlog",
     "forwarded_allow_ips",
+    "limit_request_line",
     "on_starting",
     "worker_tmp_dir",
     "workers",
@@ -65,6 +66,9 @@ worker_tmp_dir = SHARED_MEMORY if Path(SHARED_MEMORY).is_dir() else None
 # set FORWARDED_ALLOW_IPS to the proxy's network (e.g. 172.16.0.0/12). A peer on a unix
 # socket (the entry editor's nginx) is always believed.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS") or "127.0.0.1,::1"
+# The request line nginx takes in front (large_client_header_buffers, 8 KiB): gunicorn's
+# default (4,094 bytes) refused a 5,000-character query string that nginx passes on.
+limit_request_line = env_int("LIMIT_REQUEST_LINE", 8190)
 
 # gunicorn's own access log stays off: the app writes one JSON line per request
 # (servicekit.observe, ACCESS_LOG=0 turns it off), the same from every server.

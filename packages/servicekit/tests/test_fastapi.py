@@ -35,6 +35,10 @@ def make_app() -> FastAPI:
     async def boom() -> None:
         raise RuntimeError("a bug")
 
+    @app.delete("/items/{number}")
+    async def delete_item(number: int) -> None:
+        return None
+
     @app.post("/form")
     async def form(request: Request) -> dict[str, int]:
         return {"fields": len(await request.form())}
@@ -132,3 +136,11 @@ def test_an_api_error_from_the_body_stream_survives_form_parsing(
     response = client.post("/form", data={"field": "x" * 100})
     assert response.status_code == 413
     assert error_of(response) == {"code": "payload_too_large", "message": "over 10 bytes"}
+
+
+def test_a_405_allows_every_method_of_every_route_at_the_path(client: Client) -> None:
+    """GET and DELETE /items/{number} are two routes: Allow names both, not the first."""
+    response = client.request("PUT", "/items/1")
+    assert response.status_code == 405
+    assert error_of(response)["code"] == "method_not_allowed"
+    assert response.headers["allow"] == "DELETE, GET"

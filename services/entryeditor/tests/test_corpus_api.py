@@ -74,6 +74,10 @@ def test_get_instance(client: Client) -> None:
         ("get_pmi", {"word": "水", "window": "11"}, "window"),
         ("get_pmi", {"word": "水", "min_count": "0"}, "min_count"),
         ("get_pmi", {"word": "水", "limit": "201"}, "limit"),
+        # An empty value, which DRF would read as none given.
+        ("get_pmi", {"word": "水", "min_count": ""}, "min_count"),
+        ("get_count", {"word": "水", "pos": ""}, "pos"),
+        ("get_count", {"word": ["水", "火"]}, "word"),
     ],
 )
 def test_bad_parameters_are_400_json(

@@ -41,6 +41,27 @@ def test_list_is_paginated_in_id_order(client: Client) -> None:
     assert set(rows[-1]) == {"id", "word", "pos", "frequency", "version", "updated_at"}
 
 
+@pytest.mark.parametrize("query", ["page=1&page=2", "page="])
+def test_a_page_given_twice_or_empty_is_400(client: Client, query: str) -> None:
+    response = client.get(f"{BASE}?{query}")
+    assert response.status_code == 400
+    assert "page" in response.json()["error"]["fields"]
+
+
+def test_entry_0_is_no_entry(client: Client) -> None:
+    """Ids start at 1: MySQL refuses 0 for an auto-increment key (a 500 before)."""
+    assert client.get(f"{BASE}0").status_code == 404
+    response = client.post(f"{BASE}0/init/", {"word": "水"}, content_type="application/json")
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize("page_size", ["0", "-1", "two", "null"])
+def test_a_page_size_that_is_no_positive_integer_is_400(client: Client, page_size: str) -> None:
+    response = client.get(BASE, {"page_size": page_size})
+    assert response.status_code == 400
+    assert "page_size" in response.json()["error"]["fields"]
+
+
 def test_list_searches_by_word_prefix(client: Client) -> None:
     ids = {create(client, word=word)["id"] for word in ("检索词甲", "检索词乙")}
     create(client, word="别的检索词")
@@ -96,6 +117,19 @@ def test_stale_write_is_409(client: Client) -> None:
         ("post", {"word": "水", "senses": [{"examples": []}]}, "senses"),
         ("post", {"word": "水", "senses": "not a list"}, "senses"),
         ("post", {"word": "水", "frequency": -1}, "frequency"),
+        # Over MySQL's INT: refused here, not by the database (a 500).
+        ("post", {"word": "水", "frequency": 2**31}, "frequency"),
+        ("patch", {"frequency": 1, "version": 2**63}, "version"),
+        # A boolean is no number, a number no word (DRF would take them as 0.0 and "0").
+        (
+            "post",
+            {"word": "水", "collocates": [{"word": "a", "pos": "n", "count": 1, "pmi": False}]},
+            "collocates",
+        ),
+        ("post", {"word": "水", "collocates": [{"word": "a", "pos": 0, "count": 1}]}, "collocates"),
+        ("post", {"word": "水", "examples": [{"text": 0}]}, "examples"),
+        # A PATCH replaces a list whole: each item is complete (an example has its text).
+        ("patch", {"examples": [{"sentence_id": 1}], "version": 1}, "examples"),
         ("patch", {"frequency": 1}, "version"),
         ("patch", {"frequency": 1, "version": "one"}, "version"),
         ("put", {"version": 1}, "word"),

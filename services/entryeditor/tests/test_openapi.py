@@ -82,3 +82,17 @@ def test_path_parameters_are_integers(schema: dict[str, Any]) -> None:
     assert parameters["other_id"]["in"] == "path"
     pmi = schema["paths"]["/corpus/statistics/get_pmi/"]["get"]
     assert {p["name"] for p in pmi["parameters"]} >= {"word", "window", "min_count", "limit"}
+
+
+def test_the_schema_says_which_strings_are_taken(schema: dict[str, Any]) -> None:
+    """What the API refuses, the schema refuses too, so schema-valid requests are served
+    (`servelab fuzz entryeditor` checks both ways): the word's and the POS tag's rules, no
+    NUL in any text, a PATCH's version."""
+    components = schema["components"]["schemas"]
+    word = components["EntryRequest"]["properties"]["word"]
+    assert re.fullmatch(word["pattern"], "必须") and not re.fullmatch(word["pattern"], "a b")
+    pos = components["EntryRequest"]["properties"]["pos"]["oneOf"][0]["pattern"]
+    assert re.fullmatch(pos, "vn") and not re.fullmatch(pos, "0")
+    definition = components["SenseRequest"]["properties"]["definition"]["pattern"]
+    assert re.fullmatch(definition, "") and not re.fullmatch(definition, "a\x00b")
+    assert "version" in components["PatchedEntryUpdateRequest"]["required"]

@@ -11,11 +11,38 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Match, Route
 
 from servicekit.errors import ApiError, code_for, error_body, phrase_for
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The error shape, for OpenAPI schemas: `responses=error_responses({404: "..."})`."""
+
+    error: ErrorDetail
+
+
+# A JSON string of standard base64 (RFC 4648, padded), as the services decode it:
+# `contentEncoding` alone tells a validator or a fuzzer nothing.
+BASE64_STRING: dict[str, Any] = {
+    "type": "string",
+    "contentEncoding": "base64",
+    "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+}
+
+
+def error_responses(meanings: Mapping[int, str]) -> dict[int | str, dict[str, Any]]:
+    """A route's `responses=` for the error answers it may give, each with its meaning."""
+    return {status: {"model": ErrorBody, "description": text} for status, text in meanings.items()}
 
 
 def error_response(
@@ -43,7 +70,24 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     if isinstance(exc.__cause__, ApiError):
         return await _api_error(request, exc.__cause__)
     message = exc.detail if isinstance(exc.detail, str) else phrase_for(exc.status_code)
-    return error_response(exc.status_code, code_for(exc.status_code), message, headers=exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405:
+        headers = {**(headers or {}), "Allow": ", ".join(sorted(_allowed_methods(request)))}
+    return error_response(exc.status_code, code_for(exc.status_code), message, headers=headers)
+
+
+def _allowed_methods(request: Request) -> set[str]:
+    """Every method some route answers at this path: Starlette's 405 names only the first
+    route that matched the path (GET /files and POST /files are two routes)."""
+    allowed: set[str] = set()
+    for route in request.app.router.routes:
+        if (
+            isinstance(route, Route)
+            and route.methods
+            and route.matches(request.scope)[0] != Match.NONE
+        ):
+            allowed |= route.methods
+    return allowed
 
 
 async def _validation_error(_: Request, exc: Exception) -> Response:

@@ -61,3 +61,47 @@ class Schema(AutoSchema):
 
     def get_auth(self) -> list[dict[str, list[str]]]:
         return [{BEARER: []}] if self.method in WRITE_METHODS else []
+
+
+def patch_names_its_version(result: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """A PATCH names the version it was based on (a 400 without it, a 409 when stale), but
+    drf-spectacular's Patched* bodies make every field optional: require `version` again."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.startswith("Patched") and "version" in schema.get("properties", {}):
+            schema["required"] = sorted({*schema.get("required", []), "version"})
+    return result
+
+
+# A string DRF's CharField takes: no NUL anywhere (ProhibitNullCharactersValidator) and, once
+# trimmed (str.strip(): ECMA-262's \s, and \x1c-\x1f and \x85 as well), not blank.
+_NO_NUL = r"^[^\x00]*$"
+_NOT_BLANK = r"^[^\x00]*[^\s\x00\x1c-\x1f\x85][^\x00]*$"
+
+
+def strings_as_drf_takes_them(result: dict[str, Any], **_: Any) -> dict[str, Any]:
+    """Request bodies' strings with the rules DRF's CharField applies beyond a length: a
+    string property with no pattern or format of its own gets one, so a schema-valid string
+    is one the API takes (fields with rules of their own, the word and the POS tag, have
+    their patterns already)."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):
+            for prop in _string_properties(schema):
+                blank = prop.get("minLength", 0) == 0
+                prop["pattern"] = _NO_NUL if blank else _NOT_BLANK
+    return result
+
+
+def _string_properties(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every plain string schema among `schema`'s properties, nested objects and arrays."""
+    if schema.get("type") == "string":
+        plain = "pattern" not in schema and "format" not in schema and "enum" not in schema
+        return [schema] if plain else []
+    found: list[dict[str, Any]] = []
+    for prop in schema.get("properties", {}).values():
+        found += _string_properties(prop)
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            found += _string_properties(schema[key])
+    for alternative in schema.get("oneOf", []) + schema.get("allOf", []):
+        found += _string_properties(alternative)
+    return found

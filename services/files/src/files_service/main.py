@@ -12,6 +12,7 @@ from files_service.settings import Settings
 from files_service.storage import ObjectStore
 from servicekit.asgi import BearerAuth
 from servicekit.auth import BearerPolicy, read_token
+from servicekit.header_limit import HeaderLimit
 from servicekit.observe.asgi import ObserveMiddleware
 
 
@@ -36,6 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # body is read.
     token = read_token(settings.api_token, settings.api_token_file)
     app.add_middleware(BearerAuth, policy=BearerPolicy(token, settings.api_auth_reads))
+    app.add_middleware(HeaderLimit)
     app.add_middleware(ObserveMiddleware)  # added last: outermost, sees every answer
     install_error_handlers(app)
     app.include_router(health.router)

@@ -14,6 +14,7 @@ from health_code_service.errors import install_error_handlers
 from health_code_service.modes import start_mode
 from health_code_service.routes import analysis_router, router
 from health_code_service.settings import Settings
+from servicekit.header_limit import HeaderLimit
 from servicekit.observe.asgi import ObserveMiddleware
 
 
@@ -34,6 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.add_middleware(HeaderLimit)
     app.add_middleware(ObserveMiddleware)
     install_error_handlers(app)
     app.include_router(router)

@@ -9,7 +9,7 @@ before the usage and the body are judged.
 from collections.abc import Callable
 from typing import Annotated, Any, cast
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel
 from starlette.responses import JSONResponse, Response
 
@@ -19,6 +19,7 @@ from health_code_service.errors import ApiError
 from health_code_service.modes import Batched, Inline, ProcessPool
 from health_code_service.settings import Mode, Settings
 from health_code_service.usages import Usage
+from servicekit.fastapi import BASE64_STRING, error_responses
 
 router = APIRouter()
 
@@ -39,8 +40,14 @@ async def get_body(request: Request) -> bytes:
 BodyDep = Annotated[bytes, Depends(get_body)]
 
 
+UsagePath = Annotated[
+    str,
+    Path(description="What the image shows.", json_schema_extra={"enum": [u.value for u in Usage]}),
+]
+
+
 async def get_usage(
-    usage: str, _: BodyDep, settings: Annotated[Settings, Depends(get_settings)]
+    usage: UsagePath, _: BodyDep, settings: Annotated[Settings, Depends(get_settings)]
 ) -> Usage:
     """The usage named in the path; an unknown one is a 404 naming the known ones."""
     try:
@@ -122,7 +129,7 @@ _REQUEST_BODY = {
             "schema": {
                 "type": "object",
                 "required": ["base64"],
-                "properties": {"base64": {"type": "string", "contentEncoding": "base64"}},
+                "properties": {"base64": BASE64_STRING},
             }
         },
         **{
@@ -141,6 +148,18 @@ _REQUEST_BODY = {
 }
 
 
+_ERRORS = error_responses(
+    {
+        400: "The body is malformed (JSON, base64, multipart).",
+        404: "No such usage.",
+        413: "The body is over MAX_BODY_BYTES, or the image has too many pixels.",
+        415: "The body is not an image this service reads.",
+        422: "The image is truncated or corrupt, or a multipart body has no `file`.",
+        503: "The engine cannot take the request now.",
+    }
+)
+
+
 def analysis_router(mode: Mode) -> APIRouter:
     """POST /analysis/{usage} in the shape of `mode`."""
     analysis = APIRouter(tags=["analysis"])
@@ -151,6 +170,7 @@ def analysis_router(mode: Mode) -> APIRouter:
         summary="Read a health code, trip code or nucleic-acid result from an image",
         openapi_extra={"requestBody": _REQUEST_BODY},
         response_class=JSONResponse,
+        responses=_ERRORS,
     )
     return analysis
 

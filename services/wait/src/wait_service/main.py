@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from servicekit.fastapi import install_error_handlers
+from servicekit.header_limit import HeaderLimit
 from servicekit.observe.asgi import ObserveMiddleware
 from wait_service.routes import router
 from wait_service.settings import Settings
@@ -31,6 +32,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.add_middleware(HeaderLimit)
     app.add_middleware(ObserveMiddleware)
     install_error_handlers(app)
     app.include_router(router)

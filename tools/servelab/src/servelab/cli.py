@@ -17,6 +17,7 @@ from servelab.bench.matrix import load_matrix
 from servelab.bench.results import load_run
 from servelab.containers import cli as containers_cli
 from servelab.faults import cli as faults_cli
+from servelab.fuzz import FuzzError, FuzzOptions, run_fuzz
 from servelab.outage import KINDS, DrillError, drill_names, write_drill
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
@@ -152,6 +153,19 @@ def outage(args: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+def fuzz(args: argparse.Namespace) -> int:
+    options = FuzzOptions(examples=args.examples, quick=args.quick, seed=args.seed)
+    try:
+        for family in args.family:
+            print(
+                f"servelab: wrote {run_fuzz(find_project_dir(), family, options)}", file=sys.stderr
+            )
+    except (FuzzError, StackError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def reliability(args: argparse.Namespace) -> int:
     print(f"servelab: wrote {write_reliability(find_project_dir())}", file=sys.stderr)
     return 0
@@ -253,6 +267,29 @@ def parser() -> argparse.ArgumentParser:
     drill.add_argument("--kind", choices=KINDS, help="every drill of this kind")
     drill.add_argument("--all", action="store_true", help="every drill")
     drill.set_defaults(handler=outage)
+
+    fuzzing = commands.add_parser(
+        "fuzz",
+        help="every bad input against a family's deploy variants (schemathesis from the "
+        "OpenAPI schema, and hand-written raw requests); write docs/results/reliability.md",
+    )
+    fuzzing.add_argument("family", nargs="+", help="files, entryeditor, health-code, wait, hello")
+    fuzzing.add_argument(
+        "--examples", type=int, default=25, help="schemathesis examples per operation"
+    )
+    fuzzing.add_argument("--seed", type=int, default=1, help="schemathesis seed")
+    fuzz_form = fuzzing.add_mutually_exclusive_group()
+    fuzz_form.add_argument(
+        "--quick",
+        dest="quick",
+        action="store_true",
+        default=True,
+        help="60 s of schema cases a target, 15 s slowloris (default)",
+    )
+    fuzz_form.add_argument(
+        "--full", dest="quick", action="store_false", help="600 s a target, 60 s slowloris"
+    )
+    fuzzing.set_defaults(handler=fuzz)
 
     joined = commands.add_parser(
         "reliability",

@@ -172,6 +172,11 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "APPEND_COMPONENTS": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "entryeditor_service.openapi.patch_names_its_version",
+        "entryeditor_service.openapi.strings_as_drf_takes_them",
+    ],
 }
 
 LOGGING = {

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rest_framework import serializers
 
-from entryeditor_service.corpus.patterns import PatternError, check_pos, check_word
-
-
-def checked(check: Callable[[str], str], value: str) -> str:
-    """`value` through one of corpus.patterns' checks, its PatternError a field's 400."""
-    try:
-        return check(value)
-    except PatternError as exc:
-        raise serializers.ValidationError(str(exc)) from None
+from entryeditor_service.corpus.fields import PosField, WordField
 
 
 class WordParams(serializers.Serializer[dict[str, Any]]):
-    word = serializers.CharField(max_length=64, trim_whitespace=True)
-    pos = serializers.CharField(max_length=8, required=False)
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
-
-    def validate_pos(self, value: str) -> str:
-        return checked(check_pos, value)
+    word = WordField()
+    pos = PosField(required=False)
 
 
 class InstanceParams(WordParams):
@@ -42,6 +27,14 @@ class PmiParams(WordParams):
 
 def parse(params: type[serializers.Serializer[dict[str, Any]]], query: Any) -> dict[str, Any]:
     """Validated query parameters; unknown ones are refused too (a typo is not ignored)."""
+    # DRF reads `limit=` as no limit at all, and `limit=1&limit=2` as the last: both are
+    # refused, as a typo is.
+    empty = sorted(name for name, value in query.items() if value == "")
+    if empty:
+        raise serializers.ValidationError({name: ["may not be empty"] for name in empty})
+    repeated = sorted(name for name in query if len(query.getlist(name)) > 1)
+    if repeated:
+        raise serializers.ValidationError({name: ["given more than once"] for name in repeated})
     serializer = params(data=query)
     serializer.is_valid(raise_exception=True)
     unknown = sorted(set(query) - set(serializer.fields))

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from entryeditor_service.corpus.params import checked
-from entryeditor_service.corpus.patterns import check_pos, check_word
+from entryeditor_service.corpus.fields import BlankablePosField, WordField
 from entryeditor_service.entries.models import CONTENT_FIELDS, Entry
+
+# The largest value of an IntegerField column (MySQL's INT): a larger one would reach the
+# database and fail there (a 500), so it is a 400 here.
+INT_MAX = 2**31 - 1
 
 
 class StrictCharField(serializers.CharField):
@@ -20,25 +24,63 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class SenseSerializer(serializers.Serializer[dict[str, Any]]):
-    pos = serializers.CharField(max_length=8, allow_blank=True, required=False, default="")
-    definition = serializers.CharField(max_length=2000, allow_blank=True)
+@extend_schema_field(
+    {"oneOf": [{"type": "boolean"}, {"type": "string", "enum": ["true", "false"]}]}
+)
+class FlagField(serializers.BooleanField):
+    """true or false, as JSON or as the strings "true" and "false" (the write-up's client
+    sends those); a BooleanField would also take 0, "no" and "off"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data in ("true", "false"):
+            return str(data) == "true"
+        if isinstance(data, bool):
+            return data
+        self.fail("invalid", input=data)
+
+
+class WholeItem(serializers.Serializer[dict[str, Any]]):
+    """An item of a list field. A PATCH replaces the list whole, so each item's required
+    fields stay required (DRF skips every required field under a partial update, and an
+    example without its text was stored)."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, dict):
+            missing = [n for n, field in self.fields.items() if field.required and n not in data]
+            if missing:
+                raise serializers.ValidationError({n: ["This field is required."] for n in missing})
+        item: dict[str, Any] = super().to_internal_value(data)
+        return item
+
+
+class SenseSerializer(WholeItem):
+    pos = StrictCharField(max_length=8, allow_blank=True, required=False, default="")
+    definition = StrictCharField(max_length=2000, allow_blank=True)
     examples = serializers.ListField(
-        child=serializers.CharField(max_length=2000), max_length=50, default=list
+        child=StrictCharField(max_length=2000), max_length=50, default=list
     )
 
 
-class ExampleSerializer(serializers.Serializer[dict[str, Any]]):
+class ExampleSerializer(WholeItem):
     sentence_id = serializers.IntegerField(min_value=1, required=False)
-    text = serializers.CharField(max_length=5000)
+    text = StrictCharField(max_length=5000)
 
 
-class CollocateSerializer(serializers.Serializer[dict[str, Any]]):
-    word = serializers.CharField(max_length=64)
-    pos = serializers.CharField(max_length=8)
+class StrictFloatField(serializers.FloatField):
+    """A JSON number, not a boolean (a FloatField takes false as 0.0)."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class CollocateSerializer(WholeItem):
+    word = StrictCharField(max_length=64)
+    pos = StrictCharField(max_length=8)
     count = serializers.IntegerField(min_value=0)
     freq = serializers.IntegerField(min_value=0, required=False)
-    pmi = serializers.FloatField(required=False)
+    pmi = StrictFloatField(required=False)
 
 
 class EntrySerializer(serializers.ModelSerializer[Entry]):
@@ -50,18 +92,14 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
     pos_distribution = serializers.DictField(
         child=serializers.IntegerField(min_value=0), required=False
     )
-    frequency = serializers.IntegerField(min_value=0, required=False)
+    frequency = serializers.IntegerField(min_value=0, max_value=INT_MAX, required=False)
+    word = WordField()
+    pos = BlankablePosField(required=False)
 
     class Meta:
         model = Entry
         read_only_fields = ("id", "version", "created_at", "updated_at")
         fields = ("id", *CONTENT_FIELDS, "version", "created_at", "updated_at")
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
-
-    def validate_pos(self, value: str) -> str:
-        return checked(check_pos, value) if value else value
 
     def to_representation(self, instance: Entry) -> dict[str, Any]:
         # The JSON fields are stored validated; hand them back as they are.
@@ -74,16 +112,13 @@ class EntrySerializer(serializers.ModelSerializer[Entry]):
 class ListSearch(serializers.Serializer[dict[str, Any]]):
     """The list's `?word=`: entries whose word starts with it (the editors' search box)."""
 
-    word = serializers.CharField(max_length=64)
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
+    word = WordField()
 
 
 class EntryUpdateSerializer(EntrySerializer):
     """A PUT or PATCH: the entry's fields and the version the change was based on."""
 
-    version = serializers.IntegerField(min_value=1)
+    version = serializers.IntegerField(min_value=1, max_value=INT_MAX)
 
 
 class EntrySummarySerializer(serializers.ModelSerializer[Entry]):
@@ -98,16 +133,13 @@ SUMMARY_FIELDS = EntrySummarySerializer.Meta.fields
 class VersionSerializer(serializers.Serializer[dict[str, Any]]):
     """The version an update was based on (409 when it is no longer the current one)."""
 
-    version = serializers.IntegerField(min_value=1)
+    version = serializers.IntegerField(min_value=1, max_value=INT_MAX)
 
 
 class InitSerializer(serializers.Serializer[dict[str, Any]]):
-    word = StrictCharField(max_length=64)
-    empty = serializers.BooleanField(default=False)
-    version = serializers.IntegerField(min_value=1, required=False)
-
-    def validate_word(self, value: str) -> str:
-        return checked(check_word, value)
+    word = WordField()
+    empty = FlagField(default=False)
+    version = serializers.IntegerField(min_value=1, max_value=INT_MAX, required=False)
 
 
 class CommandSerializer(serializers.Serializer[dict[str, Any]]):

@@ -10,6 +10,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from entryeditor_service.corpus.fields import WORD_SCHEMA
 from entryeditor_service.entries import builder, store
 from entryeditor_service.entries.diff import diff
 from entryeditor_service.entries.execute import execute
@@ -32,6 +33,21 @@ class Pages(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 100
 
+    def get_page_size(self, request: Request) -> int:
+        """DRF's, but a page_size that is no positive integer is a 400, not ignored, and
+        so is a page or a page_size given twice (DRF would read the last) or empty (DRF
+        would read page 1)."""
+        for name in (self.page_query_param, self.page_size_query_param):
+            values = request.query_params.getlist(name)
+            if len(values) > 1:
+                raise serializers.ValidationError({name: ["given more than once"]})
+            if values == [""]:
+                raise serializers.ValidationError({name: ["may not be empty"]})
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is not None and not (raw.isdecimal() and int(raw) > 0):
+            raise serializers.ValidationError({"page_size": ["must be a positive integer"]})
+        return int(super().get_page_size(request) or self.page_size)
+
 
 def _version(request: Request) -> int:
     serializer = VersionSerializer(data=request.data)
@@ -43,7 +59,11 @@ def _version(request: Request) -> int:
 ENTRY_ID = id_parameter("entry_id", "The entry's id.")
 PAGE = [
     OpenApiParameter("page", int, description="1 for the first page."),
-    OpenApiParameter("page_size", int, description="Entries a page (20; at most 100)."),
+    OpenApiParameter(
+        "page_size",
+        {"type": "integer", "minimum": 1},
+        description="Entries a page (20; more than 100 is 100).",
+    ),
 ]
 PAGE_OF_ENTRIES = inline_serializer(
     "EntryPage",
@@ -61,7 +81,9 @@ PAGE_OF_ENTRIES = inline_serializer(
     operation_id="entry_list",
     parameters=[
         *PAGE,
-        OpenApiParameter("word", str, description="Only entries whose word starts with this."),
+        OpenApiParameter(
+            "word", WORD_SCHEMA, description="Only entries whose word starts with this."
+        ),
     ],
     responses={200: PAGE_OF_ENTRIES, **errors(404), **READ_ERRORS},
 )
@@ -141,7 +163,7 @@ def entry_execute(request: Request, entry_id: str) -> Response:
     operation_id="entry_init",
     parameters=[ENTRY_ID],
     request=InitSerializer,
-    responses={200: EntrySerializer, 201: EntrySerializer, **errors(409), **WRITE_ERRORS},
+    responses={200: EntrySerializer, 201: EntrySerializer, **errors(404, 409), **WRITE_ERRORS},
 )
 @api_view(["POST"])
 def entry_init(request: Request, entry_id: str) -> Response:

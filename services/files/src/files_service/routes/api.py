@@ -8,13 +8,35 @@ from starlette.responses import JSONResponse, Response
 from files_service.deps import SettingsDep, StoreDep, find_object
 from files_service.downloads import object_response
 from files_service.ids import OBJECT_ID_PATTERN
+from files_service.openapi import FILE_ANSWERS, UPLOAD_ERRORS, WRITE_ERRORS, errors
 from files_service.uploads import receive_object
 from servicekit.errors import ApiError
 
 router = APIRouter(prefix="/files", tags=["files"])
 
 
-@router.post("", status_code=201)
+# An empty body is an empty file: the body is not required.
+_UPLOAD_BODY = {
+    "required": False,
+    "content": {
+        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {"file": {"type": "string", "format": "binary"}},
+            }
+        },
+    },
+}
+
+
+@router.post(
+    "",
+    status_code=201,
+    responses={**UPLOAD_ERRORS, **errors(414, 415)},
+    openapi_extra={"requestBody": _UPLOAD_BODY},
+)
 async def create_object(
     request: Request,
     store: StoreDep,
@@ -39,8 +61,12 @@ def list_objects(
     return JSONResponse({"items": [meta.to_json() for meta in items], "next": next_cursor})
 
 
-@router.get("/{object_id}", operation_id="get_object")
-@router.head("/{object_id}", operation_id="head_object")
+@router.get(
+    "/{object_id}", operation_id="get_object", response_class=Response, responses=FILE_ANSWERS
+)
+@router.head(
+    "/{object_id}", operation_id="head_object", response_class=Response, responses=FILE_ANSWERS
+)
 async def get_object(
     request: Request, object_id: str, store: StoreDep, settings: SettingsDep
 ) -> Response:
@@ -55,7 +81,7 @@ async def get_object(
     )
 
 
-@router.delete("/{object_id}", status_code=204)
+@router.delete("/{object_id}", status_code=204, responses={**WRITE_ERRORS, **errors(404)})
 def delete_object(object_id: str, store: StoreDep) -> Response:
     if not store.delete(object_id):
         raise ApiError(404, "not_found", "object not found")

@@ -17,15 +17,43 @@ from typing import Annotated, Any
 import aiofiles
 import pybase64
 from fastapi import APIRouter, Depends, File, Query, Request, UploadFile
-from starlette.responses import FileResponse, JSONResponse, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from files_service.bodies import MULTIPART_FORM_DATA, require_media_type
 from files_service.checksums import Sha256Counter
 from files_service.deps import SettingsDep, StoreDep, find_object
+from files_service.openapi import UPLOAD_ERRORS, errors, file_body
 from files_service.storage import ObjectMeta
 from servicekit.errors import ApiError
+from servicekit.fastapi import BASE64_STRING
 
 router = APIRouter(prefix="/files", tags=["strategies"])
+_DOWNLOAD = {200: file_body("The whole file, whatever Range asks."), **errors(404, 422)}
+# An empty body is an empty file: the body is not required.
+_RAW_BODY = {
+    "requestBody": {
+        "required": False,
+        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+_BASE64_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["base64"],
+                    "properties": {
+                        "base64": BASE64_STRING,
+                        "filename": {"type": ["string", "null"]},
+                    },
+                }
+            }
+        },
+    }
+}
 
 
 async def _multipart_only(request: Request) -> None:
@@ -34,7 +62,10 @@ async def _multipart_only(request: Request) -> None:
 
 # The UploadFile endpoints share a router whose dependency answers 415 to any other body.
 multipart_router = APIRouter(
-    prefix="/files", tags=["strategies"], dependencies=[Depends(_multipart_only)]
+    prefix="/files",
+    tags=["strategies"],
+    dependencies=[Depends(_multipart_only)],
+    responses={**UPLOAD_ERRORS, **errors(415)},
 )
 
 UploadedFile = Annotated[UploadFile, File(description="The file, as field `file`.")]
@@ -44,7 +75,9 @@ ObjectIdQuery = Annotated[str, Query(alias="id", description="An id returned by 
 # Raw body uploads ---------------------------------------------------------------------------
 
 
-@router.post("/upload/stream/async_read_and_memory_write")
+@router.post(
+    "/upload/stream/async_read_and_memory_write", responses=UPLOAD_ERRORS, openapi_extra=_RAW_BODY
+)
 async def async_read_and_memory_write(request: Request) -> JSONResponse:
     """`async for` over the raw body into an in-memory buffer."""
     received = Sha256Counter()
@@ -55,7 +88,9 @@ async def async_read_and_memory_write(request: Request) -> JSONResponse:
     return JSONResponse(received.summary())
 
 
-@router.post("/upload/stream/async_read_and_disk_write")
+@router.post(
+    "/upload/stream/async_read_and_disk_write", responses=UPLOAD_ERRORS, openapi_extra=_RAW_BODY
+)
 async def async_read_and_disk_write(request: Request, store: StoreDep) -> JSONResponse:
     """`async for` over the raw body, each chunk written to disk synchronously."""
     received = Sha256Counter()
@@ -66,7 +101,9 @@ async def async_read_and_disk_write(request: Request, store: StoreDep) -> JSONRe
     return JSONResponse(received.summary())
 
 
-@router.post("/upload/stream/async_read_and_async_write")
+@router.post(
+    "/upload/stream/async_read_and_async_write", responses=UPLOAD_ERRORS, openapi_extra=_RAW_BODY
+)
 async def async_read_and_async_write(request: Request, store: StoreDep) -> JSONResponse:
     """`async for` over the raw body, each chunk written with aiofiles."""
     received = Sha256Counter()
@@ -141,7 +178,11 @@ async def single_stream_sync_read_sync_write(file: UploadedFile, store: StoreDep
 # JSON with the file as base64 ----------------------------------------------------------------
 
 
-@router.post("/upload/raw/json/base64decode")
+@router.post(
+    "/upload/raw/json/base64decode",
+    responses={**UPLOAD_ERRORS, **errors(415)},
+    openapi_extra=_BASE64_BODY,
+)
 async def base64decode(request: Request, store: StoreDep) -> JSONResponse:
     """`{"base64": "...", "filename": "optional"}`: strict base64 decode, one synchronous write.
 
@@ -175,7 +216,17 @@ def _decode_base64_document(body: bytes) -> bytes:
 # Downloads of a stored object ----------------------------------------------------------------
 
 
-@router.get("/download/stream/sync_read")
+class WholeFileResponse(FileResponse):
+    """A FileResponse that sends the whole file whatever Range asks (a server may ignore
+    Range): these strategies measure whole downloads, and FileResponse would answer a
+    malformed or unsatisfiable Range in plain text. GET /files/{id} answers ranges."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = [(name, value) for name, value in scope["headers"] if name != b"range"]
+        await super().__call__({**scope, "headers": headers}, receive, send)
+
+
+@router.get("/download/stream/sync_read", response_class=Response, responses=_DOWNLOAD)
 async def download_stream_sync_read(
     object_id: ObjectIdQuery, store: StoreDep, settings: SettingsDep
 ) -> StreamingResponse:
@@ -185,7 +236,7 @@ async def download_stream_sync_read(
     return StreamingResponse(chunks, headers=_download_headers(meta))
 
 
-@router.get("/download/stream/async_read")
+@router.get("/download/stream/async_read", response_class=Response, responses=_DOWNLOAD)
 async def download_stream_async_read(
     object_id: ObjectIdQuery, store: StoreDep, settings: SettingsDep
 ) -> StreamingResponse:
@@ -195,18 +246,18 @@ async def download_stream_async_read(
     return StreamingResponse(chunks, headers=_download_headers(meta))
 
 
-@router.get("/download/file")
-async def download_file(object_id: ObjectIdQuery, store: StoreDep) -> FileResponse:
+@router.get("/download/file", response_class=Response, responses=_DOWNLOAD)
+async def download_file(object_id: ObjectIdQuery, store: StoreDep) -> WholeFileResponse:
     """An `async def` returning a plain FileResponse (Starlette's default chunk size)."""
     meta = find_object(store, object_id)
-    return FileResponse(store.blob_path(meta), headers=_download_headers(meta))
+    return WholeFileResponse(store.blob_path(meta), headers=_download_headers(meta))
 
 
-@router.get("/download/file/sync")
-def download_file_sync(object_id: ObjectIdQuery, store: StoreDep) -> FileResponse:
+@router.get("/download/file/sync", response_class=Response, responses=_DOWNLOAD)
+def download_file_sync(object_id: ObjectIdQuery, store: StoreDep) -> WholeFileResponse:
     """A `def` endpoint (run in the threadpool) returning a plain FileResponse."""
     meta = find_object(store, object_id)
-    return FileResponse(store.blob_path(meta), headers=_download_headers(meta))
+    return WholeFileResponse(store.blob_path(meta), headers=_download_headers(meta))
 
 
 def _download_headers(meta: ObjectMeta) -> dict[str, str]:
