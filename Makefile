@@ -8,19 +8,26 @@ RUN = $(UV) run --frozen
 bootstrap:
 	@scripts/bootstrap.sh
 
-## make bench: the quick benchmark of every family -> docs/results/
+## make bench: the quick benchmark of every family, then the reliability suite -> docs/results/
 bench: bootstrap
 	$(RUN) servelab bench --quick
+	@$(MAKE) --no-print-directory reliability
 
-## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
+## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells),
+## then the reliability suite with 10-minute soaks
 bench-full: bootstrap
 	$(RUN) servelab bench --full
+	@$(MAKE) --no-print-directory reliability SOAK=--full
 
-## make reliability: the fault probes (dependencies, disk-full: root, it mounts a tmpfs;
-## aborts) and every family's quick soak -> docs/results/reliability.md
+## make reliability: every outage drill, the fault probes (dependencies, disk-full: root, it
+## mounts a tmpfs; aborts), fuzzing of every family and every family's soak (1 minute;
+## SOAK=--full: 10) -> docs/results/reliability.md
+SOAK ?= --quick
 reliability: bootstrap
+	$(RUN) servelab outage --all
 	$(RUN) servelab probe
-	$(RUN) servelab soak --quick
+	$(RUN) servelab fuzz files entryeditor health-code wait hello
+	$(RUN) servelab soak $(SOAK)
 
 ## make test: lint, then every test against real servers
 test: bootstrap lint
