@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -28,9 +29,7 @@ def _patterns(
 def _example(regex: str) -> str:
     """A concrete path for a route's pattern: ids become 1."""
     path = regex.replace("^", "").replace("/?$", "/").replace("$", "")
-    for group in ("(?P<entry_id>[0-9]{1,9})", "(?P<other_id>[0-9]{1,9})"):
-        path = path.replace(group, "1")
-    return "/" + path.replace("(?P<sentence_id>[0-9]{1,9})", "1")
+    return "/" + re.sub(r"\(\?P<\w+>[^)]*\)", "1", path)
 
 
 def _writes() -> list[tuple[str, str]]:

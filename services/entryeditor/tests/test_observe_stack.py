@@ -24,7 +24,7 @@ N = 20
 THREADS = 4
 NEIGHBORS = "/corpus/sentence/100/neighbors/?k=5"
 CALLS = 6
-ROUTE = "/entryeditor/entryeditor/(?P<entry_id>[0-9]{1,9})/?"
+ROUTE = "/entryeditor/entryeditor/(?P<entry_id>[1-9][0-9]{0,8})/?"
 # (profile, nginx in front, the app server: nginx's socket, and SCRAPE_PORT for Prometheus)
 VARIANTS = [
     ("uwsgi", "entryeditor-nginx", "entryeditor-uwsgi"),

@@ -1,7 +1,7 @@
 """Observe a Django app: wrap the WSGI application in servicekit.observe.wsgi's middleware
 and add `servicekit.observe.django.RouteMiddleware` to MIDDLEWARE, which records the
 resolver's route of each request: a path() pattern as written ("/api/entries/<int:pk>/"),
-a re_path() regex without its anchors ("/entries/(?P<entry_id>[0-9]{1,9})/?")."""
+a re_path() regex without its anchors ("/entries/(?P<entry_id>[1-9][0-9]{0,8})/?")."""
 
 import re
 from collections.abc import Callable
