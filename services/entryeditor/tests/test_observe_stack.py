@@ -6,7 +6,6 @@ made them, and the connections in use back to none."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,7 +13,7 @@ import httpx
 import pytest
 
 from servelab.stack import Stack
-from servelab.testing import scratch_database
+from servelab.testing import LogLines, scratch_database
 from servelab.testing.metrics import requests_counted, sample
 
 pytestmark = pytest.mark.stack
@@ -30,27 +29,6 @@ VARIANTS = [
     ("uwsgi", "entryeditor-nginx", "entryeditor-uwsgi"),
     ("gunicorn", "entryeditor-gunicorn-nginx", "entryeditor-gunicorn"),
 ]
-
-
-class Lines:
-    """A log sink keeping every line the stack's processes write."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def write(self, text: str) -> None:
-        self.lines.extend(text.splitlines())
-
-    def flush(self) -> None:
-        pass
-
-    def json_of(self, service: str) -> list[dict[str, object]]:
-        found = []
-        for line in self.lines:
-            prefix, _, rest = line.partition(" | ")
-            if prefix.strip() == service and rest.startswith("{"):
-                found.append(json.loads(rest))
-        return found
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +48,7 @@ def test_n_requests_through_nginx_n_counted_and_logged_with_nginx_s_id(
         "WEB_CONCURRENCY": "2",
         "WEB_THREADS": "2",
     }
-    log = Lines()
+    log = LogLines()
     with Stack(profile, only=[nginx], env=env, log=log) as stack:
         url = stack.url(nginx)
 

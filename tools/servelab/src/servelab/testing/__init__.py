@@ -1,8 +1,10 @@
 """Test support: run one compose service and check that it stops cleanly; a scratch
-database on the machine's MariaDB. The fixtures are in servelab.testing.plugin."""
+database on the machine's MariaDB; a log sink that keeps what a stack's processes write.
+The fixtures are in servelab.testing.plugin."""
 
 from __future__ import annotations
 
+import json
 import signal
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -42,3 +44,25 @@ def scratch_database(prefix: str, server: Address = MARIADB) -> Iterator[str]:
         yield name
     finally:
         run_sql(server, f"DROP DATABASE IF EXISTS `{name}`")
+
+
+class LogLines:
+    """A Stack's log sink keeping every line its processes write (`<service> | <line>`)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.extend(text.splitlines())
+
+    def flush(self) -> None:
+        pass
+
+    def json_of(self, service: str) -> list[dict[str, object]]:
+        """The JSON lines `service` wrote (access log lines, nginx's), in order."""
+        found = []
+        for line in self.lines:
+            prefix, _, rest = line.partition(" | ")
+            if prefix.strip() == service and rest.startswith("{"):
+                found.append(json.loads(rest))
+        return found
