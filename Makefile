@@ -19,7 +19,7 @@ bench-full: bootstrap
 	$(RUN) servelab bench --full
 	@$(MAKE) --no-print-directory reliability SOAK=--full
 
-## make reliability: every outage drill, the fault probes (dependencies, disk-full: root, it
+## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it
 ## mounts a tmpfs; aborts), fuzzing of every family and every family's soak (1 minute;
 ## SOAK=--full: 10) -> docs/results/reliability.md
 SOAK ?= --quick

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
+from servelab.faults import PROBES
+from servelab.faults import cli as faults_cli
 from servelab.faults.aborts import probe_variant as probe_aborts
 from servelab.faults.dependencies import DEPENDENCIES, MODES, Schedule, probe_dependencies
 from servelab.faults.disk_full import probe_variant as probe_disk_full
@@ -77,6 +79,22 @@ def test_a_stalled_proxy_accepts_and_answers_nothing_until_restored(echo: Addres
 def test_an_unknown_probe_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["probe", "nothing-like-it"]) == 2
     assert "no probe nothing-like-it" in capsys.readouterr().err
+
+
+def test_without_root_every_probe_but_disk_full_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran: list[str] = []
+
+    def record(project_dir: Path, name: str) -> Path:
+        ran.append(name)
+        return project_dir / f"{name}.json"
+
+    monkeypatch.setattr(faults_cli, "run_probe", record)
+    monkeypatch.setattr(faults_cli.os, "geteuid", lambda: 1000)
+    assert main(["probe"]) == 0
+    assert ran == [name for name in PROBES if name != "disk-full"]
+    assert "disk-full skipped: it mounts a tmpfs" in capsys.readouterr().err
 
 
 def test_dependency_outages_answer_fast_503s_and_recover(

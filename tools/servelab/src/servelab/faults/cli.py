@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 
@@ -10,6 +11,9 @@ from servelab.faults.load import LoadError
 from servelab.faults.sections import PROBES, run_probe
 from servelab.project import find_project_dir
 from servelab.stack import StackError
+
+# Probes that only root can run, and why; `servelab probe` with no name skips them elsewhere.
+_NEEDS_ROOT = {"disk-full": "it mounts a tmpfs under the files store, which needs root"}
 
 
 def probe(args: argparse.Namespace) -> int:
@@ -19,8 +23,13 @@ def probe(args: argparse.Namespace) -> int:
             f"servelab: no probe {', '.join(unknown)} (known: {', '.join(PROBES)})", file=sys.stderr
         )
         return 2
+    names = list(args.probe) or [
+        name for name in PROBES if name not in _NEEDS_ROOT or os.geteuid() == 0
+    ]
+    for skipped in [name for name in PROBES if name not in names and not args.probe]:
+        print(f"servelab: {skipped} skipped: {_NEEDS_ROOT[skipped]}", file=sys.stderr)
     try:
-        for name in args.probe or list(PROBES):
+        for name in names:
             path = run_probe(find_project_dir(), name)
             print(f"servelab: wrote {path} ({name})", file=sys.stderr)
     except (StackError, LoadError, subprocess.CalledProcessError) as error:
