@@ -58,8 +58,8 @@ def test_a_process_counts_its_pss_else_its_rss_and_nothing_once_gone(tmp_path: P
 def test_a_group_holding_64_mib_measures_at_least_that_while_the_watch_runs() -> None:
     with holding(children=0) as pgid, MemoryWatch([pgid], interval_s=0.1) as watch:
         time.sleep(0.3)
-    assert watch.peak_mib is not None
-    assert 64 <= watch.peak_mib < 64 + 64
+    assert watch.peak is not None
+    assert 64 <= watch.peak < 64 + 64
 
 
 def test_forked_processes_count_the_pages_they_share_once() -> None:
@@ -76,4 +76,4 @@ def test_no_process_to_read_is_no_figure() -> None:
     assert groups_mib([process.pid]) is None
     with MemoryWatch([process.pid], interval_s=0.1) as watch:
         pass
-    assert watch.peak_mib is None
+    assert watch.peak is None

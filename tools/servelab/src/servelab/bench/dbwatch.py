@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import subprocess
-import threading
 
+from servelab.bench.peak import PeakWatch
 from servelab.stack import Stack
 from servelab.stack.attached import Address, run_sql
 from servelab.stack.compose import ComposeError
@@ -20,43 +20,23 @@ _INTERVAL_S = 0.5
 _NAME = re.compile(r"[A-Za-z0-9_$]+")
 
 
-class ConnectionWatch:
+class ConnectionWatch(PeakWatch[int]):
     """`with ConnectionWatch(stack) as watch: ...`, then `watch.peak` (None: nothing to watch
     or nothing could be read)."""
 
     def __init__(self, stack: Stack, interval_s: float = _INTERVAL_S) -> None:
-        self._targets = [
-            (stack.attached[service], name) for service, name in stack.databases.items()
-        ]
-        self._interval = interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="db-connections", daemon=True)
-        self.peak: int | None = None
+        targets = [(stack.attached[service], name) for service, name in stack.databases.items()]
+        super().__init__("db-connections", interval_s, at_exit=False, active=bool(targets))
+        self._targets = targets
 
-    def __enter__(self) -> ConnectionWatch:
-        if self._targets:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while True:
-            self.sample()
-            if self._stop.wait(self._interval):
-                return
-
-    def sample(self) -> None:
+    def read(self) -> int | None:
         total = 0
         for where, name in self._targets:
             count = connections(where, name)
             if count is None:
-                return
+                return None
             total += count
-        self.peak = total if self.peak is None else max(self.peak, total)
+        return total
 
 
 def connections(where: Address, database: str) -> int | None:

@@ -11,10 +11,10 @@ Where smaps_rollup cannot be read (a kernel before 4.14) a process counts its Vm
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from servelab.bench.peak import PeakWatch
 from servelab.stack.groups import members
 
 _INTERVAL_S = 1.0
@@ -53,33 +53,13 @@ def groups_mib(pgids: Iterable[int]) -> float | None:
     return sum(known) / 1024 if known else None
 
 
-class MemoryWatch:
-    """`with MemoryWatch(pgids) as watch: ...`, then `watch.peak_mib` (None: nothing could
+class MemoryWatch(PeakWatch[float]):
+    """`with MemoryWatch(pgids) as watch: ...`, then `watch.peak` in MiB (None: nothing could
     be read)."""
 
     def __init__(self, pgids: Iterable[int], interval_s: float = _INTERVAL_S) -> None:
+        super().__init__("server-memory", interval_s, at_exit=True)
         self._pgids = tuple(pgids)
-        self._interval = interval_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="server-memory", daemon=True)
-        self.peak_mib: float | None = None
 
-    def __enter__(self) -> MemoryWatch:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-        self.sample()
-
-    def _run(self) -> None:
-        while True:
-            self.sample()
-            if self._stop.wait(self._interval):
-                return
-
-    def sample(self) -> None:
-        size = groups_mib(self._pgids)
-        if size is not None:
-            self.peak_mib = size if self.peak_mib is None else max(self.peak_mib, size)
+    def read(self) -> float | None:
+        return groups_mib(self._pgids)

@@ -227,7 +227,7 @@ def _load(
         server_cpu_s=round(cpu_time.spent(before, after), 3) if stack is not None else None,
         server_processes=cpu_time.seen(before, after) if stack is not None else None,
         tools=tools,
-        server_memory_mib=_rounded(memory.peak_mib) if memory is not None else None,
+        server_memory_mib=_rounded(memory.peak) if memory is not None else None,
     )
 
 

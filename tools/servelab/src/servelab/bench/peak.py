@@ -1,0 +1,49 @@
+"""The highest value a reading reaches while k6 runs, read in a thread every interval: the
+base of the cell's watches (memory.MemoryWatch, dbwatch.ConnectionWatch)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Generic, Self, TypeVar
+
+N = TypeVar("N", int, float)
+
+
+class PeakWatch(Generic[N]):
+    """`with watch: ...`, then `watch.peak` (None: nothing could be read). A subclass says
+    what to `read`; `at_exit` reads once more as the block ends, `active=False` reads
+    nothing at all (there is nothing to watch)."""
+
+    def __init__(self, name: str, interval_s: float, *, at_exit: bool, active: bool = True) -> None:
+        self._interval = interval_s
+        self._at_exit = at_exit
+        self._active = active
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self.peak: N | None = None
+
+    def read(self) -> N | None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        if self._active:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+        if self._active and self._at_exit:
+            self.sample()
+
+    def _run(self) -> None:
+        while True:
+            self.sample()
+            if self._stop.wait(self._interval):
+                return
+
+    def sample(self) -> None:
+        value = self.read()
+        if value is not None:
+            self.peak = value if self.peak is None else max(self.peak, value)
