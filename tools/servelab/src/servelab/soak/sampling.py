@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from servelab.bench.dbwatch import connections
+from servelab.soak.targets import SoakError
 from servelab.stack import Stack
-from servelab.stack.attached import run_sql
 from servelab.stack.groups import members
 from servelab.testing import MARIADB
 
@@ -77,17 +78,14 @@ def close_wait_inodes() -> set[str]:
 
 
 def db_connections(database: str | None) -> int:
-    """Connections to `database` on the machine's MariaDB (its PROCESSLIST)."""
+    """Connections to `database` on the machine's MariaDB, counted as the benchmark counts
+    them (bench.dbwatch)."""
     if not database:
         return 0
-    if not database.replace("_", "").isalnum():
-        raise ValueError(f"not a scratch database name: {database!r}")
-    out = run_sql(
-        MARIADB,
-        # The name is a scratch database's (servelab.testing): letters, digits, underscores.
-        f"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '{database}'",  # noqa: S608
-    )
-    return int(out.strip() or 0)
+    count = connections(MARIADB, database)
+    if count is None:
+        raise SoakError(f"cannot count the connections to database {database!r}")
+    return count
 
 
 def temp_files(dirs: Sequence[Path]) -> int:
