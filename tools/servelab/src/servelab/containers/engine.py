@@ -309,29 +309,21 @@ def private_engine(
                 )
             try:
                 _wait_ready(daemon, sock, log_path, start_timeout)
-                _remove_leftover_containers(sock)
-                yield Engine(f"unix://{sock}", daemon.pid, data_root, run_dir)
+                engine = Engine(f"unix://{sock}", daemon.pid, data_root, run_dir)
+                _remove_leftover_containers(engine)
+                yield engine
             finally:
                 _stop(daemon, run_dir, data_root, log_path)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _remove_leftover_containers(sock: Path) -> None:
+def _remove_leftover_containers(engine: Engine) -> None:
     """Remove the containers a killed earlier run left on the data root: the engine is
     this run's alone, and a `restart: unless-stopped` container comes back with it, holding
     the ports the next `up` publishes."""
-    docker = docker_cli()
-    if docker is None:
-        return
-    host = ["-H", f"unix://{sock}"]
-    listed = subprocess.run(
-        [docker, *host, "ps", "--all", "--quiet"], capture_output=True, text=True, check=False
-    )
-    if ids := listed.stdout.split():
-        subprocess.run(
-            [docker, *host, "rm", "--force", "--volumes", *ids], capture_output=True, check=False
-        )
+    if ids := engine.docker("ps", "--all", "--quiet", check=False).stdout.split():
+        engine.docker("rm", "--force", "--volumes", *ids, check=False)
 
 
 def _log_tail(log_path: Path, lines: int = 15) -> str:
