@@ -9,12 +9,14 @@ from files_service.storage import ObjectMeta, ObjectStore
 from servicekit.errors import ApiError
 
 
-def get_settings(request: Request) -> Settings:
+# `async def`: FastAPI runs a plain `def` dependency in its thread pool, and a thread hop
+# per dependency cost more than the rest of a download answered with X-Accel-Redirect.
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_store(request: Request) -> ObjectStore:
+async def get_store(request: Request) -> ObjectStore:
     store: ObjectStore = request.app.state.store
     return store
 
