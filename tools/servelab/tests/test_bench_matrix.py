@@ -229,6 +229,8 @@ def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> N
 def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
     raw = _raw(project_root)
     del raw["tools"]
+    for variant in raw["variants"].values():
+        variant.pop("tools", None)
     raw["variants"]["uvicorn"]["tools"] = ["wrk", "wrk"]
     matrix = parse_matrix(raw)
     tools = {(c.variant.name, c.tools) for c in matrix.cells("quick")}
@@ -238,9 +240,21 @@ def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
     assert {c.tools for c in parse_matrix(raw).cells("quick")} == {("wrk",)}
 
 
+def test_an_endpoint_may_name_its_own_tools(project_root: Path) -> None:
+    hello = load_matrix(project_root, "hello")
+    tools = {(c.endpoint.key, c.tools) for c in hello.cells("quick")}
+    assert tools == {("GET /hello", ("wrk",)), ("GET /hello @400/s", ())}
+    raw = _raw(project_root)
+    raw["endpoints"]["app"][0]["tools"] = ["siege"]
+    with pytest.raises(MatrixError, match="unknown tool 'siege'"):
+        parse_matrix(raw)
+
+
 def test_tools_can_run_in_one_form_only(project_root: Path) -> None:
     raw = _raw(project_root)
     raw["tools"] = {"full": ["wrk"]}
+    for variant in raw["variants"].values():
+        variant.pop("tools", None)
     matrix = parse_matrix(raw)
     assert {c.tools for c in matrix.cells("quick")} == {()}
     assert {c.tools for c in matrix.cells("full")} == {("wrk",)}

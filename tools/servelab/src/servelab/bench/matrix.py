@@ -42,6 +42,8 @@ class Endpoint:
     script: str
     env: Mapping[str, str]
     shape: str | None = None
+    # The tools its cells run after k6 (`tools = []`: none), instead of the variant's.
+    tools: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,15 @@ class Payload:
     size: int
     volume: str
     name: str
+
+
+@dataclass(frozen=True)
+class StackPolicy:
+    """`[stacks]`: keep each variant's stack up across its cells (bench.stacks), emptying
+    the `clear` volumes after every cell."""
+
+    keep: bool = False
+    clear: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,13 @@ class Matrix:
     # `[report] columns`: the per-server tables' columns (report.COLUMNS) instead of the
     # default set.
     columns: tuple[str, ...] = ()
+    stacks: StackPolicy = StackPolicy()
+    # `rounds`: how many times each form runs its whole matrix, each cell keeping its
+    # median round (bench.rounds); 1 where the form names none.
+    rounds: Mapping[str, int] = field(default_factory=dict)
+
+    def rounds_in(self, form: str) -> int:
+        return self.rounds.get(form, 1)
 
     def with_workers(self, counts: Sequence[int]) -> Matrix:
         """The matrix with `counts` workers in every form for each variant that takes the
@@ -159,7 +177,7 @@ class Matrix:
                 endpoint,
                 self.load(form, endpoint.shape or variant.shape),
                 settings,
-                variant.tools.get(form, ()),
+                endpoint.tools if endpoint.tools is not None else variant.tools.get(form, ()),
             )
             for count in workers
             for key in keys
@@ -238,6 +256,7 @@ def _endpoints(
                 script=_require(item, "script", where),
                 env=_strings(item.get("env", {})),
                 shape=shape,
+                tools=_tool_names(item["tools"], where) if "tools" in item else None,
             )
             for item in items
             for key, shape in _swept(item, where, load, shapes)
@@ -467,6 +486,24 @@ def _payload(raw: Mapping[str, Any] | None) -> Payload | None:
     )
 
 
+def _stack_policy(raw: Mapping[str, Any]) -> StackPolicy:
+    unknown = set(raw) - {"keep", "clear"}
+    if unknown:
+        raise MatrixError(f"[stacks]: unknown keys {sorted(unknown)} (keep, clear)")
+    return StackPolicy(keep=bool(raw.get("keep", False)), clear=tuple(raw.get("clear", ())))
+
+
+def _rounds(raw: int | Mapping[str, int]) -> dict[str, int]:
+    """`rounds = N` (every form) or `rounds = { quick = N, ... }`."""
+    per_form = dict.fromkeys(FORMS, raw) if isinstance(raw, int) else dict(raw)
+    unknown = set(per_form) - set(FORMS)
+    if unknown:
+        raise MatrixError(f"rounds for unknown form(s) {sorted(unknown)}")
+    if any(not isinstance(count, int) or count < 1 for count in per_form.values()):
+        raise MatrixError(f"rounds must be whole numbers of at least 1, not {per_form}")
+    return per_form
+
+
 def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
     """The matrix from its TOML table; `notes` is the report's prose (Markdown)."""
     family = _require(raw, "family", "matrix")
@@ -499,6 +536,8 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         },
         notes=notes.strip(),
         columns=tuple(raw.get("report", {}).get("columns", ())),
+        stacks=_stack_policy(raw.get("stacks", {})),
+        rounds=_rounds(raw.get("rounds", {})),
     )
     for form in matrix.loads:
         for cell in matrix.cells(form):

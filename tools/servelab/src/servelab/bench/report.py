@@ -61,7 +61,7 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
         ("memory", f"{m.memory_gib:.1f} GiB", str(theirs.get("memory", _DASH))),
         ("OS", f"{m.os}, Linux {m.kernel}", str(theirs.get("os", _DASH))),
         ("Python", m.python, str(theirs.get("python", _DASH))),
-        ("load", f"{m.k6}: {shapes} per cell", write_up.tool),
+        ("load", f"{m.k6}: {shapes} per cell{_rounds(run)}", write_up.tool),
         (
             "client CPU",
             f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)",
@@ -77,6 +77,7 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
             )
         )
     rows += _options(run)
+    rows += _steal(run)
     rows.append(
         (
             "other work",
@@ -86,6 +87,30 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
         )
     )
     return ["## Machine", "", *_table(["", "this run", "write-up"], rows)]
+
+
+def _steal(run: BenchRun) -> list[tuple[str, str, str]]:
+    """How much CPU time the hypervisor took elsewhere during the measured runs."""
+    stolen = [cell for cell in run.cells if cell.steal_pct is not None]
+    if not stolen:
+        return []
+    mean = sum(cell.steal_pct or 0.0 for cell in stolen) / len(stolen)
+    worst = max(stolen, key=lambda cell: cell.steal_pct or 0.0)
+    text = (
+        f"{mean:.0f}% of the CPUs' time went to other guests during the measured runs (mean"
+        f" of the cells; at most {worst.steal_pct:.0f}%, {worst.variant} {worst.endpoint}):"
+        " a cell with more shows a higher CPU per request and moves between runs"
+    )
+    return [("CPU steal", text, _DASH)]
+
+
+def _rounds(run: BenchRun) -> str:
+    if run.rounds < 2:
+        return ""
+    return (
+        f"; the whole matrix {run.rounds} times over, each cell's figures those of its round"
+        " with the median server CPU per request (the CPU column gives the rounds' range)"
+    )
 
 
 def _shared(cell: CellResult) -> bool:
@@ -314,6 +339,14 @@ def _whole(value: float | None) -> str:
     return _DASH if value is None else f"{value:.0f}"
 
 
+def _cpu(cell: CellResult) -> str:
+    """The server's CPU per request, and with rounds the range the rounds spanned."""
+    spread = [value for value in cell.rounds_cpu_us if value is not None]
+    if len(spread) < 2:
+        return _whole(cell.cpu_us_per_request)
+    return f"{_whole(cell.cpu_us_per_request)} ({_whole(min(spread))}-{_whole(max(spread))})"
+
+
 # Every column a per-server table can have; `[report] columns` picks some, in order, and
 # DEFAULT_COLUMNS serve the families that pick none. The write-ups' tools name some figures
 # differently (wrk's Avg, vegeta's Mean; hey's Total, vegeta's Duration), and each table
@@ -332,7 +365,7 @@ COLUMNS: Mapping[str, Column] = {
         "total s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
     ),
     "rps": Column("req/s", lambda c, m: f"{m.rps:.1f}", lambda f: _number(f.rps, 2)),
-    "cpu": Column("CPU µs/req", lambda c, m: _whole(c.cpu_us_per_request), lambda f: _DASH),
+    "cpu": Column("CPU µs/req", lambda c, m: _cpu(c), lambda f: _DASH),
     "memory": Column("memory MiB", lambda c, m: _whole(c.server_memory_mib), lambda f: _DASH),
     "success": Column(
         "success",
@@ -367,6 +400,11 @@ COLUMNS: Mapping[str, Column] = {
         lambda f: _DASH,
     ),
     "k6": Column("k6 CPU s (load)", _k6, lambda f: _DASH),
+    "steal": Column(
+        "steal %",
+        lambda c, m: _DASH if c.steal_pct is None else f"{c.steal_pct:.0f}",
+        lambda f: _DASH,
+    ),
 }
 # wrk's figures; `total` joins them after req/s when a shape is counted (hey's Total).
 DEFAULT_COLUMNS = (
@@ -382,6 +420,7 @@ DEFAULT_COLUMNS = (
     "max",
     "errors",
     "k6",
+    "steal",
 )
 # Where a failed cell's error goes: the first of these the table has, else its last column.
 _FAILURE_COLUMNS = ("errors", "statuses")

@@ -52,6 +52,13 @@ class CellResult:
     # what it needs, such as nginx in front) while k6 ran (bench.memory); None where not
     # measured (a --target run, or results saved before).
     server_memory_mib: float | None = None
+    # A matrix with rounds (bench.rounds): each round's server CPU per request and
+    # requests/s, in round order; this cell's figures are those of the median round.
+    rounds_cpu_us: tuple[float | None, ...] = ()
+    rounds_rps: tuple[float | None, ...] = ()
+    # The share of all CPUs' time the hypervisor took elsewhere during the measured run
+    # (bench.steal), in percent; None where not read.
+    steal_pct: float | None = None
 
     @property
     def cpu_us_per_request(self) -> float | None:
@@ -85,6 +92,8 @@ class BenchRun:
     # The command line's choices: "target", "workers", "cpus" as given, and "cpus_server",
     # "cpus_k6" as used.
     options: Mapping[str, str] = field(default_factory=dict)
+    # Rounds over the whole matrix (bench.rounds); each cell keeps its median round.
+    rounds: int = 1
 
     def values(self, metric: str = "ok_rps") -> dict[Key, float]:
         """One metric (successful requests/s by default; CPU_US: the server's CPU
@@ -134,6 +143,8 @@ def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:
             "tools": tuple(
                 ToolResult(**{**tool, "argv": list(tool["argv"])}) for tool in raw.get("tools", ())
             ),
+            "rounds_cpu_us": tuple(raw.get("rounds_cpu_us", ())),
+            "rounds_rps": tuple(raw.get("rounds_rps", ())),
         }
     )
 

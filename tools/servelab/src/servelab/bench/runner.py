@@ -1,4 +1,5 @@
-"""Run a benchmark matrix cell by cell: start the stack, warm up and measure with k6, stop.
+"""Run a benchmark matrix cell by cell: start the stack (or use the variant's kept one,
+bench.stacks), warm up and measure with k6, stop; once, or once per round (bench.rounds).
 
 The warm-up is a k6 run of its own, before the measured one: the server's CPU time
 (bench.cpu_time) is read right before and right after the measured run, so it covers that
@@ -23,10 +24,11 @@ from collections.abc import Collection, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from servelab.bench import cpu_time
+from servelab.bench import cpu_time, steal
 from servelab.bench.cpus import Pinning, available_cpus, cpu_list, plan
 from servelab.bench.dbwatch import ConnectionWatch
 from servelab.bench.errors import BenchError
@@ -38,6 +40,8 @@ from servelab.bench.memory import MemoryWatch
 from servelab.bench.payload import write_payload
 from servelab.bench.progress import Progress
 from servelab.bench.results import BenchRun, CellResult
+from servelab.bench.rounds import median_round
+from servelab.bench.stacks import Stacks
 from servelab.bench.summary import Measurement, measurement
 from servelab.bench.tool_requests import Source, tool_request
 from servelab.bench.tools import ToolResult, run_tool, tool_argv
@@ -73,9 +77,10 @@ class Context:
     api_token: str = ""
 
 
-def _slug(index: int, cell: Cell) -> str:
+def _slug(index: int, cell: Cell, round_: int = 0) -> str:
     name = re.sub(r"[^A-Za-z0-9]+", "-", cell.endpoint.key).strip("-").lower()
-    return f"{index + 1:03d}-{cell.variant.name}-w{cell.workers}-{name}"
+    again = f"-r{round_ + 1}" if round_ else ""
+    return f"{index + 1:03d}{again}-{cell.variant.name}-w{cell.workers}-{name}"
 
 
 def k6_env(
@@ -112,6 +117,7 @@ class _Measured:
     server_processes: int | None
     tools: tuple[ToolResult, ...]
     server_memory_mib: float | None
+    steal_pct: float | None
 
 
 def _commands(stack: Stack) -> dict[str, list[str]]:
@@ -204,18 +210,20 @@ def _load(
     pinning: Pinning,
     base_url: str,
     stack: Stack | None,
+    warm: bool = False,
 ) -> _Measured:
-    """Warm up, then the measured k6 run with the stack's CPU time read around it."""
+    """Warm up (unless the stack is `warm`: it ran this cell in an earlier round), then the
+    measured k6 run with the stack's CPU time read around it."""
     warmup, measured = cell.load.phases()
-    if warmup is not None:
+    if warmup is not None and not warm:
         _k6(ctx, cell, warmup, base_url, f"{slug}.warmup", pinning)
     pgids: Collection[int] = stack.process_groups().values() if stack is not None else ()
     watch = ConnectionWatch(stack) if stack is not None else None
     memory = MemoryWatch(pgids) if stack is not None else None
-    before = cpu_time.snapshot(pgids)
+    before, stolen = cpu_time.snapshot(pgids), steal.read()
     with watch or nullcontext(), memory or nullcontext():
         summary, run = _k6(ctx, cell, measured, base_url, slug, pinning)
-    after = cpu_time.snapshot(pgids)
+    after, stolen_after = cpu_time.snapshot(pgids), steal.read()
     tools = tuple(
         _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug) for tool in cell.tools
     )
@@ -228,6 +236,7 @@ def _load(
         server_processes=cpu_time.seen(before, after) if stack is not None else None,
         tools=tools,
         server_memory_mib=_rounded(memory.peak) if memory is not None else None,
+        steal_pct=steal.percent(stolen, stolen_after),
     )
 
 
@@ -235,7 +244,7 @@ def _rounded(mib: float | None) -> float | None:
     return round(mib, 1) if mib is not None else None
 
 
-def _start(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
+def _stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
     return Stack(
         cell.variant.profile,
         only=[cell.variant.service],
@@ -267,19 +276,16 @@ def _describe(ctx: Context, pinning: Pinning) -> str:
     return f"server at {ctx.target} (not this machine's), k6 on {where}"
 
 
-def _measure(ctx: Context, cell: Cell, slug: str, pinning: Pinning) -> _Measured:
+def _measure(ctx: Context, stacks: Stacks, cell: Cell, slug: str, pinning: Pinning) -> _Measured:
     if ctx.target is not None:
         return _load(ctx, cell, slug, pinning, ctx.target, None)
-    with (
-        (ctx.work_dir / f"{slug}.server.log").open("w") as server_log,
-        _start(ctx, cell, pinning, server_log) as stack,
-    ):
-        _copy_payload(ctx, stack)
-        return _load(ctx, cell, slug, pinning, stack.url(cell.variant.service), stack)
+    with stacks.serving(cell, pinning, slug) as serving:
+        url = serving.stack.url(cell.variant.service)
+        return _load(ctx, cell, slug, pinning, url, serving.stack, serving.warm)
 
 
-def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
-    slug = _slug(index, cell)
+def run_cell(ctx: Context, stacks: Stacks, index: int, cell: Cell, round_: int = 0) -> CellResult:
+    slug = _slug(index, cell, round_)
     pinning = _pinning(ctx, cell)
     started = time.monotonic()
     result = CellResult(
@@ -300,7 +306,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         target=ctx.target,
     )
     try:
-        measured = _measure(ctx, cell, slug, pinning)
+        measured = _measure(ctx, stacks, cell, slug, pinning)
     except (StackError, BenchError, OSError, ValueError) as failure:
         return replace(result, error=str(failure), wall_s=_since(started))
     return replace(
@@ -315,6 +321,7 @@ def run_cell(ctx: Context, index: int, cell: Cell) -> CellResult:
         server_processes=measured.server_processes,
         server_memory_mib=measured.server_memory_mib,
         tools=measured.tools,
+        steal_pct=measured.steal_pct,
     )
 
 
@@ -334,9 +341,11 @@ def _outcome(result: CellResult) -> str:
     processes = f"{count} process" + ("" if count == 1 else "es")
     server = f"server CPU {cpu:,.0f} µs/request ({processes}); " if cpu is not None else ""
     tools = "".join(f"\n    {_tool_outcome(tool)}" for tool in result.tools)
+    stolen = f"; CPU steal {result.steal_pct:.0f}%" if result.steal_pct else ""
     return (
         f"{m.rps:.1f} req/s, avg {m.avg_ms:.1f} ms, p99 {m.p99_ms:.1f} ms{total}{errors}; "
-        f"{server}k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs){tools}"
+        f"{server}k6 CPU {result.k6_cpu_s:.1f} s ({result.k6_load:.0%} of its CPUs)"
+        f"{stolen}{tools}"
     )
 
 
@@ -403,13 +412,25 @@ def run_matrix(
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     load_average = os.getloadavg()[0]
     started = time.monotonic()
-    progress = Progress(len(cells), _estimate_s(cells), stream)
-    results = []
-    for index, cell in enumerate(cells):
-        progress.begin(index, cell.label)
-        result = run_cell(ctx, index, cell)
-        progress.end(_outcome(result))
-        results.append(result)
+    rounds = matrix.rounds_in(form)
+    progress = Progress(len(cells) * rounds, _estimate_s(cells), stream)
+    measured: list[list[CellResult]] = [[] for _ in cells]
+    policy = matrix.stacks
+    with Stacks(
+        partial(_stack, ctx),
+        partial(_copy_payload, ctx),
+        work_dir,
+        keep=policy.keep,
+        clear=policy.clear,
+    ) as stacks:
+        for round_ in range(rounds):
+            for index, cell in enumerate(cells):
+                again = f" (round {round_ + 1} of {rounds})" if rounds > 1 else ""
+                progress.begin(round_ * len(cells) + index, cell.label + again)
+                result = run_cell(ctx, stacks, index, cell, round_)
+                progress.end(_outcome(result))
+                measured[index].append(result)
+    results = [median_round(each) for each in measured]
     return BenchRun(
         family=matrix.family,
         form=form,
@@ -422,4 +443,5 @@ def run_matrix(
         k6_command=k6_command_template(),
         cells=tuple(results),
         options=dict(options or {}),
+        rounds=rounds,
     )

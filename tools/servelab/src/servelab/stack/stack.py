@@ -153,6 +153,14 @@ class Stack:
             if running.service.name not in self._one_shots
         }
 
+    def exited(self) -> list[str]:
+        """The long-running processes (process_groups' names) that are no longer running."""
+        return [
+            name
+            for name, running in self.running.items()
+            if running.service.name not in self._one_shots and running.process.poll() is not None
+        ]
+
     def start(self) -> None:
         try:
             project = load_project(self.project_dir, self.profiles, self.env)

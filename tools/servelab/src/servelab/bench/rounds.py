@@ -1,0 +1,64 @@
+"""A cell measured in several rounds: the round whose server CPU per request is the median.
+
+On a shared or virtual machine a few seconds of load can land on a burst of another
+tenant's work (CPU steal) and move one cell's figures by a fifth. A matrix with `rounds`
+runs every cell once per round, the rounds one after another over the whole matrix (so a
+drift in the machine touches every variant in each round), and keeps for each cell the
+round with the median server CPU per request: one real measurement, every figure of it
+from the same run, with the rounds' CPU and requests/s recorded beside it. A tool's figures
+(wrk, ab) come from its own median round, by its CPU per request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from servelab.bench.results import CellResult
+from servelab.bench.tools import ToolResult
+
+T = TypeVar("T")
+
+
+def _median(items: Sequence[T], key: Callable[[T], float | None]) -> T:
+    """The item with the median key (the lower middle one of an even count), among those
+    that have one; the middle item where none has."""
+    keyed = [item for item in items if key(item) is not None]
+    if not keyed:
+        return items[(len(items) - 1) // 2]
+    ranked = sorted(keyed, key=lambda item: key(item) or 0.0)
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def _measured_cpu(cell: CellResult) -> float | None:
+    return cell.cpu_us_per_request if cell.measurement is not None else None
+
+
+def median_round(rounds: Sequence[CellResult]) -> CellResult:
+    """The cell's median round (by server CPU per request, else by requests/s; a failed
+    round only where every round failed), with each round's figures recorded."""
+    if len(rounds) == 1:
+        return rounds[0]
+    measured = [cell for cell in rounds if cell.measurement is not None]
+    if not measured:
+        return rounds[0]
+    if any(_measured_cpu(cell) is not None for cell in measured):
+        chosen = _median(measured, _measured_cpu)
+    else:
+        chosen = _median(measured, lambda cell: cell.measurement.rps if cell.measurement else None)
+    tools = tuple(
+        _median([tool for cell in measured for tool in cell.tools if tool.tool == name], _tool_cpu)
+        for name in dict.fromkeys(tool.tool for tool in chosen.tools)
+    )
+    return replace(
+        chosen,
+        tools=tools,
+        rounds_cpu_us=tuple(_measured_cpu(cell) for cell in rounds),
+        rounds_rps=tuple(cell.measurement.rps if cell.measurement else None for cell in rounds),
+    )
+
+
+def _tool_cpu(tool: ToolResult) -> float | None:
+    """A tool's CPU per request; its requests/s where the server's CPU was not read."""
+    return tool.cpu_us_per_request if tool.cpu_us_per_request is not None else tool.rps
