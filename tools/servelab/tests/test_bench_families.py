@@ -74,12 +74,21 @@ def test_hello_benchmarks_every_hello_service_with_a_port(project_root: Path) ->
     assert benched == served
 
 
-def test_hello_uses_wrks_400_connections_for_3_s_quick_and_30_s_full(project_root: Path) -> None:
+def test_hello_uses_wrks_400_connections_and_a_steady_rate_for_the_cpu(project_root: Path) -> None:
     matrix = load_matrix(project_root, "hello")
     quick, full = matrix.load("quick"), matrix.load("full")
-    assert (quick.shape, quick.vus, quick.duration_s) == ("wrk", 400, 3.0)
+    assert (quick.shape, quick.vus, quick.duration_s) == ("wrk", 400, 2.0)
     assert (full.shape, full.vus, full.duration_s) == ("wrk", 400, 30.0)
-    assert len(matrix.cells("quick")) == len(matrix.variants)
+    assert (matrix.rounds_in("quick"), matrix.rounds_in("full")) == (2, 1)
+    cells = matrix.cells("quick")
+    assert len(cells) == 2 * len(matrix.variants)
+    steady = [cell for cell in cells if cell.endpoint.key == "GET /hello @400/s"]
+    assert {(c.load.shape, c.load.rate, c.tools) for c in steady} == {("vegeta", 400, ())}
+    saturated = [cell for cell in cells if cell.endpoint.key == "GET /hello"]
+    assert all(cell.tools == ("wrk",) for cell in saturated)
+    for ratio in matrix.ratios:
+        if ratio.metric == "cpu_us":
+            assert ratio.numerator.endpoint == "GET /hello @400/s", ratio.name
 
 
 def test_hello_goals_are_the_issues(project_root: Path) -> None:

@@ -153,9 +153,9 @@ def test_hello_names_the_cheapest_server_with_its_cost_over_the_empty_app(
             "hello",
             WRK,
             [
-                _cell("granian", "GET /hello", 5000.0, cpu_us=granian_us),
-                _cell("uvicorn", "GET /hello", 4000.0, cpu_us=100.0),
-                _cell("empty-asgi", "GET /hello", 9000.0, cpu_us=40.0),
+                _cell("granian", "GET /hello @400/s", 400.0, cpu_us=granian_us),
+                _cell("uvicorn", "GET /hello @400/s", 400.0, cpu_us=100.0),
+                _cell("empty-asgi", "GET /hello @400/s", 400.0, cpu_us=40.0),
             ],
         )
     )

@@ -172,6 +172,15 @@ def test_hello_sets_socket_errors_beside_the_write_ups(project_root: Path) -> No
                 **_cell("empty-wsgi", "GET /hello", WRK, hello, elapsed=3.0, avg=70.0),
                 "server_cpu_s": 0.1,
             },
+            # The CPU ratios read the steady-rate cells.
+            {
+                **_cell("granian", "GET /hello @400/s", WRK, hello, elapsed=3.0, avg=2.0),
+                "server_cpu_s": 0.3,
+            },
+            {
+                **_cell("empty-wsgi", "GET /hello @400/s", WRK, hello, elapsed=3.0, avg=1.0),
+                "server_cpu_s": 0.25,
+            },
         ],
     )
     matrix = load_matrix(project_root, "hello")
@@ -186,7 +195,7 @@ def test_hello_sets_socket_errors_beside_the_write_ups(project_root: Path) -> No
     # The cheapest server's hello is judged: granian at 1.20x the empty app's CPU.
     assert (
         "| hello on the cheapest server costs ≤ 1.3× the empty app in CPU per request "
-        "| granian | 1 worker | 1.20× (needs ≤ 1.3×) | met |" in markdown
+        "(at 400 requests/s) | granian | 1 worker | 1.20× (needs ≤ 1.3×) | met |" in markdown
     )
     assert "| GET /hello | ours, 1 worker | 1000 | 333.3 | 500 | — | 218.50 |" in markdown
     assert "**Which server and worker type?** granian — server CPU per request" in markdown

@@ -20,7 +20,10 @@ def test_the_target_runs_the_first_variant_that_is_not_a_reference_row(
     hello = target_matrix(project_root, load_matrix(project_root, "hello"), None)
     assert [variant.name for variant in hello.variants] == ["gunicorn-sync"]
     nginx = target_matrix(project_root, load_matrix(project_root, "hello"), "nginx")
-    assert {cell.endpoint.key for cell in nginx.cells("quick")} == {"GET /hello"}
+    assert {cell.endpoint.key for cell in nginx.cells("quick")} == {
+        "GET /hello",
+        "GET /hello @400/s",
+    }
 
 
 def test_a_variant_whose_server_holds_the_payload_is_refused_with_the_way_to_provide_it(

@@ -89,7 +89,7 @@ QUESTIONS: Mapping[str, tuple[Question, ...]] = {
         ),
     ),
     "hello": (
-        Cheapest("Which server and worker type?", "GET /hello", "hello CPU / empty app"),
+        Cheapest("Which server and worker type?", "GET /hello @400/s", "hello CPU / empty app"),
         Choice(
             "gunicorn threads or sync workers?",
             ("threads/sync CPU", "threads/sync"),
