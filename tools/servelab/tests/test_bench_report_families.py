@@ -199,3 +199,22 @@ def test_hello_sets_socket_errors_beside_the_write_ups(project_root: Path) -> No
     )
     assert "| GET /hello | ours, 1 worker | 1000 | 333.3 | 500 | — | 218.50 |" in markdown
     assert "**Which server and worker type?** granian — server CPU per request" in markdown
+
+
+def test_rounds_and_cpu_steal_are_reported(project_root: Path) -> None:
+    hello = {"WORKERS": "1"}
+    cell = {
+        **_cell("granian", "GET /hello", WRK, hello, elapsed=3.0, avg=90.0),
+        "server_cpu_s": 0.12,
+        "rounds_cpu_us": [150.0, 120.0],
+        "rounds_rps": [300.0, 333.3],
+        "steal_pct": 7.0,
+    }
+    run = {**_run("hello", WRK, [cell]), "rounds": 2}
+    matrix = load_matrix(project_root, "hello")
+    markdown = render(run_from_json(run), matrix, load_write_up(project_root / matrix.write_up), {})
+    assert "the whole matrix 2 times over" in markdown
+    assert "with the lower server CPU per request" in markdown
+    assert "| 120 (120-150) |" in markdown
+    assert "| CPU steal | 7% of the CPUs' time went to other guests" in markdown
+    assert "at most 7%, granian GET /hello" in markdown

@@ -107,9 +107,10 @@ def _steal(run: BenchRun) -> list[tuple[str, str, str]]:
 def _rounds(run: BenchRun) -> str:
     if run.rounds < 2:
         return ""
+    which = "the lower" if run.rounds == 2 else "the median"
     return (
         f"; the whole matrix {run.rounds} times over, each cell's figures those of its round"
-        " with the median server CPU per request (the CPU column gives the rounds' range)"
+        f" with {which} server CPU per request (the CPU column gives the rounds' range)"
     )
 
 
