@@ -162,12 +162,15 @@ def test_a_killed_uvicorn_worker_is_replaced_and_no_request_is_lost(
     project_root: Path, starts_servers: None
 ) -> None:
     service = {"profile": "hello-uvicorn", "service": "hello-uvicorn", "victim": "hello-uvicorn"}
+    # 8 s, so that a replacement the supervisor's 5 s ping timeout delays is still seen;
+    # how soon it comes is the drill's figure (docs/results/reliability.md), not a test's.
+    load = {**HELLO, "duration_s": 8}
     cost, acted = drill_run(
-        "kill-worker", {**HELLO, **service, "kind": "kill-worker", "at_s": 1.5}, project_root
+        "kill-worker", {**load, **service, "kind": "kill-worker", "at_s": 1.5}, project_root
     )
     assert acted.figures["workers"] == 2
-    assert acted.figures["worker_back_s"] < 2
-    assert cost.answers >= 150
+    assert "worker_back_s" in acted.figures, acted.marks
+    assert cost.answers >= 300
     assert (cost.failed_before, cost.failed_after) == (0, 0)
 
 
