@@ -21,18 +21,17 @@ from servelab.bench.tools import ToolResult
 T = TypeVar("T")
 
 
-def _median(items: Sequence[T], key: Callable[[T], float | None]) -> T:
-    """The item with the median key (the lower middle one of an even count), among those
-    that have one; the middle item where none has."""
-    keyed = [item for item in items if key(item) is not None]
-    if not keyed:
-        return items[(len(items) - 1) // 2]
-    ranked = sorted(keyed, key=lambda item: key(item) or 0.0)
-    return ranked[(len(ranked) - 1) // 2]
+def _median(items: Sequence[T], key: Callable[[T], float]) -> T:
+    """The item with the median key (the lower middle one of an even count)."""
+    return sorted(items, key=key)[(len(items) - 1) // 2]
 
 
 def _measured_cpu(cell: CellResult) -> float | None:
     return cell.cpu_us_per_request if cell.measurement is not None else None
+
+
+def _rps(cell: CellResult) -> float | None:
+    return cell.measurement.rps if cell.measurement is not None else None
 
 
 def median_round(rounds: Sequence[CellResult]) -> CellResult:
@@ -43,10 +42,12 @@ def median_round(rounds: Sequence[CellResult]) -> CellResult:
     measured = [cell for cell in rounds if cell.measurement is not None]
     if not measured:
         return rounds[0]
-    if any(_measured_cpu(cell) is not None for cell in measured):
-        chosen = _median(measured, _measured_cpu)
-    else:
-        chosen = _median(measured, lambda cell: cell.measurement.rps if cell.measurement else None)
+    with_cpu = [cell for cell in measured if cell.cpu_us_per_request is not None]
+    chosen = (
+        _median(with_cpu, lambda cell: cell.cpu_us_per_request or 0.0)
+        if with_cpu
+        else _median(measured, lambda cell: _rps(cell) or 0.0)
+    )
     tools = tuple(
         _median([tool for cell in measured for tool in cell.tools if tool.tool == name], _tool_cpu)
         for name in dict.fromkeys(tool.tool for tool in chosen.tools)
@@ -55,10 +56,10 @@ def median_round(rounds: Sequence[CellResult]) -> CellResult:
         chosen,
         tools=tools,
         rounds_cpu_us=tuple(_measured_cpu(cell) for cell in rounds),
-        rounds_rps=tuple(cell.measurement.rps if cell.measurement else None for cell in rounds),
+        rounds_rps=tuple(_rps(cell) for cell in rounds),
     )
 
 
-def _tool_cpu(tool: ToolResult) -> float | None:
+def _tool_cpu(tool: ToolResult) -> float:
     """A tool's CPU per request; its requests/s where the server's CPU was not read."""
     return tool.cpu_us_per_request if tool.cpu_us_per_request is not None else tool.rps

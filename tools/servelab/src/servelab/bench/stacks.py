@@ -27,7 +27,7 @@ from servelab.bench.cpus import Pinning
 from servelab.bench.matrix import Cell
 from servelab.stack import Stack
 
-# What a stack is started from: the runner's Stack(...) for a cell, its log sink and pinning.
+# What a stack is started from: the runner's Stack(...) for a cell, its pinning and log sink.
 Starter = Callable[[Cell, Pinning, TextIO], Stack]
 
 
@@ -91,7 +91,7 @@ class Stacks:
                 yield Serving(stack, warm=False)
             return
         key = _key(cell, pinning)
-        self.stop(lambda kept: kept.workers != cell.workers)
+        self.stop(lambda other: other.workers != cell.workers)
         kept = self._kept.get(key)
         if kept is not None and kept.stack.exited():
             self.stop(lambda other: other == key)
