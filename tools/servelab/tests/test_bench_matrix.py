@@ -40,17 +40,44 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
         "empty-gunicorn",
         "empty-granian",
     ]
-    assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 16
-    assert len(by_variant["granian"]) == 3
-    assert by_variant["nginx"] == ["GET /files/{id}"]
+    api = ["POST /files raw", "POST /files multipart", "GET /files/{id}"]
+    steady = [f"{key} @100/s" for key in api]
+    assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 13 + 3 + 3
+    assert by_variant["granian"] == api + steady
+    assert by_variant["nginx"] == ["GET /files/{id}", "GET /files/{id} @100/s"]
     assert by_variant["reference"] == [
         "reference/ingest",
         "reference/discard",
         "reference/sendfile",
+        "reference/ingest @100/s",
+        "reference/sendfile @100/s",
     ]
     for server in ("uvicorn", "gunicorn", "granian"):
-        assert by_variant[f"empty-{server}"] == ["empty/upload", "empty/get"]
-    assert len(cells) == 45
+        assert by_variant[f"empty-{server}"] == [
+            "empty/upload",
+            "empty/get",
+            "empty/upload @100/s",
+            "empty/get @100/s",
+        ]
+    assert len(cells) == 63
+
+
+def test_files_cpu_floors_are_read_at_one_steady_rate(project_root: Path) -> None:
+    matrix = load_matrix(project_root, "files")
+    for cell in matrix.cells("quick"):
+        steady = cell.endpoint.key.endswith(" @100/s")
+        assert (cell.load.shape, cell.load.rate) == (("vegeta", 100) if steady else ("wrk", 0))
+        assert not (steady and cell.tools)
+    ratios = {ratio.name: ratio for ratio in matrix.ratios}
+    for name in (
+        "API upload CPU / floor",
+        "API download CPU / floor",
+        "X-Accel download CPU / floor",
+    ):
+        ratio, floor = ratios[name], ratios[name].denominator
+        assert floor is not None
+        named = [*ratio.numerator.tops, *(part.endpoint for part in floor.sum)]
+        assert all(str(key).endswith(" @100/s") for key in named), name
 
 
 def test_variants_take_turns_endpoint_by_endpoint(project_root: Path) -> None:
@@ -85,7 +112,9 @@ def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> Non
         )
         for workers in (1, 2)
     }
-    assert len(cells) == 3 * 2 * 16 + 2 * 1 + 2 * 3 + 3 * 2 * 2
+    # Per worker count: 13 strategies and 3 + 3 API cells on three servers, 2 X-Accel cells,
+    # 5 nginx floors and 4 empty-app floors on three servers.
+    assert len(cells) == 2 * (3 * 19 + 2 + 5 + 3 * 4)
 
 
 def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
@@ -110,11 +139,15 @@ def test_write_up_endpoints_are_keyed_by_their_write_up_name(project_root: Path)
 def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
     matrix = load_matrix(project_root, "files")
     ratios = {ratio.name: ratio for ratio in matrix.ratios}
-    assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",))
+    steady = ("POST /files raw @100/s", "POST /files multipart @100/s", "GET /files/{id} @100/s")
+    assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",), skip=steady)
     assert ratios["multipart/raw"].denominator == Side(endpoint="POST /files raw")
     floor = ratios["API upload CPU / floor"].denominator
     assert floor == Side(
-        sum=(Part("empty-{variant}", "empty/upload"), Part("reference", "reference/ingest"))
+        sum=(
+            Part("empty-{variant}", "empty/upload @100/s"),
+            Part("reference", "reference/ingest @100/s"),
+        )
     )
     maximums = {goal.ratio: goal.maximum for goal in matrix.goals}
     assert maximums == {
@@ -177,6 +210,12 @@ def test_load_shapes(project_root: Path) -> None:
             lambda raw: _ratio(raw, "base64 CPU / floor")["numerator"].pop("endpoint"),
             "names its numerator's endpoint",
         ),
+        (
+            lambda raw: _ratio(raw, "gunicorn/uvicorn")["numerator"].update(
+                endpoint="GET /files/{id}"
+            ),
+            "names no endpoint `skip`s",
+        ),
         (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
         (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),
         (lambda raw: raw.update(tools=["ab"]), r"uvicorn \(quick\): ab needs a counted shape"),
@@ -221,7 +260,8 @@ def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> N
     granian = next(v for v in matrix.variants if v.name == "granian")
     quick = {endpoint.key for endpoint in granian.endpoints_for("quick")}
     full = {endpoint.key for endpoint in granian.endpoints_for("full")}
-    assert quick == {"POST /files raw", "POST /files multipart", "GET /files/{id}"}
+    api = {"POST /files raw", "POST /files multipart", "GET /files/{id}"}
+    assert quick == api | {f"{key} @100/s" for key in api}
     assert quick < full
     assert "upload/single" in full
 
@@ -237,7 +277,11 @@ def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
     assert {variant for variant, named in tools if named == ("wrk",)} == {"uvicorn"}
     assert ("gunicorn", ()) in tools
     raw["tools"] = "wrk"
-    assert {c.tools for c in parse_matrix(raw).cells("quick")} == {("wrk",)}
+    # But for the steady-rate cells, whose endpoints name no tools (`tools = []`).
+    tools = {
+        (c.endpoint.key.endswith(" @100/s"), c.tools) for c in parse_matrix(raw).cells("quick")
+    }
+    assert tools == {(False, ("wrk",)), (True, ())}
 
 
 def test_an_endpoint_may_name_its_own_tools(project_root: Path) -> None:
@@ -257,7 +301,8 @@ def test_tools_can_run_in_one_form_only(project_root: Path) -> None:
         variant.pop("tools", None)
     matrix = parse_matrix(raw)
     assert {c.tools for c in matrix.cells("quick")} == {()}
-    assert {c.tools for c in matrix.cells("full")} == {("wrk",)}
+    saturated = [c for c in matrix.cells("full") if c.load.shape == "wrk"]
+    assert {c.tools for c in saturated} == {("wrk",)}
     raw["tools"] = {"nightly": ["wrk"]}
     with pytest.raises(MatrixError, match=r"tools for unknown form\(s\) \['nightly'\]"):
         parse_matrix(raw)

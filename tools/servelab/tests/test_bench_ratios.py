@@ -35,6 +35,13 @@ def test_variant_ratio_is_the_geometric_mean_over_shared_endpoints() -> None:
     assert (value.variant, value.workers) == ("gunicorn", 1)
 
 
+def test_skipped_endpoints_are_left_out_of_the_mean() -> None:
+    skipping = Side(variants=("gunicorn",), skip=("b",))
+    spec = RatioSpec("g/u", "", skipping, Side(variants=("uvicorn",)))
+    [value] = ratio_values(spec, RATES, VARIANTS)
+    assert (value.pairs, value.value) == (1, pytest.approx(2.0))
+
+
 def test_fixed_denominator_variant_serves_every_numerator_variant() -> None:
     spec = RatioSpec(
         "a / limit",

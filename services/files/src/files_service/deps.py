@@ -1,28 +1,23 @@
-"""Request dependencies: the app's settings and object store, and object lookup."""
+"""The app's settings and object store, read off the request, and object lookup."""
 
-from typing import Annotated
-
-from fastapi import Depends, Request
+from fastapi import Request
 
 from files_service.settings import Settings
 from files_service.storage import ObjectMeta, ObjectStore
 from servicekit.errors import ApiError
 
 
-# `async def`: FastAPI runs a plain `def` dependency in its thread pool, and a thread hop
-# per dependency cost more than the rest of a download answered with X-Accel-Redirect.
-async def get_settings(request: Request) -> Settings:
+# Plain functions, not FastAPI dependencies: FastAPI solves a route's dependencies on
+# every request, and for two app-wide objects that cost a sixth of a download answered
+# with X-Accel-Redirect. A test builds its own app with create_app(settings) instead.
+def settings_of(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-async def get_store(request: Request) -> ObjectStore:
+def store_of(request: Request) -> ObjectStore:
     store: ObjectStore = request.app.state.store
     return store
-
-
-SettingsDep = Annotated[Settings, Depends(get_settings)]
-StoreDep = Annotated[ObjectStore, Depends(get_store)]
 
 
 def find_object(store: ObjectStore, object_id: str) -> ObjectMeta:

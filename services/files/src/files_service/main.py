@@ -41,9 +41,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ObserveMiddleware)  # added last: outermost, sees every answer
     install_error_handlers(app)
     app.include_router(health.router)
+    # The production API before the write-up's strategies: the router tries routes in
+    # order, and no strategy path is one a /files route would take.
+    app.include_router(api.router)
     app.include_router(strategies.router)
     app.include_router(strategies.multipart_router)
-    app.include_router(api.router)
     return app
 
 

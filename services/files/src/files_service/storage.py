@@ -16,6 +16,7 @@ import tempfile
 import time
 import uuid
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -27,6 +28,8 @@ from files_service.checksums import Sha256Counter
 from files_service.ids import is_object_id, new_object_id
 
 STALE_AFTER_SECONDS = 3600
+# Metadata of this many recently read objects is kept in memory (about 300 bytes each).
+KNOWN_OBJECTS = 4096
 _SIDECAR = ".json"
 
 
@@ -64,6 +67,10 @@ class ObjectStore:
         self.objects_dir = root / "objects"
         self.tmp_dir = root / "tmp"
         self.chunk_size = chunk_size
+        # An object's metadata never changes once published, so a read needs its sidecar
+        # only once. Whether the object still exists is the blob's to say: every download
+        # stats it, and a deleted one (by any worker) answers 404.
+        self._known: OrderedDict[str, ObjectMeta] = OrderedDict()
 
     def prepare(self) -> None:
         """Create the layout and sweep leftovers of crashed processes.
@@ -135,12 +142,22 @@ class ObjectStore:
         return meta
 
     def get(self, object_id: str) -> ObjectMeta | None:
+        """The object's metadata, or None. A known object may have been deleted since by
+        another worker: its blob is then gone, which a reader of the blob finds out."""
         if not is_object_id(object_id):
             return None
+        meta = self._known.get(object_id)
+        if meta is not None:
+            self._known.move_to_end(object_id)
+            return meta
         try:
-            return ObjectMeta(**json.loads(self._sidecar(object_id).read_bytes()))
+            meta = ObjectMeta(**json.loads(self._sidecar(object_id).read_bytes()))
         except FileNotFoundError:
             return None
+        self._known[object_id] = meta
+        if len(self._known) > KNOWN_OBJECTS:
+            self._known.popitem(last=False)
+        return meta
 
     def blob_path(self, meta: ObjectMeta) -> Path:
         return self.objects_dir / meta.id
@@ -149,6 +166,7 @@ class ObjectStore:
         """Hide the object (sidecar first), then free its blob."""
         if not is_object_id(object_id):
             return False
+        self._known.pop(object_id, None)
         try:
             self._sidecar(object_id).unlink()
         except FileNotFoundError:

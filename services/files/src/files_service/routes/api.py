@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import JSONResponse, Response
 
-from files_service.deps import SettingsDep, StoreDep, find_object
+from files_service.deps import find_object, settings_of, store_of
 from files_service.downloads import object_response
 from files_service.ids import OBJECT_ID_PATTERN
 from files_service.openapi import FILE_ANSWERS, UPLOAD_ERRORS, WRITE_ERRORS, errors
@@ -39,25 +39,24 @@ _UPLOAD_BODY = {
 )
 async def create_object(
     request: Request,
-    store: StoreDep,
     filename: Annotated[str | None, Query(max_length=1024)] = None,
 ) -> JSONResponse:
     """Upload a file as the raw body (name from ?filename= or X-Filename) or as the
     `file` field of a multipart/form-data body."""
-    meta = await receive_object(request, store, filename=filename)
+    meta = await receive_object(request, store_of(request), filename=filename)
     return JSONResponse(meta.to_json(), status_code=201, headers={"Location": f"/files/{meta.id}"})
 
 
 @router.get("")
 def list_objects(
-    store: StoreDep,
-    settings: SettingsDep,
+    request: Request,
     limit: Annotated[int, Query(ge=1)] = 100,
     after: Annotated[str | None, Query(pattern=OBJECT_ID_PATTERN)] = None,
 ) -> JSONResponse:
     """Objects oldest first, at most LIST_PAGE_MAX a page whatever `limit` asks for;
     pass `next` back as `after` for the following page."""
-    items, next_cursor = store.list(after=after, limit=min(limit, settings.list_page_max))
+    page_max = settings_of(request).list_page_max
+    items, next_cursor = store_of(request).list(after=after, limit=min(limit, page_max))
     return JSONResponse({"items": [meta.to_json() for meta in items], "next": next_cursor})
 
 
@@ -67,10 +66,9 @@ def list_objects(
 @router.head(
     "/{object_id}", operation_id="head_object", response_class=Response, responses=FILE_ANSWERS
 )
-async def get_object(
-    request: Request, object_id: str, store: StoreDep, settings: SettingsDep
-) -> Response:
+async def get_object(request: Request, object_id: str) -> Response:
     """The file, with Range (206/416), ETag/Last-Modified validators (304) and HEAD."""
+    store, settings = store_of(request), settings_of(request)
     meta = find_object(store, object_id)
     return await object_response(
         request,
@@ -82,7 +80,7 @@ async def get_object(
 
 
 @router.delete("/{object_id}", status_code=204, responses={**WRITE_ERRORS, **errors(404)})
-def delete_object(object_id: str, store: StoreDep) -> Response:
-    if not store.delete(object_id):
+def delete_object(request: Request, object_id: str) -> Response:
+    if not store_of(request).delete(object_id):
         raise ApiError(404, "not_found", "object not found")
     return Response(status_code=204)

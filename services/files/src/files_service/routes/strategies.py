@@ -22,7 +22,7 @@ from starlette.types import Receive, Scope, Send
 
 from files_service.bodies import MULTIPART_FORM_DATA, require_media_type
 from files_service.checksums import Sha256Counter
-from files_service.deps import SettingsDep, StoreDep, find_object
+from files_service.deps import find_object, store_of
 from files_service.openapi import UPLOAD_ERRORS, errors, file_body
 from files_service.storage import ObjectMeta
 from servicekit.errors import ApiError
@@ -91,8 +91,9 @@ async def async_read_and_memory_write(request: Request) -> JSONResponse:
 @router.post(
     "/upload/stream/async_read_and_disk_write", responses=UPLOAD_ERRORS, openapi_extra=_RAW_BODY
 )
-async def async_read_and_disk_write(request: Request, store: StoreDep) -> JSONResponse:
+async def async_read_and_disk_write(request: Request) -> JSONResponse:
     """`async for` over the raw body, each chunk written to disk synchronously."""
+    store = store_of(request)
     received = Sha256Counter()
     with store.scratch() as path, path.open("wb", buffering=store.chunk_size) as file:
         async for chunk in request.stream():
@@ -104,8 +105,9 @@ async def async_read_and_disk_write(request: Request, store: StoreDep) -> JSONRe
 @router.post(
     "/upload/stream/async_read_and_async_write", responses=UPLOAD_ERRORS, openapi_extra=_RAW_BODY
 )
-async def async_read_and_async_write(request: Request, store: StoreDep) -> JSONResponse:
+async def async_read_and_async_write(request: Request) -> JSONResponse:
     """`async for` over the raw body, each chunk written with aiofiles."""
+    store = store_of(request)
     received = Sha256Counter()
     with store.scratch() as path:
         async with aiofiles.open(path, "wb", buffering=store.chunk_size) as file:
@@ -119,8 +121,9 @@ async def async_read_and_async_write(request: Request, store: StoreDep) -> JSONR
 
 
 @multipart_router.post("/upload/single")
-async def single(file: UploadedFile, store: StoreDep) -> JSONResponse:
+async def single(request: Request, file: UploadedFile) -> JSONResponse:
     """The whole file with `await file.read()`, written with aiofiles."""
+    store = store_of(request)
     received = Sha256Counter()
     data = await file.read()
     with store.scratch() as path:
@@ -131,8 +134,9 @@ async def single(file: UploadedFile, store: StoreDep) -> JSONResponse:
 
 
 @multipart_router.post("/upload/single/sync")
-def single_sync(file: UploadedFile, store: StoreDep) -> JSONResponse:
+def single_sync(request: Request, file: UploadedFile) -> JSONResponse:
     """A `def` endpoint (run in the threadpool): the whole file read and written synchronously."""
+    store = store_of(request)
     received = Sha256Counter()
     data = file.file.read()
     with store.scratch() as path, path.open("wb") as out:
@@ -142,8 +146,9 @@ def single_sync(file: UploadedFile, store: StoreDep) -> JSONResponse:
 
 
 @multipart_router.post("/upload/single/stream")
-async def single_stream(file: UploadedFile, store: StoreDep) -> JSONResponse:
+async def single_stream(request: Request, file: UploadedFile) -> JSONResponse:
     """`await file.read(CHUNK_SIZE)` in a loop, each chunk written with aiofiles."""
+    store = store_of(request)
     received = Sha256Counter()
     with store.scratch() as path:
         async with aiofiles.open(path, "wb") as out:
@@ -154,8 +159,9 @@ async def single_stream(file: UploadedFile, store: StoreDep) -> JSONResponse:
 
 
 @multipart_router.post("/upload/single/stream/async_read_sync_write")
-async def single_stream_async_read_sync_write(file: UploadedFile, store: StoreDep) -> JSONResponse:
+async def single_stream_async_read_sync_write(request: Request, file: UploadedFile) -> JSONResponse:
     """`await file.read(CHUNK_SIZE)` in a loop, each chunk written synchronously."""
+    store = store_of(request)
     received = Sha256Counter()
     with store.scratch() as path, path.open("wb") as out:
         while chunk := await file.read(store.chunk_size):
@@ -165,8 +171,9 @@ async def single_stream_async_read_sync_write(file: UploadedFile, store: StoreDe
 
 
 @multipart_router.post("/upload/single/stream/sync_read_sync_write")
-async def single_stream_sync_read_sync_write(file: UploadedFile, store: StoreDep) -> JSONResponse:
+async def single_stream_sync_read_sync_write(request: Request, file: UploadedFile) -> JSONResponse:
     """`file.file.read(CHUNK_SIZE)` on the spooled file, each chunk written synchronously."""
+    store = store_of(request)
     received = Sha256Counter()
     with store.scratch() as path, path.open("wb") as out:
         while chunk := file.file.read(store.chunk_size):
@@ -183,12 +190,13 @@ async def single_stream_sync_read_sync_write(file: UploadedFile, store: StoreDep
     responses={**UPLOAD_ERRORS, **errors(415)},
     openapi_extra=_BASE64_BODY,
 )
-async def base64decode(request: Request, store: StoreDep) -> JSONResponse:
+async def base64decode(request: Request) -> JSONResponse:
     """`{"base64": "...", "filename": "optional"}`: strict base64 decode, one synchronous write.
 
     The body is read and parsed as plain JSON, no model: it can be as big as the file.
     pybase64 decodes with SIMD, some 50x faster than the standard library's binascii.
     """
+    store = store_of(request)
     await require_media_type(request, "application/json")
     data = _decode_base64_document(await request.body())
     received = Sha256Counter()
@@ -228,34 +236,38 @@ class WholeFileResponse(FileResponse):
 
 @router.get("/download/stream/sync_read", response_class=Response, responses=_DOWNLOAD)
 async def download_stream_sync_read(
-    object_id: ObjectIdQuery, store: StoreDep, settings: SettingsDep
+    request: Request, object_id: ObjectIdQuery
 ) -> StreamingResponse:
     """StreamingResponse over a sync generator (Starlette runs each step in a thread)."""
+    store = store_of(request)
     meta = find_object(store, object_id)
-    chunks = _read_chunks(store.blob_path(meta), settings.chunk_size)
+    chunks = _read_chunks(store.blob_path(meta), store.chunk_size)
     return StreamingResponse(chunks, headers=_download_headers(meta))
 
 
 @router.get("/download/stream/async_read", response_class=Response, responses=_DOWNLOAD)
 async def download_stream_async_read(
-    object_id: ObjectIdQuery, store: StoreDep, settings: SettingsDep
+    request: Request, object_id: ObjectIdQuery
 ) -> StreamingResponse:
     """StreamingResponse over an async generator reading with aiofiles."""
+    store = store_of(request)
     meta = find_object(store, object_id)
-    chunks = _aread_chunks(store.blob_path(meta), settings.chunk_size)
+    chunks = _aread_chunks(store.blob_path(meta), store.chunk_size)
     return StreamingResponse(chunks, headers=_download_headers(meta))
 
 
 @router.get("/download/file", response_class=Response, responses=_DOWNLOAD)
-async def download_file(object_id: ObjectIdQuery, store: StoreDep) -> WholeFileResponse:
+async def download_file(request: Request, object_id: ObjectIdQuery) -> WholeFileResponse:
     """An `async def` returning a plain FileResponse (Starlette's default chunk size)."""
+    store = store_of(request)
     meta = find_object(store, object_id)
     return WholeFileResponse(store.blob_path(meta), headers=_download_headers(meta))
 
 
 @router.get("/download/file/sync", response_class=Response, responses=_DOWNLOAD)
-def download_file_sync(object_id: ObjectIdQuery, store: StoreDep) -> WholeFileResponse:
+def download_file_sync(request: Request, object_id: ObjectIdQuery) -> WholeFileResponse:
     """A `def` endpoint (run in the threadpool) returning a plain FileResponse."""
+    store = store_of(request)
     meta = find_object(store, object_id)
     return WholeFileResponse(store.blob_path(meta), headers=_download_headers(meta))
 

@@ -363,6 +363,7 @@ def _side(raw: Mapping[str, Any], where: str) -> Side:
         metric=metric,
         endpoints=tuple(raw.get("endpoints", ())),
         sum=parts,
+        skip=tuple(raw.get("skip", ())),
     )
 
 
@@ -382,6 +383,9 @@ def _ratio(item: Mapping[str, Any]) -> RatioSpec:
         raise MatrixError(f"{where}: only a denominator sums, only a numerator lists endpoints")
     if numerator.endpoint is not None and numerator.endpoints:
         raise MatrixError(f"{where}: numerator names `endpoint` or `endpoints`, not both")
+    named = numerator.tops[0] or (denominator is not None and denominator.endpoint)
+    if (denominator is not None and denominator.skip) or (numerator.skip and named):
+        raise MatrixError(f"{where}: only a numerator that names no endpoint `skip`s some")
     if denominator is not None and denominator.sum:
         if metric not in ADDITIVE:
             raise MatrixError(

@@ -52,10 +52,11 @@ class Part:
 class Side:
     """One side of a ratio: which variants (None: the other side's; several in a
     denominator: the best of them, the limit) and which endpoint (None: every endpoint
-    the two sides share, combined as a geometric mean). A numerator may name several
-    `endpoints` instead, each getting a value of its own. A denominator may fix its number
-    of `workers` (None: the numerator's), or name a `setting` or another `metric` of the
-    numerator's cell instead of a cell, or be the `sum` of several cells' metric."""
+    the two sides share, combined as a geometric mean, but those it `skip`s). A numerator
+    may name several `endpoints` instead, each getting a value of its own. A denominator
+    may fix its number of `workers` (None: the numerator's), or name a `setting` or another
+    `metric` of the numerator's cell instead of a cell, or be the `sum` of several cells'
+    metric."""
 
     variants: tuple[str, ...] | None = None
     endpoint: str | None = None
@@ -64,6 +65,9 @@ class Side:
     metric: str | None = None
     endpoints: tuple[str, ...] = ()
     sum: tuple[Part, ...] = ()
+    # Shared endpoints left out of the mean: cells at a fixed request rate, whose
+    # requests/s are the load's.
+    skip: tuple[str, ...] = ()
 
     @property
     def tops(self) -> tuple[str | None, ...]:
@@ -166,7 +170,8 @@ def _endpoint_pairs(
         return [(top or bottom or "", bottom or top or "")]
     mine = {e for (v, w, e) in values if v == variant and w == workers}
     theirs = {e for (v, w, e) in values if v == other and w == theirs_w}
-    return [(endpoint, endpoint) for endpoint in sorted(mine & theirs)]
+    shared = (mine & theirs) - set(spec.numerator.skip)
+    return [(endpoint, endpoint) for endpoint in sorted(shared)]
 
 
 def _shown(spec: RatioSpec, top: str | None) -> str | None:
