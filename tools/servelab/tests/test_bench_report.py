@@ -51,6 +51,18 @@ def _cell(variant: str, endpoint: str, rps: float | None, **extra: Any) -> dict[
     }
 
 
+# The steady-rate cells (300 requests each): server CPU seconds per variant and endpoint.
+STEADY = [
+    ("uvicorn", "POST /files raw", 0.09),
+    ("uvicorn", "POST /files multipart", 0.12),
+    ("uvicorn", "GET /files/{id}", 0.045),
+    ("nginx", "GET /files/{id}", 0.039),
+    ("reference", "reference/ingest", 0.03),
+    ("reference", "reference/sendfile", 0.015),
+    ("empty-uvicorn", "empty/get", 0.015),
+    ("empty-uvicorn", "empty/upload", 0.03),
+]
+
 # A small run as docs/results/files.json holds it.
 RUN: dict[str, Any] = run_record(
     "files",
@@ -74,14 +86,10 @@ RUN: dict[str, Any] = run_record(
         _cell("empty-uvicorn", "empty/get", 2000.0, server_cpu_s=0.3),
         _cell("empty-uvicorn", "empty/upload", 1000.0, server_cpu_s=0.3),
         # The same at 100 requests/s, which the API's and X-Accel's CPU ratios read.
-        _cell("uvicorn", "POST /files raw @100/s", 100.0, server_cpu_s=0.09),
-        _cell("uvicorn", "POST /files multipart @100/s", 100.0, server_cpu_s=0.12),
-        _cell("uvicorn", "GET /files/{id} @100/s", 100.0, server_cpu_s=0.045),
-        _cell("nginx", "GET /files/{id} @100/s", 100.0, server_cpu_s=0.039),
-        _cell("reference", "reference/ingest @100/s", 100.0, server_cpu_s=0.03),
-        _cell("reference", "reference/sendfile @100/s", 100.0, server_cpu_s=0.015),
-        _cell("empty-uvicorn", "empty/get @100/s", 100.0, server_cpu_s=0.015),
-        _cell("empty-uvicorn", "empty/upload @100/s", 100.0, server_cpu_s=0.03),
+        *(
+            _cell(variant, f"{endpoint} @100/s", 100.0, server_cpu_s=cpu_s)
+            for variant, endpoint, cpu_s in STEADY
+        ),
     ],
 )
 
