@@ -222,6 +222,13 @@ def test_a_labelled_run_is_rendered_beside_its_results(project_root: Path, tmp_p
     assert "| stream/buffer upload | uvicorn | 2.00× |" in report.read_text()
     assert (saved.parent / "files.big-box" / "rps.png").is_file()
     assert not (tmp_path / "docs" / "results" / "files.md").exists()
+    # Its header names its own results and the commands that wrote and render them.
+    text = report.read_text()
+    assert "Written by `servelab bench files --quick --label big-box`" in text
+    assert (
+        "`servelab report elsewhere/files.big-box.json` renders it again from "
+        "[files.big-box.json](files.big-box.json)." in text
+    )
 
 
 def test_render_report_without_results_says_what_to_run(project_root: Path, tmp_path: Path) -> None:

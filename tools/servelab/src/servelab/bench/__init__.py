@@ -37,8 +37,18 @@ def _write_report(project_dir: Path, matrix: Matrix, saved: Path | None = None) 
     results = saved.parent
     charts = write_charts(run, results / saved.stem, results, matrix, write_up)
     report = results / f"{saved.stem}.md"
-    report.write_text(render(run, matrix, write_up, charts))
+    default = saved.resolve() == results_path(project_dir, matrix.family).resolve()
+    source = None if default else _shown(project_dir, saved)
+    report.write_text(render(run, matrix, write_up, charts, source))
     return report
+
+
+def _shown(project_dir: Path, path: Path) -> Path:
+    """`path` as a command run from the project's root would name it."""
+    try:
+        return path.resolve().relative_to(project_dir.resolve())
+    except ValueError:
+        return path.resolve()
 
 
 def run_bench(

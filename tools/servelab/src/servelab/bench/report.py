@@ -7,6 +7,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from servelab.bench.errors import BenchError
 from servelab.bench.findings import Answer, answers
@@ -622,17 +623,34 @@ def _summary(found: Sequence[Answer]) -> list[str]:
     ]
 
 
-def render(run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]) -> str:
+def _bench_command(run: BenchRun, family: str, source: Path | None) -> str:
+    """The `servelab bench` command line that wrote the run (its label from the file name)."""
+    label = source.stem.removeprefix(f"{family}.") if source is not None else family
+    named = f" --label {label}" if label != family else ""
+    return f"servelab bench {family} --{run.form}{named}"
+
+
+def render(
+    run: BenchRun,
+    matrix: Matrix,
+    write_up: WriteUp,
+    charts: Mapping[str, str],
+    source: Path | None = None,
+) -> str:
+    """The report of `run`; `source` is where its results were saved, when that is not
+    docs/results/<family>.json (a labelled or --out run): the header names that file and
+    the commands that wrote it and render it again."""
     ratio_lines, measured = _ratios(run, matrix, write_up)
     failed = [cell for cell in run.cells if cell.measurement is None]
     specs = {spec.name: spec for spec in matrix.ratios}
+    saved = source.name if source is not None else f"{matrix.family}.json"
     lines = [
         f"# {matrix.title}",
         "",
-        f"Written by `servelab bench {matrix.family} --{run.form}` (started {run.started}, "
+        f"Written by `{_bench_command(run, matrix.family, source)}` (started {run.started}, "
         f"{len(run.cells)} cells in {run.wall_s:.0f} s) on {run.machine.cpu_model}, "
-        f"{run.machine.cpus} CPUs; `servelab report {matrix.family}` renders it again from "
-        f"[{matrix.family}.json]({matrix.family}.json). The write-up: {write_up.citation}.",
+        f"{run.machine.cpus} CPUs; `servelab report {source or matrix.family}` renders it "
+        f"again from [{saved}]({saved}). The write-up: {write_up.citation}.",
         "",
         *_summary(answers(run, specs, measured)),
         "Compare ratios measured in one run, and CPU per request, not requests/s across "
