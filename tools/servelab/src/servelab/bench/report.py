@@ -625,9 +625,10 @@ def _summary(found: Sequence[Answer]) -> list[str]:
 
 def _bench_command(run: BenchRun, family: str, source: Path | None) -> str:
     """The `servelab bench` command line that wrote the run (its label from the file name)."""
-    label = source.stem.removeprefix(f"{family}.") if source is not None else family
-    named = f" --label {label}" if label != family else ""
-    return f"servelab bench {family} --{run.form}{named}"
+    command = f"servelab bench {family} --{run.form}"
+    if source is not None and source.stem.startswith(f"{family}."):
+        command += f" --label {source.stem.removeprefix(f'{family}.')}"
+    return command
 
 
 def render(
