@@ -80,7 +80,7 @@ def burner() -> Iterator[Burner]:
     try:
         yield Burner(process)
     finally:
-        groups.stop_group(process.pid, 5.0)
+        groups.stop_group(process.pid, 5.0, process)
         process.wait()
 
 

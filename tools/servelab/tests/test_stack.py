@@ -196,6 +196,38 @@ def test_a_service_that_exits_is_reported_with_its_status(
     assert "missing-setting" in str(failure.value)
 
 
+def test_a_server_that_dies_while_the_next_starts_fails_the_start_at_once(
+    project: Callable[[str], Path],
+) -> None:
+    # As an app server that cannot bind its second address: healthy (its socket exists), then
+    # gone, while nginx in front answers 502 to its own healthcheck.
+    directory = project(
+        """
+        services:
+          app:
+            build: .
+            command: ["sh", "-c", "sleep 2; echo cannot-bind >&2; exit 1"]
+          front:
+            build: .
+            command: ["sleep", "600"]
+            depends_on:
+              app: {condition: service_started}
+            healthcheck:
+              test: ["CMD", "false"]
+              interval: 500ms
+              retries: 60
+              start_period: 60s
+        """
+    )
+    stack = Stack([], project_dir=directory, log=None)
+    started = time.monotonic()
+    with pytest.raises(StackError, match="app exited with status 1") as failure:
+        stack.start()
+    assert time.monotonic() - started < 10
+    assert "cannot-bind" in str(failure.value)
+    assert stack.running == {}
+
+
 def test_unknown_service_is_a_clear_error(web_project: Path) -> None:
     with pytest.raises(StackError, match="not in the selected profile"):
         Stack("web", only=["nope"], project_dir=web_project, log=None).start()

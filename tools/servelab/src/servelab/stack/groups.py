@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
 def pin(cpus: frozenset[int] | None) -> None:
@@ -62,8 +62,10 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-def stop_group(pgid: int, grace: float, leader: subprocess.Popen[bytes] | None = None) -> None:
-    """SIGTERM the group, wait up to `grace` for every member, then SIGKILL what is left."""
+def stop_group(pgid: int, grace: float, leader: subprocess.Popen[Any] | None = None) -> None:
+    """SIGTERM the group, wait up to `grace` for every member, then SIGKILL what is left.
+    The group's leader, where this process started it, is reaped as it exits (a zombie
+    would keep the group alive until the deadline)."""
     try:
         os.killpg(pgid, signal.SIGTERM)
     except ProcessLookupError:

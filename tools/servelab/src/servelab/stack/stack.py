@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,9 +200,8 @@ class Stack:
                 else:
                     for replica in self.replicas[name]:
                         self._launch(service, replica, width)
-            for running in self.running.values():
-                if running.service.name not in self._one_shots:
-                    self._wait_healthy(running)
+            for running in self._servers():
+                self._wait_healthy(running, watch=self._servers())
         except BaseException:
             self.stop()
             raise
@@ -357,7 +356,7 @@ class Stack:
                 continue
             for replica in self.replicas[dependency]:
                 if condition == "service_healthy":
-                    self._wait_healthy(self.running[replica])
+                    self._wait_healthy(self.running[replica], watch=self._servers())
                 elif condition == _COMPLETED:
                     self._wait_completed(self.running[replica])
 
@@ -371,7 +370,18 @@ class Stack:
                 f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
             )
 
-    def _wait_healthy(self, running: Running) -> None:
+    def _servers(self) -> list[Running]:
+        """The started processes that should keep running (every one but the one-shots)."""
+        return [
+            running
+            for running in self.running.values()
+            if running.service.name not in self._one_shots
+        ]
+
+    def _wait_healthy(self, running: Running, watch: Sequence[Running] = ()) -> None:
+        """Poll the healthcheck until it passes. While starting, a server in `watch` that
+        exits fails the start at once with its own log: nginx in front of an app server that
+        died would otherwise answer 502 to its healthcheck until the deadline."""
         check = running.service.healthcheck
         argv = check.argv if check else None
         if check is None or argv is None:
@@ -380,6 +390,8 @@ class Stack:
         deadline = time.monotonic() + check.start_period + check.interval * check.retries
         while True:
             self._ensure_alive(running)
+            for other in watch:
+                self._ensure_alive(other)
             try:
                 result = subprocess.run(
                     argv,

@@ -1,0 +1,57 @@
+"""The ports a stack hands its services: free, and out of the way of outgoing connections."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from servelab.stack.ports import (
+    DEFAULT_EPHEMERAL,
+    LOOPBACK,
+    candidate_ports,
+    ephemeral_range,
+    free_port,
+)
+
+
+def test_a_port_lies_outside_the_kernels_ephemeral_range_and_can_be_bound() -> None:
+    low, high = ephemeral_range()
+    for _ in range(50):
+        port = free_port()
+        assert not low <= port <= high
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+            server.bind((LOOPBACK, port))
+
+
+def test_ports_not_yet_bound_are_not_handed_out_twice() -> None:
+    ports = [free_port() for _ in range(300)]
+    assert len(set(ports)) == len(ports)
+
+
+def test_a_port_in_use_is_never_handed_out() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind((LOOPBACK, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert free_port(preferred=port) != port
+
+
+def test_a_free_preferred_port_is_kept() -> None:
+    port = free_port()
+    assert free_port(preferred=port) == port
+
+
+def test_the_range_is_read_from_the_kernel_or_defaults(tmp_path: Path) -> None:
+    source = tmp_path / "ip_local_port_range"
+    source.write_text("32768\t60999\n")
+    assert ephemeral_range(source) == (32768, 60999)
+    source.write_text("garbled")
+    assert ephemeral_range(source) == DEFAULT_EPHEMERAL
+    assert ephemeral_range(tmp_path / "missing") == DEFAULT_EPHEMERAL
+
+
+def test_candidates_skip_the_ephemeral_range() -> None:
+    candidates = candidate_ports((32768, 60999))
+    assert 32767 in candidates and 61000 in candidates
+    assert 32768 not in candidates and 60999 not in candidates
+    assert min(candidates) >= 1024
