@@ -274,3 +274,23 @@ def test_a_report_column_that_does_not_exist_is_a_clear_error(project_root: Path
     run = entryeditor_run([cell("list @100/s", VEGETA, {})])
     with pytest.raises(BenchError, match=r"unknown \['p42'\]"):
         render(run, broken, load_write_up(project_root / matrix.write_up), {})
+
+
+def test_goals_give_times_and_rates_with_their_units(project_root: Path) -> None:
+    rate = {**VEGETA, "rate": 100, "warmup_s": 1.0}
+    boom = {"shape": "boom", "vus": 10, "duration_s": 5.0, "warmup_s": 1.0}
+    run = entryeditor_run(
+        [
+            cell("list @100/s", rate, {"p99_ms": 4.61098}),
+            cell("diff c10", boom, {"p95_ms": 234.5678}),
+            cell("init c10", boom, {"requests": 1074, "rps": 214.8}),
+        ]
+    )
+    matrix = load_matrix(project_root, "entryeditor")
+    markdown = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
+    assert "| uwsgi (list @100/s) | 4 workers | 4.61 ms (needs ≤ 100 ms) | met |" in markdown
+    assert "| uwsgi (diff c10) | 4 workers | 235 ms (needs ≤ 200 ms) | not met |" in markdown
+    assert (
+        "| uwsgi (init c10) | 4 workers | 215 requests/s (needs ≥ 20 requests/s) | met |"
+        in markdown
+    )

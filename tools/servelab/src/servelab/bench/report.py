@@ -39,11 +39,32 @@ def _workers(workers: int) -> str:
     return f"{workers} worker" + ("" if workers == 1 else "s")
 
 
+_WHOLE_UNITS = {CPU_US: "µs", MEMORY_MIB: "MiB"}
+_UNITS = {"ok_rps": "requests/s", "rps": "requests/s", "elapsed_s": "s"}
+
+
+def _unit(metric: str) -> str | None:
+    if metric in _WHOLE_UNITS:
+        return _WHOLE_UNITS[metric]
+    return "ms" if metric.endswith("_ms") else _UNITS.get(metric)
+
+
+def _plain(metric: str, value: float) -> str:
+    """A plain metric with its unit: CPU and memory in whole units, times and rates to three
+    figures or so; counts and fractions as they are (a success ratio of 0.9999 is not
+    rounded up to the 1 a goal asks for)."""
+    unit = _unit(metric)
+    if unit is None:
+        return f"{value:g}"
+    if metric in _WHOLE_UNITS or abs(value) >= 100:
+        return f"{value:.0f} {unit}"
+    return f"{value:.{1 if abs(value) >= 10 else 2}f} {unit}"
+
+
 def _amount(spec: RatioSpec | None, value: float) -> str:
-    """A ratio as `1.23×`; a plain metric as it is (CPU per request in whole µs)."""
+    """A ratio as `1.23×`; a plain metric with its unit (`_plain`)."""
     if spec is not None and spec.plain:
-        units = {CPU_US: "µs", MEMORY_MIB: "MiB"}
-        return f"{value:.0f} {units[spec.metric]}" if spec.metric in units else f"{value:g}"
+        return _plain(spec.metric, value)
     return f"{value:.2f}×"
 
 
@@ -210,8 +231,11 @@ def _access_logs(run: BenchRun) -> str:
 
 
 def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
-    unit = "" if spec is not None and spec.plain else "×"
     goal = result.goal
+    unit = "×"
+    if spec is not None and spec.plain:
+        named = _unit(spec.metric)
+        unit = f" {named}" if named else ""
     bounds = []
     if goal.minimum is not None:
         bounds.append(f"≥ {goal.minimum:g}{unit}")
