@@ -171,6 +171,54 @@ def test_sweep_mistakes_are_named(change: Any, message: str) -> None:
         parse_matrix(raw)
 
 
+STEADY: dict[str, Any] = {
+    "family": "demo",
+    "write_up": "loadtests/reference/demo.toml",
+    "load": {"vus": 100, "duration_s": 3},
+    "shapes": {"steady": {"shape": "vegeta", "rate": 100, "vus": 20, "duration_s": 3}},
+    "tools": ["wrk"],
+    "variants": {
+        "v": {"profile": "p", "service": "s", "endpoints": "e", "workers": {"quick": [1]}}
+    },
+    "endpoints": {
+        "e": [
+            {"key": "up", "script": "upload.js", "env": {"MODE": "raw"}, "steady": True},
+            {"key": "down", "script": "download.js"},
+            {"key": "get", "script": "download.js", "steady": True},
+        ]
+    },
+}
+
+
+def test_a_steady_endpoint_also_runs_at_the_steady_rate_without_extra_tools() -> None:
+    cells = parse_matrix(STEADY).cells("quick")
+    assert [(c.endpoint.key, c.load.shape, c.load.rate, c.tools) for c in cells] == [
+        ("up", "wrk", 0, ("wrk",)),
+        ("down", "wrk", 0, ("wrk",)),
+        ("get", "wrk", 0, ("wrk",)),
+        ("up @100/s", "vegeta", 100, ()),
+        ("get @100/s", "vegeta", 100, ()),
+    ]
+    assert cells[3].endpoint.env == {"MODE": "raw"}
+    assert cells[3].endpoint.script == "upload.js"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda raw: raw["shapes"].pop("steady"), r"\[shapes.steady\] needs one `rate`"),
+        (lambda raw: raw["shapes"]["steady"].pop("rate"), r"\[shapes.steady\] needs one `rate`"),
+        (lambda raw: raw["endpoints"]["e"][0].update(rates=[10]), "cannot also sweep"),
+        (lambda raw: raw["endpoints"]["e"][0].update(steady="yes"), "true or false, not 'yes'"),
+    ],
+)
+def test_steady_mistakes_are_named(change: Any, message: str) -> None:
+    raw = copy.deepcopy(STEADY)
+    change(raw)
+    with pytest.raises(MatrixError, match=message):
+        parse_matrix(raw)
+
+
 def test_pinning_is_on_unless_the_matrix_or_the_variant_turns_it_off() -> None:
     matrix = parse_matrix(RAW)
     assert [(v.name, v.pin) for v in matrix.variants] == [("plain", True), ("bursty", False)]

@@ -5,7 +5,9 @@ Tables that differ between the quick and the full form ([settings], [load],
 [shapes.<name>]) hold their common keys, and [<table>.quick] / [<table>.full] only what
 differs. An endpoint with `rates = [...]` runs once per rate (key `<key> @<rate>/s`), one
 with `vus = [...]` once per number of VUs (key `<key> c<vus>`): the reader writes out
-those cells, and the load shape each needs, so the file does not.
+those cells, and the load shape each needs, so the file does not. One with `steady = true`
+also runs under [shapes.steady] (key `<key> @<rate>/s`, that shape's rate, no extra tools),
+after the set's other cells: the cell at a steady rate that CPU ratios read.
 
 `tools = ["wrk"]` (or "ab"), on a variant or at the top of the file for every variant, runs
 that write-up's own load tool on each of the variant's cells right after k6 (bench.tools);
@@ -244,13 +246,34 @@ def _swept(
     return cells
 
 
+STEADY = "steady"
+
+
+def _is_steady(item: Mapping[str, Any], where: str) -> bool:
+    steady = item.get("steady", False)
+    if not isinstance(steady, bool):
+        raise MatrixError(f"{where}: `steady` is true or false, not {steady!r}")
+    return steady
+
+
+def _steady_key(item: Mapping[str, Any], where: str, shapes: Mapping[str, Tables]) -> str:
+    """The key of an endpoint's twin at [shapes.steady]'s rate (`steady = true`)."""
+    key = _require(item, "key", where)
+    if any(name in item for name in ("rates", "vus", "shape")):
+        raise MatrixError(f"{where}: {key!r} is `steady`: it cannot also sweep or name a shape")
+    rates = {table.get("rate") for table in shapes.get(STEADY, {}).values()}
+    if len(rates) != 1 or None in rates:
+        raise MatrixError(f"{where}: {key!r} is `steady`: [shapes.steady] needs one `rate`")
+    return f"{key} @{rates.pop()}/s"
+
+
 def _endpoints(
     raw: Mapping[str, Any], load: Tables, shapes: dict[str, Tables]
 ) -> dict[str, tuple[Endpoint, ...]]:
     sets = {}
     for name, items in raw.items():
         where = f"endpoints.{name}"
-        sets[name] = tuple(
+        cells = [
             Endpoint(
                 key=key,
                 script=_require(item, "script", where),
@@ -260,7 +283,19 @@ def _endpoints(
             )
             for item in items
             for key, shape in _swept(item, where, load, shapes)
-        )
+        ]
+        cells += [
+            Endpoint(
+                key=_steady_key(item, where, shapes),
+                script=_require(item, "script", where),
+                env=_strings(item.get("env", {})),
+                shape=STEADY,
+                tools=(),
+            )
+            for item in items
+            if _is_steady(item, where)
+        ]
+        sets[name] = tuple(cells)
     return sets
 
 
