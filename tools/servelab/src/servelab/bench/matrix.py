@@ -273,29 +273,23 @@ def _endpoints(
     sets = {}
     for name, items in raw.items():
         where = f"endpoints.{name}"
-        cells = [
-            Endpoint(
-                key=key,
+        cells: list[Endpoint] = []
+        steady: list[Endpoint] = []
+        for item in items:
+            endpoint = Endpoint(
+                key=_require(item, "key", where),
                 script=_require(item, "script", where),
                 env=_strings(item.get("env", {})),
-                shape=shape,
                 tools=_tool_names(item["tools"], where) if "tools" in item else None,
             )
-            for item in items
-            for key, shape in _swept(item, where, load, shapes)
-        ]
-        cells += [
-            Endpoint(
-                key=_steady_key(item, where, shapes),
-                script=_require(item, "script", where),
-                env=_strings(item.get("env", {})),
-                shape=STEADY,
-                tools=(),
-            )
-            for item in items
-            if _is_steady(item, where)
-        ]
-        sets[name] = tuple(cells)
+            cells += [
+                replace(endpoint, key=key, shape=shape)
+                for key, shape in _swept(item, where, load, shapes)
+            ]
+            if _is_steady(item, where):
+                key = _steady_key(item, where, shapes)
+                steady.append(replace(endpoint, key=key, shape=STEADY, tools=()))
+        sets[name] = (*cells, *steady)
     return sets
 
 

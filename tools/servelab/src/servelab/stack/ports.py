@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import socket
 from collections import deque
+from functools import cache
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
@@ -47,9 +48,10 @@ def ephemeral_range(source: Path = EPHEMERAL_RANGE_FILE) -> tuple[int, int]:
         return DEFAULT_EPHEMERAL
 
 
-def candidate_ports(ephemeral: tuple[int, int]) -> list[int]:
+@cache
+def candidate_ports(ephemeral: tuple[int, int]) -> tuple[int, ...]:
     low, high = ephemeral
-    return [port for port in range(LOWEST, HIGHEST + 1) if not low <= port <= high]
+    return tuple(port for port in range(LOWEST, HIGHEST + 1) if not low <= port <= high)
 
 
 def free_port(preferred: int | None = None) -> int:
