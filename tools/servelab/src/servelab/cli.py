@@ -101,6 +101,7 @@ def bench(args: argparse.Namespace) -> int:
         payload_on_target=args.payload_on_target,
         label=args.label,
         out=args.out,
+        on_disk=args.on_disk,
     )
     return _each_family(args.family, lambda family: run_bench(family, args.quick, options=options))
 
@@ -224,6 +225,12 @@ def parser() -> argparse.ArgumentParser:
         "--payload-on-target",
         action="store_true",
         help="with --target: the target's server already holds the payload file",
+    )
+    measure.add_argument(
+        "--on-disk",
+        action="store_true",
+        help="keep what the servers write (uploads, nginx's request bodies) on the project's "
+        "disk, measuring its filesystem too, instead of a tmpfs (/dev/shm)",
     )
     measure.add_argument(
         "--label", help="write <family>.<label>.json/.md (default with --target: its host)"

@@ -73,6 +73,7 @@ def run_bench(
         pinning=pinning,
         target=options.target_url,
         options=options.record(matrix, pinning),
+        on_disk=options.on_disk,
     )
     saved = save_run(run, options.results_file(results_dir(project_dir), family))
     return _write_report(project_dir, matrix, saved)

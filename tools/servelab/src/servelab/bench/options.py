@@ -18,8 +18,9 @@ _LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 @dataclass(frozen=True)
 class BenchOptions:
     """`--workers` and `--cpus` as given; `--target` (with `--variant` and
-    `--payload-on-target`) runs the load alone; `--label` and `--out` send the results
-    elsewhere than docs/results/<family>.json."""
+    `--payload-on-target`) runs the load alone; `--on-disk` keeps the servers' files on the
+    project's disk rather than a tmpfs (bench.scratch); `--label` and `--out` send the
+    results elsewhere than docs/results/<family>.json."""
 
     workers: str | None = None
     cpus: str | None = None
@@ -28,10 +29,13 @@ class BenchOptions:
     payload_on_target: bool = False
     label: str | None = None
     out: Path | None = None
+    on_disk: bool = False
 
     def check(self) -> None:
         if self.target is None and (self.variant is not None or self.payload_on_target):
             raise BenchError("--variant and --payload-on-target go with --target")
+        if self.target is not None and self.on_disk:
+            raise BenchError("--on-disk is for a local stack, not a --target")
         if self.label is not None and not _LABEL.fullmatch(self.label):
             raise BenchError(f"--label {self.label!r}: a letter or digit, then also . - _")
 
@@ -55,6 +59,8 @@ class BenchOptions:
         --target the variant that ran."""
         given = {"target": self.target_url, "workers": self.workers, "cpus": self.cpus}
         recorded = {key: value for key, value in given.items() if value is not None}
+        if self.on_disk:
+            recorded["on_disk"] = "yes"
         if self.target is not None:
             recorded["variant"] = matrix.variants[0].name
         # Against a target only k6's CPUs apply: the server runs elsewhere.

@@ -144,9 +144,12 @@ def _shared(cell: CellResult) -> bool:
 def _options(run: BenchRun) -> list[tuple[str, str, str]]:
     """The command line's choices, and where k6 and the server shared CPUs."""
     given = " ".join(
-        f"--{name} {run.options[name]}"
-        for name in ("target", "workers", "cpus")
-        if name in run.options
+        [
+            f"--{name} {run.options[name]}"
+            for name in ("target", "workers", "cpus")
+            if name in run.options
+        ]
+        + (["--on-disk"] if "on_disk" in run.options else [])
     )
     used = ", ".join(
         f"{who} on CPU {run.options[key]}"
@@ -174,6 +177,15 @@ def _options(run: BenchRun) -> list[tuple[str, str, str]]:
             _DASH,
         )
     )
+    if "server_files" in run.options:
+        rows.append(
+            (
+                "server files",
+                f"what the servers write (uploads, nginx's request bodies, sockets) "
+                f"{run.options['server_files']}",
+                _DASH,
+            )
+        )
     logs = _access_logs(run)
     if logs:
         rows.append(("access logs", logs, _DASH))

@@ -41,6 +41,7 @@ from servelab.bench.payload import write_payload
 from servelab.bench.progress import Progress
 from servelab.bench.results import BenchRun, CellResult
 from servelab.bench.rounds import median_round
+from servelab.bench.scratch import server_files
 from servelab.bench.stacks import Stacks
 from servelab.bench.summary import Measurement, measurement
 from servelab.bench.tool_requests import Source, tool_request
@@ -75,6 +76,9 @@ class Context:
     # The bearer token the stacks require for writes and k6 sends (docs/security.md):
     # API_TOKEN from the environment (a --target stack's), else one made for this run.
     api_token: str = ""
+    # Where the stacks' run directories go: their volumes, sockets and nginx's request
+    # bodies (bench.scratch); the work directory where None.
+    server_files: Path | None = None
 
 
 def _slug(index: int, cell: Cell, round_: int = 0) -> str:
@@ -251,10 +255,7 @@ def _stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
         env={**cell.server_env, "API_TOKEN": ctx.api_token},
         cpus=pinning.server,
         project_dir=ctx.project_dir,
-        # Every cell's volumes in one directory on the project's disk: new directories
-        # elsewhere can land in parts of the filesystem where creating a file costs
-        # ten times more, which would vary from cell to cell.
-        run_parent=ctx.work_dir,
+        run_parent=ctx.server_files or ctx.work_dir,
         log=server_log,
     )
 
@@ -379,47 +380,18 @@ def k6_command_template() -> str:
     )
 
 
-def run_matrix(
-    project_dir: Path,
-    matrix: Matrix,
-    form: str,
-    *,
-    stream: TextIO = sys.stderr,
-    pinning: Pinning | None = None,
-    target: str | None = None,
-    options: Mapping[str, str] | None = None,
-) -> BenchRun:
-    """Every cell of the matrix's `form`; `pinning` (--cpus) replaces the plan's, `target`
-    runs the load alone against that URL, and `options` is the command line's record."""
-    load = matrix.load(form)
-    cells = matrix.cells(form)
-    work_dir = project_work_dir(project_dir, "bench", matrix.family)
-    shutil.rmtree(work_dir, ignore_errors=True)
-    work_dir.mkdir(parents=True)
-    binary = k6_binary()
-    payload = matrix.payload
-    ctx = Context(
-        project_dir=project_dir,
-        matrix=matrix,
-        work_dir=work_dir,
-        payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
-        k6=binary,
-        cpus=available_cpus(),
-        pinning=pinning,
-        target=target,
-        api_token=os.environ.get("API_TOKEN") or secrets.token_urlsafe(32),
-    )
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    load_average = os.getloadavg()[0]
-    started = time.monotonic()
-    rounds = matrix.rounds_in(form)
+def _run_cells(
+    ctx: Context, cells: Sequence[Cell], rounds: int, stream: TextIO
+) -> list[list[CellResult]]:
+    """Every cell once per round, the rounds one after another over the whole matrix:
+    each cell's results in round order."""
     progress = Progress(len(cells) * rounds, _estimate_s(cells), stream)
     measured: list[list[CellResult]] = [[] for _ in cells]
-    policy = matrix.stacks
+    policy = ctx.matrix.stacks
     with Stacks(
         partial(_stack, ctx),
         partial(_copy_payload, ctx),
-        work_dir,
+        ctx.work_dir,
         keep=policy.keep,
         clear=policy.clear,
     ) as stacks:
@@ -430,6 +402,49 @@ def run_matrix(
                 result = run_cell(ctx, stacks, index, cell, round_)
                 progress.end(_outcome(result))
                 measured[index].append(result)
+    return measured
+
+
+def run_matrix(
+    project_dir: Path,
+    matrix: Matrix,
+    form: str,
+    *,
+    stream: TextIO = sys.stderr,
+    pinning: Pinning | None = None,
+    target: str | None = None,
+    options: Mapping[str, str] | None = None,
+    on_disk: bool = False,
+) -> BenchRun:
+    """Every cell of the matrix's `form`; `pinning` (--cpus) replaces the plan's, `target`
+    runs the load alone against that URL, `on_disk` keeps the servers' files on the
+    project's disk rather than a tmpfs, and `options` is the command line's record."""
+    load = matrix.load(form)
+    cells = matrix.cells(form)
+    work_dir = project_work_dir(project_dir, "bench", matrix.family)
+    shutil.rmtree(work_dir, ignore_errors=True)
+    work_dir.mkdir(parents=True)
+    binary = k6_binary()
+    payload = matrix.payload
+    rounds = matrix.rounds_in(form)
+    # Against a target the servers write nothing here.
+    with server_files(work_dir, matrix.family, on_disk=on_disk or target is not None) as files:
+        ctx = Context(
+            project_dir=project_dir,
+            matrix=matrix,
+            work_dir=work_dir,
+            payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
+            k6=binary,
+            cpus=available_cpus(),
+            pinning=pinning,
+            target=target,
+            api_token=os.environ.get("API_TOKEN") or secrets.token_urlsafe(32),
+            server_files=files.parent,
+        )
+        started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        load_average = os.getloadavg()[0]
+        started = time.monotonic()
+        measured = _run_cells(ctx, cells, rounds, stream)
     results = [median_round(each) for each in measured]
     return BenchRun(
         family=matrix.family,
@@ -442,6 +457,6 @@ def run_matrix(
         payload_size=payload.size if payload else 0,
         k6_command=k6_command_template(),
         cells=tuple(results),
-        options=dict(options or {}),
+        options={**(options or {}), **({} if target else {"server_files": files.described})},
         rounds=rounds,
     )

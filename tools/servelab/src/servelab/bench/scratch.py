@@ -1,0 +1,72 @@
+"""Where a benchmark's stacks keep the files their servers write: a tmpfs by default.
+
+Everything a server writes in a cell (the uploads it stores, the request bodies nginx keeps
+in files, its sockets and pid files) lives under the stacks' run directories. On a disk,
+what a write costs is partly the filesystem's: on the development VM (ext4 without a
+journal) creating a file cost 20 µs to 1 ms of kernel CPU, depending on how many files had
+been deleted in the same part of the disk in the 30 s before (ext4 skips recently deleted
+inodes one by one when it picks a new one). Every cell that stores files deletes them
+afterwards, so the next cell's price depended on the cells before it, and a POST /files
+cell moved by half between identical runs. On a tmpfs a file costs the same every time,
+for the app and for the reference nginx alike. `--on-disk` keeps the files on the
+project's disk instead, to measure that filesystem too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+# The tmpfs every Linux system mounts; each run makes a directory of its own (mode 0700).
+SHM = Path("/dev/shm")  # noqa: S108
+MOUNTS = Path("/proc/self/mounts")
+
+
+@dataclass(frozen=True)
+class ServerFiles:
+    """The directory the stacks' run directories go under, and how a report names it."""
+
+    parent: Path
+    described: str
+
+
+def filesystem(path: Path, mounts: Path = MOUNTS) -> tuple[str, str] | None:
+    """(mount point, type) of the filesystem `path` lies on, from the mount table."""
+    try:
+        lines = mounts.read_text().splitlines()
+    except OSError:
+        return None
+    resolved = path.resolve()
+    best: tuple[str, str] | None = None
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        if resolved.is_relative_to(point) and (best is None or len(point) >= len(best[0])):
+            best = (point, fields[2])
+    return best
+
+
+@contextmanager
+def server_files(
+    work_dir: Path, family: str, *, on_disk: bool, shm: Path = SHM, mounts: Path = MOUNTS
+) -> Iterator[ServerFiles]:
+    """A directory of this run's own on the tmpfs at /dev/shm (removed afterwards), or the
+    work directory where `on_disk` or where the machine has no writable tmpfs there."""
+    mounted = filesystem(shm, mounts) if not on_disk else None
+    if mounted is None or mounted[1] != "tmpfs" or not os.access(shm, os.W_OK):
+        on = filesystem(work_dir, mounts)
+        kind = f"{on[1]} " if on else ""
+        yield ServerFiles(work_dir, f"on the project's disk ({kind}under {work_dir})")
+        return
+    parent = shm / f"servelab-bench-{family}-{os.getpid()}"
+    parent.mkdir(mode=0o700)
+    try:
+        yield ServerFiles(parent, f"on a tmpfs ({shm})")
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
