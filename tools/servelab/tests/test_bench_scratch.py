@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelab.bench.scratch import filesystem, server_files
+from servelab.bench.scratch import server_files
 
 
 def _mounts(tmp_path: Path, shm: Path, shm_type: str) -> Path:
@@ -15,14 +15,6 @@ def _mounts(tmp_path: Path, shm: Path, shm_type: str) -> Path:
         "proc /proc proc rw 0 0\n"
     )
     return mounts
-
-
-def test_the_filesystem_of_a_path_is_its_longest_mount_point(tmp_path: Path) -> None:
-    shm = tmp_path / "shm"
-    mounts = _mounts(tmp_path, shm, "tmpfs")
-    assert filesystem(shm / "a" / "b", mounts) == (str(shm), "tmpfs")
-    assert filesystem(tmp_path / "elsewhere", mounts) == ("/", "ext4")
-    assert filesystem(tmp_path, tmp_path / "no-such-table") is None
 
 
 def test_a_tmpfs_directory_of_the_run_is_made_and_removed(tmp_path: Path) -> None:

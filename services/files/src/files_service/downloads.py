@@ -1,17 +1,16 @@
 """Answering a download of a stored object: conditional requests, ranges, X-Accel-Redirect."""
 
-import os
 from datetime import UTC
 from email.utils import formatdate, parsedate_to_datetime
 from pathlib import Path
 from urllib.parse import quote
 
-import anyio
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
 from files_service import metrics
+from files_service.cached_read import ReadMode, stat_and_read
 from files_service.range_response import FileRangeResponse
 from files_service.ranges import Unsatisfiable, parse_ranges
 from files_service.storage import ObjectMeta
@@ -25,6 +24,7 @@ async def object_response(
     *,
     chunk_size: int,
     accel_redirect_prefix: str,
+    read_mode: ReadMode,
 ) -> Response:
     try:
         if accel_redirect_prefix:
@@ -33,7 +33,7 @@ async def object_response(
             stat, data = blob.stat(), None  # noqa: ASYNC240
         else:
             read_limit = chunk_size if _plain_get(request) else -1
-            stat, data = await anyio.to_thread.run_sync(_stat_and_read, blob, read_limit)
+            stat, data = await stat_and_read(read_mode, blob, read_limit)
     except FileNotFoundError:
         raise ApiError(404, "not_found", f"no object {meta.id}") from None
     etag = f'"{meta.sha256}"'
@@ -91,18 +91,6 @@ def _plain_get(request: Request) -> bool:
         and not {"range", "if-none-match", "if-modified-since"} & set(request.headers)
         and "http.response.pathsend" not in request.scope.get("extensions", {})
     )
-
-
-def _stat_and_read(blob: Path, read_limit: int) -> tuple[os.stat_result, bytes | None]:
-    """The file's stat, and its bytes when it holds at most `read_limit` of them.
-
-    Runs in one worker thread: FileResponse would open, read until an empty read and
-    close, each in a thread of its own, which costs more than the read for small files.
-    """
-    with blob.open("rb") as file:
-        stat = os.fstat(file.fileno())
-        data = file.read() if stat.st_size <= read_limit else None
-    return stat, data
 
 
 def content_disposition(filename: str) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from files_service import metrics
+from files_service.cached_read import ReadMode, read_mode
 from files_service.checksums import Sha256Counter
 from files_service.ids import is_object_id, new_object_id
 
@@ -77,6 +78,8 @@ class ObjectStore:
         self.objects_dir = root / "objects"
         self.tmp_dir = root / "tmp"
         self.chunk_size = chunk_size
+        # How a download's bytes are read (files_service.cached_read), found by prepare().
+        self.read_mode = ReadMode.THREAD
         # An object's metadata never changes once published, so a read needs its sidecar
         # only once. Whether the object still exists is the blob's to say: every download
         # stats it, and a deleted one (by any worker) answers 404.
@@ -90,6 +93,7 @@ class ObjectStore:
         """
         self.objects_dir.mkdir(parents=True, exist_ok=True)
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
+        self.read_mode = read_mode(self.tmp_dir)
         cutoff = time.time() - STALE_AFTER_SECONDS
         for path in self.tmp_dir.iterdir():
             _unlink_if_older(path, cutoff)

@@ -76,6 +76,7 @@ async def get_object(request: Request, object_id: str) -> Response:
         store.blob_path(meta),
         chunk_size=settings.chunk_size,
         accel_redirect_prefix=settings.accel_redirect_prefix,
+        read_mode=store.read_mode,
     )
 
 

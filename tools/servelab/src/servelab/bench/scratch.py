@@ -21,9 +21,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from servicekit.mounts import MEMORY_FILESYSTEMS, MOUNTS, filesystem
+
 # The tmpfs every Linux system mounts; each run makes a directory of its own (mode 0700).
 SHM = Path("/dev/shm")  # noqa: S108
-MOUNTS = Path("/proc/self/mounts")
 
 
 @dataclass(frozen=True)
@@ -34,24 +35,6 @@ class ServerFiles:
     described: str
 
 
-def filesystem(path: Path, mounts: Path = MOUNTS) -> tuple[str, str] | None:
-    """(mount point, type) of the filesystem `path` lies on, from the mount table."""
-    try:
-        lines = mounts.read_text().splitlines()
-    except OSError:
-        return None
-    resolved = path.resolve()
-    best: tuple[str, str] | None = None
-    for line in lines:
-        fields = line.split()
-        if len(fields) < 3:
-            continue
-        point = fields[1].replace("\\040", " ")
-        if resolved.is_relative_to(point) and (best is None or len(point) >= len(best[0])):
-            best = (point, fields[2])
-    return best
-
-
 @contextmanager
 def server_files(
     work_dir: Path, family: str, *, on_disk: bool, shm: Path = SHM, mounts: Path = MOUNTS
@@ -59,7 +42,7 @@ def server_files(
     """A directory of this run's own on the tmpfs at /dev/shm (removed afterwards), or the
     work directory where `on_disk` or where the machine has no writable tmpfs there."""
     mounted = filesystem(shm, mounts) if not on_disk else None
-    if mounted is None or mounted[1] != "tmpfs" or not os.access(shm, os.W_OK):
+    if mounted is None or mounted[1] not in MEMORY_FILESYSTEMS or not os.access(shm, os.W_OK):
         on = filesystem(work_dir, mounts)
         kind = f"{on[1]} " if on else ""
         yield ServerFiles(work_dir, f"on the project's disk ({kind}under {work_dir})")
