@@ -51,6 +51,11 @@ def test_without_rwf_nowait_a_memory_filesystem_reads_on_the_loop_and_others_in_
     assert read_mode(tmp_path, tmp_path / "no-mount-table") is ReadMode.THREAD
 
 
+def test_a_storage_where_no_file_can_be_written_reads_in_a_thread(tmp_path: Path) -> None:
+    """Not a failed start: the readiness probe is what reports such a storage."""
+    assert read_mode(tmp_path / "missing", _mounts(tmp_path, tmp_path, "ext4")) is ReadMode.THREAD
+
+
 @pytest.mark.parametrize("mode", list(ReadMode))
 def test_every_mode_gives_the_stat_and_the_bytes(blob: Path, mode: ReadMode) -> None:
     stat, data = anyio.run(stat_and_read, mode, blob, len(DATA))

@@ -19,8 +19,8 @@ holds for a file that was just looked up.
 
 from __future__ import annotations
 
+import contextlib
 import enum
-import errno
 import os
 from pathlib import Path
 
@@ -40,27 +40,35 @@ class ReadMode(enum.Enum):
 
 
 def read_mode(directory: Path, mounts: Path = MOUNTS) -> ReadMode:
-    """How reads of files under `directory` (which must exist and be writable) are done:
-    tried once on a file of its own there."""
+    """How reads of files under `directory` are done, found once at start."""
+    if _reads_nowait(directory):
+        return ReadMode.NOWAIT
+    mounted = filesystem(directory, mounts)
+    if mounted is not None and mounted[1] in MEMORY_FILESYSTEMS:
+        return ReadMode.MEMORY
+    return ReadMode.THREAD
+
+
+def _reads_nowait(directory: Path) -> bool:
+    """Whether a read with RWF_NOWAIT works on a file of its own written there: not where
+    the filesystem refuses the flag (EOPNOTSUPP), nor where no file can be written (a
+    read-only storage, whose readiness probe then says so)."""
+    if _NOWAIT is None or not hasattr(os, "preadv"):
+        return False
     probe = directory / f".read-mode-{os.getpid()}"
     try:
         probe.write_bytes(b"probe")
         fd = os.open(probe, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            if _NOWAIT is not None and hasattr(os, "preadv"):
-                os.preadv(fd, [bytearray(5)], 0, _NOWAIT)
-                return ReadMode.NOWAIT
-        except OSError as error:
-            if error.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
-                raise
+            os.preadv(fd, [bytearray(5)], 0, _NOWAIT)
         finally:
             os.close(fd)
+    except OSError:
+        return False
     finally:
-        probe.unlink(missing_ok=True)
-    mounted = filesystem(directory, mounts)
-    if mounted is not None and mounted[1] in MEMORY_FILESYSTEMS:
-        return ReadMode.MEMORY
-    return ReadMode.THREAD
+        with contextlib.suppress(OSError):
+            probe.unlink(missing_ok=True)
+    return True
 
 
 async def stat_and_read(mode: ReadMode, blob: Path, read_limit: int) -> Read:
