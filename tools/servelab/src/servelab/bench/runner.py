@@ -69,6 +69,9 @@ class Context:
     payload_file: Path | None
     k6: str
     cpus: Sequence[int]
+    # Where the stacks' run directories go: their volumes, sockets and nginx's request
+    # bodies (bench.scratch: a tmpfs, or the work directory).
+    server_files: Path
     # --cpus: the server's and k6's CPUs for every cell, instead of cpus.plan's.
     pinning: Pinning | None = None
     # --target: the base URL of a stack already up elsewhere; None runs a local stack.
@@ -76,9 +79,6 @@ class Context:
     # The bearer token the stacks require for writes and k6 sends (docs/security.md):
     # API_TOKEN from the environment (a --target stack's), else one made for this run.
     api_token: str = ""
-    # Where the stacks' run directories go: their volumes, sockets and nginx's request
-    # bodies (bench.scratch); the work directory where None.
-    server_files: Path | None = None
 
 
 def _slug(index: int, cell: Cell, round_: int = 0) -> str:
@@ -255,7 +255,7 @@ def _stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> St
         env={**cell.server_env, "API_TOKEN": ctx.api_token},
         cpus=pinning.server,
         project_dir=ctx.project_dir,
-        run_parent=ctx.server_files or ctx.work_dir,
+        run_parent=ctx.server_files,
         log=server_log,
     )
 
@@ -436,10 +436,10 @@ def run_matrix(
             payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
             k6=binary,
             cpus=available_cpus(),
+            server_files=files.parent,
             pinning=pinning,
             target=target,
             api_token=os.environ.get("API_TOKEN") or secrets.token_urlsafe(32),
-            server_files=files.parent,
         )
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         load_average = os.getloadavg()[0]
