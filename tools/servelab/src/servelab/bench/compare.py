@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from servelab.bench.errors import BenchError
 from servelab.bench.matrix import Matrix
-from servelab.bench.ratios import Key, RatioValue, ratio_values
+from servelab.bench.ratios import Key, RatioValue
 from servelab.bench.results import BenchRun, CellResult
+from servelab.bench.run_ratios import run_ratio_values
 
 NOISE = 0.10
 # What the cell table compares: a column name and how to read it off a cell.
@@ -82,14 +83,7 @@ def _ratios(matrix: Matrix, run: BenchRun) -> dict[tuple[str, str, int], float]:
     names = [variant.name for variant in matrix.variants]
     found: list[RatioValue] = []
     for spec in matrix.ratios:
-        over = spec.denominator.metric if spec.denominator is not None else None
-        found += ratio_values(
-            spec,
-            run.values(spec.metric),
-            names,
-            run.settings(),
-            run.values(over) if over else None,
-        )
+        found += run_ratio_values(spec, run, names)
     return {(value.ratio, value.where, value.workers): value.value for value in found}
 
 

@@ -14,6 +14,7 @@ from servelab.bench.findings import Answer, answers
 from servelab.bench.matrix import Matrix
 from servelab.bench.ratios import GoalResult, RatioSpec, RatioValue, goal_results, ratio_values
 from servelab.bench.results import BenchRun, CellResult
+from servelab.bench.run_ratios import run_ratio_values
 from servelab.bench.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.tools import ToolResult
 from servelab.bench.writeup import Figure, WriteUp
@@ -290,13 +291,7 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
     rows, measured = [], []
     for spec in matrix.ratios:
         over = spec.denominator.metric if spec.denominator is not None else None
-        ours = ratio_values(
-            spec,
-            run.values(spec.metric),
-            names,
-            run.settings(),
-            run.values(over) if over else None,
-        )
+        ours = run_ratio_values(spec, run, names)
         published = write_up.values(mapped, spec.metric)
         theirs = ratio_values(
             spec,
@@ -328,7 +323,8 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
         "own settings, all measured in this run; an unnamed endpoint means every endpoint "
         "both sides ran, combined as a geometric mean. A ratio without a denominator is the "
         "metric itself. A CPU ratio (server CPU per request, cpu_us) is a cost: below 1 the "
-        "numerator spends less, and among several denominators the cheapest is the limit.",
+        "numerator spends less, and among several denominators the cheapest is the limit."
+        + _round_ratios(run),
         "",
         *(_table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
         *about,
@@ -375,6 +371,16 @@ def _k6(cell: CellResult, m: Measurement) -> str:
 
 def _whole(value: float | None) -> str:
     return _DASH if value is None else f"{value:.0f}"
+
+
+def _round_ratios(run: BenchRun) -> str:
+    if run.rounds < 2:
+        return ""
+    return (
+        f" With {run.rounds} rounds a CPU ratio is the median of its values round by round,"
+        " both sides read in the same pass over the matrix (bench/run_ratios.py), so it may"
+        " differ from the quotient of the per-server tables' median rounds."
+    )
 
 
 def _cpu(cell: CellResult) -> str:

@@ -104,6 +104,20 @@ class BenchRun:
             if cell.measurement is not None and (value := _metric(cell, metric)) is not None
         }
 
+    def round_values(self, metric: str) -> list[dict[Key, float]]:
+        """Each round's values of `metric`, keyed for ratios, where the cells recorded it
+        round by round (the server's CPU per request, CPU_US); empty otherwise."""
+        if metric != CPU_US or self.rounds < 2:
+            return []
+        return [
+            {
+                cell.key: value
+                for cell in self.cells
+                if len(cell.rounds_cpu_us) > round_ and (value := cell.rounds_cpu_us[round_])
+            }
+            for round_ in range(self.rounds)
+        ]
+
     def settings(self) -> dict[Key, Mapping[str, str]]:
         return {cell.key: cell.settings for cell in self.cells}
 
