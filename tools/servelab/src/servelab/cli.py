@@ -31,7 +31,9 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def up(args: argparse.Namespace) -> int:
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then
+    # leaves it ignored, so Ctrl-C (or a test's SIGINT) would never reach the stack.
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _interrupt)
     project_dir = find_project_dir()
     stack = Stack(args.profile, only=args.only, publish=not args.any_port, project_dir=project_dir)
