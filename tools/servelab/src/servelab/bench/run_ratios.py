@@ -24,13 +24,13 @@ _Where = tuple[str, int, str | None]
 
 def run_ratio_values(spec: RatioSpec, run: BenchRun, variants: Sequence[str]) -> list[RatioValue]:
     """The ratio's values in `run`, for the numerator `variants` (ratios.ratio_values)."""
+    settings = run.settings()
+    rounds = [] if spec.per_cell else run.round_values(spec.metric)
+    if rounds:
+        return _medians([ratio_values(spec, values, variants, settings) for values in rounds])
     over = spec.denominator.metric if spec.denominator is not None else None
     divisors = run.values(over) if over else None
-    rounds = [] if spec.per_cell else run.round_values(spec.metric)
-    if not rounds:
-        return ratio_values(spec, run.values(spec.metric), variants, run.settings(), divisors)
-    per_round = [ratio_values(spec, values, variants, run.settings()) for values in rounds]
-    return _medians(per_round)
+    return ratio_values(spec, run.values(spec.metric), variants, settings, divisors)
 
 
 def _medians(per_round: Sequence[Sequence[RatioValue]]) -> list[RatioValue]:
