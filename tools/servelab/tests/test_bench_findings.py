@@ -62,7 +62,7 @@ def _answers(matrix: Matrix, run: BenchRun) -> dict[str, Answer]:
     return {answer.question: answer for answer in answers(run, specs, values)}
 
 
-STREAM = "upload/stream/async_read_and_disk_write"
+STREAM = "upload/stream/async_read_and_disk_write @100/s"
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_stream_or_buffer_follows_cpu_per_request(
             WRK,
             [
                 _cell("uvicorn", STREAM, 100.0, cpu_us=stream_us),
-                _cell("uvicorn", "upload/single", 1000.0, cpu_us=buffer_us),
+                _cell("uvicorn", "upload/single @100/s", 1000.0, cpu_us=buffer_us),
             ],
         )
     )

@@ -42,7 +42,8 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
     ]
     api = ["POST /files raw", "POST /files multipart", "GET /files/{id}"]
     steady = [f"{key} @100/s" for key in api]
-    assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 13 + 3 + 3
+    # The 13 strategies and the 3 API endpoints, each under 100 connections and at 100/s.
+    assert len(by_variant["uvicorn"]) == len(by_variant["gunicorn"]) == 2 * (13 + 3)
     assert by_variant["granian"] == api + steady
     assert by_variant["nginx"] == ["GET /files/{id}", "GET /files/{id} @100/s"]
     assert by_variant["reference"] == [
@@ -59,7 +60,11 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
             "empty/upload @100/s",
             "empty/get @100/s",
         ]
-    assert len(cells) == 63
+    assert len(cells) == 89
+    # Every cell once under 100 connections; the steady ones, which the CPU ratios read, in
+    # six rounds.
+    assert {cell.load.rounds for cell in cells if not cell.load.arrival} == {1}
+    assert {cell.load.rounds for cell in cells if cell.load.arrival} == {6}
 
 
 def test_files_cpu_floors_are_read_at_one_steady_rate(project_root: Path) -> None:
@@ -112,9 +117,9 @@ def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> Non
         )
         for workers in (1, 2)
     }
-    # Per worker count: 13 strategies and 3 + 3 API cells on three servers, 2 X-Accel cells,
-    # 5 nginx floors and 4 empty-app floors on three servers.
-    assert len(cells) == 2 * (3 * 19 + 2 + 5 + 3 * 4)
+    # Per worker count: 13 + 13 strategy and 3 + 3 API cells on three servers, 2 X-Accel
+    # cells, 5 nginx floors and 4 empty-app floors on three servers.
+    assert len(cells) == 2 * (3 * 32 + 2 + 5 + 3 * 4)
 
 
 def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
@@ -139,8 +144,9 @@ def test_write_up_endpoints_are_keyed_by_their_write_up_name(project_root: Path)
 def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
     matrix = load_matrix(project_root, "files")
     ratios = {ratio.name: ratio for ratio in matrix.ratios}
-    steady = ("POST /files raw @100/s", "POST /files multipart @100/s", "GET /files/{id} @100/s")
+    steady = ("* @100/s",)
     assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",), skip=steady)
+    assert ratios["gunicorn/uvicorn CPU"].numerator == Side(variants=("gunicorn",), only=steady)
     assert ratios["multipart/raw"].denominator == Side(endpoint="POST /files raw")
     floor = ratios["API upload CPU / floor"].denominator
     assert floor == Side(
@@ -214,7 +220,7 @@ def test_load_shapes(project_root: Path) -> None:
             lambda raw: _ratio(raw, "gunicorn/uvicorn")["numerator"].update(
                 endpoint="GET /files/{id}"
             ),
-            "names no endpoint `skip`s",
+            "names no endpoint picks some",
         ),
         (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
         (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),

@@ -42,6 +42,32 @@ def test_skipped_endpoints_are_left_out_of_the_mean() -> None:
     assert (value.pairs, value.value) == (1, pytest.approx(2.0))
 
 
+def test_only_and_skip_pick_endpoints_by_glob() -> None:
+    """`only = ["* @100/s"]` keeps the steady cells, `skip` the same glob leaves them out; a
+    key without glob characters matches itself alone."""
+    rates = {
+        ("uvicorn", 1, "a"): 100.0,
+        ("uvicorn", 1, "a @100/s"): 100.0,
+        ("uvicorn", 1, "b @100/s"): 100.0,
+        ("gunicorn", 1, "a"): 300.0,
+        ("gunicorn", 1, "a @100/s"): 200.0,
+        ("gunicorn", 1, "b @100/s"): 800.0,
+    }
+    uvicorn = Side(variants=("uvicorn",))
+
+    def mean(side: Side) -> tuple[int, float]:
+        [value] = ratio_values(RatioSpec("g/u", "", side, uvicorn), rates, VARIANTS)
+        return value.pairs, value.value
+
+    assert mean(Side(variants=("gunicorn",), only=("* @100/s",))) == (2, pytest.approx(4.0))
+    assert mean(Side(variants=("gunicorn",), skip=("* @100/s",))) == (1, pytest.approx(3.0))
+    assert mean(Side(variants=("gunicorn",), only=("* @100/s",), skip=("b*",))) == (
+        1,
+        pytest.approx(2.0),
+    )
+    assert mean(Side(variants=("gunicorn",), skip=("a",))) == (2, pytest.approx(4.0))
+
+
 def test_fixed_denominator_variant_serves_every_numerator_variant() -> None:
     spec = RatioSpec(
         "a / limit",

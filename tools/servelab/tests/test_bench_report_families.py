@@ -213,8 +213,8 @@ def test_rounds_and_cpu_steal_are_reported(project_root: Path) -> None:
     run = {**_run("hello", WRK, [cell]), "rounds": 2}
     matrix = load_matrix(project_root, "hello")
     markdown = render(run_from_json(run), matrix, load_write_up(project_root / matrix.write_up), {})
-    assert "the whole matrix 2 times over" in markdown
-    assert "with the lower server CPU per request" in markdown
+    assert "a shape with rounds measures each of its cells that many times" in markdown
+    assert "the median server CPU per request (the lower of two" in markdown
     assert "| 120 (120-150) |" in markdown
     assert "| CPU steal | 7% of the CPUs' time went to other guests" in markdown
     assert "at most 7%, granian GET /hello" in markdown

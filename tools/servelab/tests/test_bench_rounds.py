@@ -79,8 +79,8 @@ def test_without_cpu_figures_the_median_is_by_requests_per_second() -> None:
     assert kept.measurement is not None and kept.measurement.rps == 2000.0
 
 
-def test_rounds_are_whole_numbers_per_form() -> None:
-    base = {
+def _rounds_matrix(**tables: object) -> dict[str, object]:
+    return {
         "family": "rounds-test",
         "write_up": "loadtests/reference/hello.toml",
         "load": {"quick": {"vus": 1, "duration_s": 1}, "full": {"vus": 1, "duration_s": 1}},
@@ -88,11 +88,79 @@ def test_rounds_are_whole_numbers_per_form() -> None:
             "v": {"profile": "p", "service": "s", "endpoints": "e", "workers": {"quick": [1]}}
         },
         "endpoints": {"e": [{"key": "e", "script": "hello.js"}]},
+        **tables,
     }
-    assert parse_matrix({**base, "rounds": {"quick": 3}}).rounds_in("quick") == 3
-    assert parse_matrix({**base, "rounds": {"quick": 3}}).rounds_in("full") == 1
-    assert parse_matrix({**base, "rounds": 2}).rounds_in("full") == 2
+
+
+def test_rounds_belong_to_a_load_table_per_form() -> None:
+    load = {"quick": {"vus": 1, "duration_s": 1, "rounds": 3}, "full": {"vus": 1, "duration_s": 1}}
+    matrix = parse_matrix(_rounds_matrix(load=load))
+    assert matrix.rounds_in("quick") == 3
+    assert matrix.rounds_in("full") == 1
+    assert [cell.load.rounds for cell in matrix.cells("quick")] == [3]
     with pytest.raises(MatrixError, match="at least 1"):
-        parse_matrix({**base, "rounds": {"quick": 0}})
-    with pytest.raises(MatrixError, match="unknown form"):
-        parse_matrix({**base, "rounds": {"fast": 2}})
+        parse_matrix(_rounds_matrix(load={**load, "quick": {**load["quick"], "rounds": 0}}))
+    with pytest.raises(MatrixError, match=r"belongs in a load table"):
+        parse_matrix(_rounds_matrix(rounds={"quick": 3}))
+
+
+def test_a_shape_runs_its_own_rounds() -> None:
+    """The steady cells run more rounds than the rest: the form's passes are the most any
+    shape asks for, and the report says how many a shape's cells ran."""
+    matrix = parse_matrix(
+        _rounds_matrix(
+            load={"quick": {"vus": 1, "duration_s": 2, "rounds": 2}},
+            shapes={
+                "steady": {
+                    "quick": {
+                        "shape": "vegeta",
+                        "rate": 100,
+                        "vus": 5,
+                        "duration_s": 1,
+                        "rounds": 6,
+                    }
+                }
+            },
+            endpoints={"e": [{"key": "e", "script": "hello.js", "steady": True}]},
+        )
+    )
+    cells = matrix.cells("quick")
+    assert [(cell.endpoint.key, cell.load.rounds) for cell in cells] == [("e", 2), ("e @100/s", 6)]
+    assert matrix.rounds_in("quick") == 6
+    assert cells[1].load.describe().endswith(", 6 rounds")
+    assert cells[0].load.describe().endswith(", 2 rounds")
+    assert "rounds" not in replace(cells[0].load, rounds=1).describe()
+
+
+def test_rounds_pass_over_one_worker_count_at_a_time() -> None:
+    """Each worker count's rounds run before the next count's stacks start; a later round
+    passes over the cells whose shape runs that many rounds alone."""
+    from servelab.bench.runner import _in_rounds
+
+    matrix = parse_matrix(
+        _rounds_matrix(
+            load={"quick": {"vus": 1, "duration_s": 2, "rounds": 2}},
+            shapes={
+                "steady": {
+                    "quick": {"shape": "vegeta", "rate": 9, "vus": 1, "duration_s": 1, "rounds": 3}
+                }
+            },
+            endpoints={"e": [{"key": "e", "script": "hello.js", "steady": True}]},
+            variants={
+                "v": {
+                    "profile": "p",
+                    "service": "s",
+                    "endpoints": "e",
+                    "workers": {"quick": [1, 2]},
+                }
+            },
+        )
+    )
+    order = [
+        (round_, cell.workers, cell.endpoint.key)
+        for round_, _, cell in _in_rounds(matrix.cells("quick"))
+    ]
+    assert order == [
+        (0, 1, "e"), (0, 1, "e @9/s"), (1, 1, "e"), (1, 1, "e @9/s"), (2, 1, "e @9/s"),
+        (0, 2, "e"), (0, 2, "e @9/s"), (1, 2, "e"), (1, 2, "e @9/s"), (2, 2, "e @9/s"),
+    ]  # fmt: skip

@@ -107,3 +107,19 @@ def test_other_metrics_and_runs_without_rounds_read_the_median_cells(matrix: Mat
     assert _value(matrix, run, "rps") == pytest.approx(0.5)
     one_round = replace(run, rounds=1)
     assert _value(matrix, one_round, "cpu") == pytest.approx(250.0 / 100.0)
+
+
+def test_a_mean_over_endpoints_keeps_the_rounds_that_measured_them_all(matrix: Matrix) -> None:
+    """The steady cells run six rounds, the others three: the rounds where only the steady
+    pair was measured would give the mean over endpoints another meaning, so the ratio is
+    the median of the three rounds with both pairs."""
+    steady = {"endpoint": "GET /hello @400/s"}
+    cells = [
+        _cell("app", APP, 500.0),
+        _cell("empty", EMPTY, 1000.0),
+        {**_cell("app", [300.0] * 6, 400.0), **steady},
+        {**_cell("empty", [100.0] * 6, 400.0), **steady},
+    ]
+    run = run_from_json(run_record("hello", {"vus": 10, "duration_s": 1.0}, cells=cells, rounds=6))
+    # Rounds 1-3: sqrt(2 x 3), sqrt(2 x 3) and sqrt(2.78 x 3); rounds 4-6 (3 alone) are left out.
+    assert _value(matrix, run, "cpu") == pytest.approx(6**0.5)

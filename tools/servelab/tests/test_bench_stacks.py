@@ -129,8 +129,9 @@ def test_a_failed_cell_stops_its_stack(tmp_path: Path) -> None:
 
 @pytest.mark.stack
 def test_rounds_of_a_kept_stack_are_measured_by_one_warmed_up_server(project_root: Path) -> None:
-    """Two endpoints, two rounds: one server start, one warm-up per endpoint, and each
-    cell's two rounds recorded beside the median one."""
+    """Two endpoints, two and three rounds: one server start, one warm-up per endpoint,
+    each cell's rounds recorded beside the median one, and the third pass over the endpoint
+    whose shape asks for three alone."""
     hello = {"ENDPOINT": "/hello"}
     matrix = parse_matrix(
         {
@@ -138,8 +139,12 @@ def test_rounds_of_a_kept_stack_are_measured_by_one_warmed_up_server(project_roo
             "write_up": "loadtests/reference/hello.toml",
             "pin": False,
             "stacks": {"keep": True},
-            "rounds": {"quick": 2},
-            "load": {"quick": {"vus": 2, "duration_s": 1, "warmup_s": 1}},
+            "load": {"quick": {"vus": 2, "duration_s": 1, "warmup_s": 1, "rounds": 2}},
+            "shapes": {
+                "more": {
+                    "quick": {"shape": "wrk", "vus": 2, "duration_s": 1, "warmup_s": 1, "rounds": 3}
+                }
+            },
             "variants": {
                 "empty-asgi": {
                     "profile": "reference",
@@ -150,18 +155,24 @@ def test_rounds_of_a_kept_stack_are_measured_by_one_warmed_up_server(project_roo
             },
             "endpoints": {
                 "hello": [
-                    {"key": key, "script": "hello.js", "env": hello} for key in ("first", "second")
+                    {"key": "first", "script": "hello.js", "env": hello},
+                    {"key": "second", "script": "hello.js", "env": hello, "shape": "more"},
                 ]
             },
         }
     )
     progress = io.StringIO()
     run = run_matrix(project_root, matrix, "quick", stream=progress)
-    assert run.rounds == 2
-    for cell in run.cells:
+    assert run.rounds == 3
+    for cell, rounds in zip(run.cells, (2, 3), strict=True):
         assert cell.measurement is not None and cell.measurement.requests > 0, cell.error
-        assert len(cell.rounds_cpu_us) == 2 and cell.cpu_us_per_request in cell.rounds_cpu_us
+        assert len(cell.rounds_cpu_us) == rounds and cell.cpu_us_per_request in cell.rounds_cpu_us
     logs = [p.name for p in work_dir(project_root, "bench", "stacks-run-test").glob("*.log")]
     assert [name for name in logs if name.endswith(".server.log")] == ["empty-asgi-w1.server.log"]
     assert len([name for name in logs if ".warmup." in name]) == 2
-    assert "(round 2 of 2)" in progress.getvalue()
+    lines = progress.getvalue().splitlines()
+    assert [line for line in lines if "(round 3 of 3)" in line] == [
+        line for line in lines if "round 3" in line
+    ]
+    assert any("first (round 2 of 2)" in line for line in lines)
+    assert sum("(round 3 of 3)" in line for line in lines) == 1

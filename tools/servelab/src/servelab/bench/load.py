@@ -55,6 +55,10 @@ class Load:
     # vegeta: requests started per second, from `vus` pre-allocated VUs up to `max_vus`.
     rate: int = 0
     max_vus: int = 0
+    # How many times the run measures each cell of this shape (bench.rounds): the rounds
+    # pass over the matrix one after another, the later ones only over the cells that
+    # run more of them.
+    rounds: int = 1
 
     @property
     def counted(self) -> bool:
@@ -100,6 +104,10 @@ class Load:
         return env
 
     def describe(self) -> str:
+        rounds = f", {self.rounds} rounds" if self.rounds > 1 else ""
+        return self._shape_text() + rounds
+
+    def _shape_text(self) -> str:
         if SHAPES[self.shape] == SHARED:
             return (
                 f"{self.shape}: {self.vus} VUs sharing {self.iterations} requests, each on a "
@@ -137,11 +145,18 @@ def _arrival_vus(table: Mapping[str, Any], where: str) -> int:
     return max(int(table.get("min_vus", 1)), wanted)
 
 
+def _rounds(table: Mapping[str, Any], where: str) -> int:
+    rounds = table.get("rounds", 1)
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+        raise LoadError(f"{where}: rounds must be a whole number of at least 1, not {rounds!r}")
+    return rounds
+
+
 def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:
     """A load table: `shape` (default `shape`), `vus`, and `duration_s` / `warmup_s` for a
     timed shape (plus `rate` and `max_vus` for vegeta's, whose `vus` may instead follow
     the rate: `vus_per_rate`, `min_vus`) or `iterations` / `max_duration_s` for a counted
-    one."""
+    one; `rounds` (default 1) for any."""
     name = table.get("shape", shape)
     if name not in SHAPES:
         raise LoadError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
@@ -156,6 +171,7 @@ def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load
             shape=name,
             iterations=int(_field(table, "iterations", where)),
             max_duration_s=float(_field(table, "max_duration_s", where)),
+            rounds=_rounds(table, where),
         )
     return Load(
         vus=vus,
@@ -164,4 +180,5 @@ def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load
         warmup_s=float(table.get("warmup_s", 0)),
         rate=int(_field(table, "rate", where)) if arrival else 0,
         max_vus=max(vus, int(table.get("max_vus", vus))) if arrival else 0,
+        rounds=_rounds(table, where),
     )

@@ -9,6 +9,10 @@ those cells, and the load shape each needs, so the file does not. One with `stea
 also runs under [shapes.steady] (key `<key> @<rate>/s`, that shape's rate, no extra tools),
 after the set's other cells: the cell at a steady rate that CPU ratios read.
 
+`rounds = N` in a load table ([load.<form>], [shapes.<name>.<form>]) measures each cell of
+that shape N times, in passes over the matrix one after another (bench.rounds): the steady
+cells that CPU ratios read can run more, shorter rounds than the rest.
+
 `tools = ["wrk"]` (or "ab"), on a variant or at the top of the file for every variant, runs
 that write-up's own load tool on each of the variant's cells right after k6 (bench.tools);
 `tools = { full = ["ab"] }` runs it in that form only.
@@ -132,12 +136,11 @@ class Matrix:
     # default set.
     columns: tuple[str, ...] = ()
     stacks: StackPolicy = StackPolicy()
-    # `rounds`: how many times each form runs its whole matrix, each cell keeping its
-    # median round (bench.rounds); 1 where the form names none.
-    rounds: Mapping[str, int] = field(default_factory=dict)
 
     def rounds_in(self, form: str) -> int:
-        return self.rounds.get(form, 1)
+        """How many passes the form makes over its matrix: the most rounds any of its load
+        shapes asks for (bench.rounds)."""
+        return max((cell.load.rounds for cell in self.cells(form)), default=1)
 
     def with_workers(self, counts: Sequence[int]) -> Matrix:
         """The matrix with `counts` workers in every form for each variant that takes the
@@ -392,6 +395,7 @@ def _side(raw: Mapping[str, Any], where: str) -> Side:
         metric=metric,
         endpoints=tuple(raw.get("endpoints", ())),
         sum=parts,
+        only=tuple(raw.get("only", ())),
         skip=tuple(raw.get("skip", ())),
     )
 
@@ -413,8 +417,11 @@ def _ratio(item: Mapping[str, Any]) -> RatioSpec:
     if numerator.endpoint is not None and numerator.endpoints:
         raise MatrixError(f"{where}: numerator names `endpoint` or `endpoints`, not both")
     named = numerator.tops[0] or (denominator is not None and denominator.endpoint)
-    if (denominator is not None and denominator.skip) or (numerator.skip and named):
-        raise MatrixError(f"{where}: only a numerator that names no endpoint `skip`s some")
+    filters = numerator.skip or numerator.only
+    if (denominator is not None and (denominator.skip or denominator.only)) or (filters and named):
+        raise MatrixError(
+            f"{where}: only a numerator that names no endpoint picks some (`only`, `skip`)"
+        )
     if denominator is not None and denominator.sum:
         if metric not in ADDITIVE:
             raise MatrixError(
@@ -526,20 +533,18 @@ def _stack_policy(raw: Mapping[str, Any]) -> StackPolicy:
     return StackPolicy(keep=bool(raw.get("keep", False)), clear=tuple(raw.get("clear", ())))
 
 
-def _rounds(raw: int | Mapping[str, int]) -> dict[str, int]:
-    """`rounds = N` (every form) or `rounds = { quick = N, ... }`."""
-    per_form = dict.fromkeys(FORMS, raw) if isinstance(raw, int) else dict(raw)
-    unknown = set(per_form) - set(FORMS)
-    if unknown:
-        raise MatrixError(f"rounds for unknown form(s) {sorted(unknown)}")
-    if any(not isinstance(count, int) or count < 1 for count in per_form.values()):
-        raise MatrixError(f"rounds must be whole numbers of at least 1, not {per_form}")
-    return per_form
+def _no_rounds(raw: Mapping[str, Any], family: str) -> None:
+    if "rounds" in raw:
+        raise MatrixError(
+            f"{family}: `rounds` belongs in a load table ([load.quick] rounds = 3, or a"
+            " [shapes.<name>.<form>] table), so that each shape runs its own number"
+        )
 
 
 def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
     """The matrix from its TOML table; `notes` is the report's prose (Markdown)."""
     family = _require(raw, "family", "matrix")
+    _no_rounds(raw, family)
     load = _by_form(_require(raw, "load", family), "load")
     shapes = {
         name: _by_form(table, f"shapes.{name}") for name, table in raw.get("shapes", {}).items()
@@ -570,7 +575,6 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         notes=notes.strip(),
         columns=tuple(raw.get("report", {}).get("columns", ())),
         stacks=_stack_policy(raw.get("stacks", {})),
-        rounds=_rounds(raw.get("rounds", {})),
     )
     for form in matrix.loads:
         for cell in matrix.cells(form):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from statistics import geometric_mean
 
 from servelab.bench.summary import CPU_US, MEMORY_MIB
@@ -65,9 +66,18 @@ class Side:
     metric: str | None = None
     endpoints: tuple[str, ...] = ()
     sum: tuple[Part, ...] = ()
-    # Shared endpoints left out of the mean: cells at a fixed request rate, whose
+    # Which shared endpoints the mean combines, as glob patterns (fnmatch, case-sensitive;
+    # a key without `*`, `?` or `[` matches itself alone): those matching one of `only`
+    # (every one where it is empty) but none of `skip`. "* @100/s" picks the cells at a
+    # steady 100 requests/s, whose CPU ratios read; an rps ratio skips them, as their
     # requests/s are the load's.
+    only: tuple[str, ...] = ()
     skip: tuple[str, ...] = ()
+
+    def combines(self, endpoint: str) -> bool:
+        """Whether a mean over shared endpoints takes `endpoint` (`only` and `skip`)."""
+        wanted = not self.only or any(fnmatchcase(endpoint, glob) for glob in self.only)
+        return wanted and not any(fnmatchcase(endpoint, glob) for glob in self.skip)
 
     @property
     def tops(self) -> tuple[str | None, ...]:
@@ -170,7 +180,7 @@ def _endpoint_pairs(
         return [(top or bottom or "", bottom or top or "")]
     mine = {e for (v, w, e) in values if v == variant and w == workers}
     theirs = {e for (v, w, e) in values if v == other and w == theirs_w}
-    shared = (mine & theirs) - set(spec.numerator.skip)
+    shared = {endpoint for endpoint in mine & theirs if spec.numerator.combines(endpoint)}
     return [(endpoint, endpoint) for endpoint in sorted(shared)]
 
 

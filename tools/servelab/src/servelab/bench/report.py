@@ -130,10 +130,11 @@ def _steal(run: BenchRun) -> list[tuple[str, str, str]]:
 def _rounds(run: BenchRun) -> str:
     if run.rounds < 2:
         return ""
-    which = "the lower" if run.rounds == 2 else "the median"
     return (
-        f"; the whole matrix {run.rounds} times over, each cell's figures those of its round"
-        f" with {which} server CPU per request (the CPU column gives the rounds' range)"
+        "; a shape with rounds measures each of its cells that many times, in passes over"
+        " the matrix one after another (the later passes only over the cells that run more"
+        " rounds), and each cell's figures are those of its round with the median server"
+        " CPU per request (the lower of two; the CPU column gives the rounds' range)"
     )
 
 
@@ -377,9 +378,10 @@ def _round_ratios(run: BenchRun) -> str:
     if run.rounds < 2:
         return ""
     return (
-        f" With {run.rounds} rounds a CPU ratio is the median of its values round by round,"
-        " both sides read in the same pass over the matrix (bench/run_ratios.py), so it may"
-        " differ from the quotient of the per-server tables' median rounds."
+        " With rounds a CPU ratio is the median of its values round by round, both sides"
+        " read in the same pass over the matrix and, for a mean over endpoints, only the"
+        " rounds that measured all of them (bench/run_ratios.py), so it may differ from the"
+        " quotient of the per-server tables' median rounds."
     )
 
 

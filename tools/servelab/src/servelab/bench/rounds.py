@@ -1,9 +1,10 @@
 """A cell measured in several rounds: the round whose server CPU per request is the median.
 
 On a shared or virtual machine a few seconds of load can land on a burst of another
-tenant's work (CPU steal) and move one cell's figures by a fifth. A matrix with `rounds`
-runs every cell once per round, the rounds one after another over the whole matrix (so a
-drift in the machine touches every variant in each round), and keeps for each cell the
+tenant's work (CPU steal) and move one cell's figures by a fifth. A load shape with
+`rounds` measures each of its cells that many times, the rounds one after another over the
+matrix (so a drift in the machine touches every variant in each round; the later rounds
+pass only over the cells whose shape runs more), and the run keeps for each cell the
 round with the median server CPU per request: one real measurement, every figure of it
 from the same run, with the rounds' CPU and requests/s recorded beside it. A tool's figures
 (wrk, ab) come from its own median round, by its CPU per request.

@@ -6,8 +6,9 @@ measured minutes apart: on a virtual machine whose speed drifts by a fifth over 
 the quotient of two medians then carries that drift. Both sides of a round-by-round ratio
 were measured in the same pass over the matrix, so a drift between rounds cancels, and the
 median of the rounds' ratios is what a CPU ratio reports (the one metric the cells record
-round by round). Any other metric, and a ratio over the cell's own setting or metric, is
-read from the cells' median rounds.
+round by round). Cells of a shape with more rounds (the steady ones) give the ratios that
+read only such cells more values. Any other metric, and a ratio over the cell's own
+setting or metric, is read from the cells' median rounds.
 """
 
 from __future__ import annotations
@@ -34,11 +35,19 @@ def run_ratio_values(spec: RatioSpec, run: BenchRun, variants: Sequence[str]) ->
 
 
 def _medians(per_round: Sequence[Sequence[RatioValue]]) -> list[RatioValue]:
-    """One value per variant, workers and endpoint: the median of the rounds that have it."""
+    """One value per variant, workers and endpoint: the median of the rounds that measured
+    every pair it combines. A geometric mean over endpoints of which some run more rounds
+    (the steady cells) thus keeps the rounds that ran them all, rather than mixing in
+    rounds where only the steady ones ran."""
     found: dict[_Where, list[RatioValue]] = {}
     for values in per_round:
         for value in values:
             found.setdefault((value.variant, value.workers, value.endpoint), []).append(value)
+    kept = [
+        [value for value in each if value.pairs == most]
+        for each in found.values()
+        for most in [max(value.pairs for value in each)]
+    ]
     return [
         RatioValue(
             first.ratio,
@@ -48,6 +57,6 @@ def _medians(per_round: Sequence[Sequence[RatioValue]]) -> list[RatioValue]:
             first.pairs,
             first.endpoint,
         )
-        for each in found.values()
+        for each in kept
         for first in [each[0]]
     ]
