@@ -452,7 +452,7 @@ def run_matrix(
     payload = matrix.payload
     rounds = matrix.rounds_in(form)
     # Against a target the servers write nothing here.
-    with server_files(work_dir, matrix.family, on_disk=on_disk or target is not None) as files:
+    with server_files(work_dir, on_disk=on_disk or target is not None) as files:
         ctx = Context(
             project_dir=project_dir,
             matrix=matrix,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,8 +24,13 @@ from pathlib import Path
 
 from servicekit.mounts import MEMORY_FILESYSTEMS, MOUNTS, filesystem
 
-# The tmpfs every Linux system mounts; each run makes a directory of its own (mode 0700).
+# The tmpfs every Linux system mounts; each run makes a directory of its own (mode 0700),
+# with a short name: a server's unix socket lies three levels below it (the entry editor's
+# uWSGI socket: <run dir>/volumes/entryeditor-socket/entryeditor.sock), and uWSGI refuses a
+# socket path longer than 102 bytes ("invalid socket name"). A name carrying the family
+# and the runner's pid passed that once the pid had five digits.
 SHM = Path("/dev/shm")  # noqa: S108
+PREFIX = "servelab-"
 
 
 @dataclass(frozen=True)
@@ -37,7 +43,7 @@ class ServerFiles:
 
 @contextmanager
 def server_files(
-    work_dir: Path, family: str, *, on_disk: bool, shm: Path = SHM, mounts: Path = MOUNTS
+    work_dir: Path, *, on_disk: bool, shm: Path = SHM, mounts: Path = MOUNTS
 ) -> Iterator[ServerFiles]:
     """A directory of this run's own on the tmpfs at /dev/shm (removed afterwards), or the
     work directory where `on_disk` or where the machine has no writable tmpfs there."""
@@ -47,8 +53,7 @@ def server_files(
         kind = f"{on[1]} " if on else ""
         yield ServerFiles(work_dir, f"on the project's disk ({kind}under {work_dir})")
         return
-    parent = shm / f"servelab-bench-{family}-{os.getpid()}"
-    parent.mkdir(mode=0o700)
+    parent = Path(tempfile.mkdtemp(prefix=PREFIX, dir=shm))
     try:
         yield ServerFiles(parent, f"on a tmpfs ({shm})")
     finally:
