@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import FrameType
 
 from servelab.bench import BenchError, BenchOptions, render_report, results_path, run_bench
 from servelab.bench.compare import NOISE, check_comparable
@@ -18,6 +16,7 @@ from servelab.bench.results import load_run
 from servelab.containers import cli as containers_cli
 from servelab.faults import cli as faults_cli
 from servelab.fuzz import FuzzError, FuzzOptions, run_fuzz
+from servelab.interrupts import stop_on_signals
 from servelab.outage import KINDS, DrillError, drill_names, write_drill
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
@@ -26,15 +25,7 @@ from servelab.soak import cli as soak_cli
 from servelab.stack import Stack, StackError, sessions
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def up(args: argparse.Namespace) -> int:
-    # SIGINT too: a shell starts a background job with SIGINT ignored, and Python then
-    # leaves it ignored, so Ctrl-C (or a test's SIGINT) would never reach the stack.
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _interrupt)
     project_dir = find_project_dir()
     stack = Stack(args.profile, only=args.only, publish=not args.any_port, project_dir=project_dir)
     record = None
@@ -314,7 +305,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return int(args.handler(args))
+    with stop_on_signals():
+        try:
+            return int(args.handler(args))
+        except KeyboardInterrupt:
+            print("servelab: interrupted; the servers it started are stopped", file=sys.stderr)
+            return 130
 
 
 if __name__ == "__main__":
