@@ -13,10 +13,11 @@ bench: bootstrap
 	$(RUN) servelab bench --quick
 	@$(MAKE) --no-print-directory reliability
 
-## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells),
-## then the reliability suite with 10-minute soaks
+## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
+## -> docs/results/<family>.full.md beside the quick reports, then the reliability suite with
+## 10-minute soaks
 bench-full: bootstrap
-	$(RUN) servelab bench --full
+	$(RUN) servelab bench --full --label full
 	@$(MAKE) --no-print-directory reliability SOAK=--full
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it

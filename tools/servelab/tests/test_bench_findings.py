@@ -204,10 +204,10 @@ def test_the_cost_of_metrics_and_logs_is_judged_on_the_worst_server(
     project_root: Path, gunicorn_us: float, expected: str
 ) -> None:
     cells = [
-        _cell("hello-uvicorn", "GET /hello", 1000.0, cpu_us=108.0),
-        _cell("hello-uvicorn-bare", "GET /hello", 1000.0, cpu_us=100.0),
-        _cell("hello-gunicorn", "GET /hello", 1000.0, cpu_us=gunicorn_us),
-        _cell("hello-gunicorn-bare", "GET /hello", 1000.0, cpu_us=100.0),
+        _cell("hello-uvicorn", "GET /hello @400/s", 400.0, cpu_us=108.0),
+        _cell("hello-uvicorn-bare", "GET /hello @400/s", 400.0, cpu_us=100.0),
+        _cell("hello-gunicorn", "GET /hello @400/s", 400.0, cpu_us=gunicorn_us),
+        _cell("hello-gunicorn-bare", "GET /hello @400/s", 400.0, cpu_us=100.0),
     ]
     run = run_from_json(run_record("observability", WRK, cells))
     found = _answers(load_matrix(project_root, "observability"), run)

@@ -123,3 +123,27 @@ def test_a_mean_over_endpoints_keeps_the_rounds_that_measured_them_all(matrix: M
     run = run_from_json(run_record("hello", {"vus": 10, "duration_s": 1.0}, cells=cells, rounds=6))
     # Rounds 1-3: sqrt(2 x 3), sqrt(2 x 3) and sqrt(2.78 x 3); rounds 4-6 (3 alone) are left out.
     assert _value(matrix, run, "cpu") == pytest.approx(6**0.5)
+
+
+def test_a_cell_measured_once_still_gives_its_ratio_in_a_run_with_rounds(matrix: Matrix) -> None:
+    """The OCR runs once where the steady cells run six rounds: its ratio is its one round's,
+    not lost for want of a round-by-round record."""
+    once = {"endpoint": "POST /ocr", "rounds_cpu_us": []}
+    cells = [
+        {**_cell("app", [300.0], 1.0), **once, "server_cpu_s": 0.3},
+        {**_cell("empty", [200.0], 1.0), **once, "server_cpu_s": 0.2},
+        _cell("app", [200.0] * 6, 400.0),
+        _cell("empty", [100.0] * 6, 400.0),
+    ]
+    run = run_from_json(run_record("hello", {"vus": 10, "duration_s": 1.0}, cells=cells, rounds=6))
+    [spec] = [spec for spec in matrix.ratios if spec.name == "cpu"]
+    # The app over the empty app, endpoint by endpoint (the spec's numerator lists none).
+    values = run_ratio_values(
+        replace(spec, numerator=replace(spec.numerator, endpoints=("GET /hello", "POST /ocr"))),
+        run,
+        ["app"],
+    )
+    assert {value.endpoint: round(value.value, 2) for value in values} == {
+        "GET /hello": 2.0,
+        "POST /ocr": 1.5,
+    }

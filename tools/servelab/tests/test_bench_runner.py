@@ -42,7 +42,7 @@ def test_a_payload_goes_to_k6_where_the_family_has_one(project_root: Path) -> No
     env = k6_env(cell, "http://127.0.0.1:9", SUMMARY, Path("run/health.jpg"))
     assert env["PAYLOAD_FILE"] == "run/health.jpg"
     assert env["WEB_CONCURRENCY"] == "1"
-    assert (env["SHAPE"], env["VUS"], env["DURATION"]) == ("wrk", "100", "2s")
+    assert (env["SHAPE"], env["VUS"], env["DURATION"]) == ("wrk", "100", "1s")
 
 
 @pytest.mark.stack

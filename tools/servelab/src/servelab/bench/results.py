@@ -106,14 +106,18 @@ class BenchRun:
 
     def round_values(self, metric: str) -> list[dict[Key, float]]:
         """Each round's values of `metric`, keyed for ratios, where the cells recorded it
-        round by round (the server's CPU per request, CPU_US); empty otherwise."""
+        round by round (the server's CPU per request, CPU_US); empty otherwise. A cell of
+        a shape with one round has its value in the first round only."""
         if metric != CPU_US or self.rounds < 2:
             return []
+        per_cell = {
+            cell.key: cell.rounds_cpu_us or (cell.cpu_us_per_request,) for cell in self.cells
+        }
         return [
             {
-                cell.key: value
-                for cell in self.cells
-                if len(cell.rounds_cpu_us) > round_ and (value := cell.rounds_cpu_us[round_])
+                key: value
+                for key, rounds in per_cell.items()
+                if len(rounds) > round_ and (value := rounds[round_])
             }
             for round_ in range(self.rounds)
         ]
