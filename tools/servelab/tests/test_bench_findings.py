@@ -198,7 +198,11 @@ def test_the_replicas_memory_answer_follows_the_measured_memory(
 
 @pytest.mark.parametrize(
     ("gunicorn_us", "expected"),
-    [(105.0, "yes: +8% at most"), (120.0, "no: +20% on hello-gunicorn")],
+    [
+        (105.0, "yes: +8% at most"),
+        (120.0, "no: +20% on hello-gunicorn"),
+        (110.4, "no: +10.4% on hello-gunicorn"),
+    ],
 )
 def test_the_cost_of_metrics_and_logs_is_judged_on_the_worst_server(
     project_root: Path, gunicorn_us: float, expected: str

@@ -129,6 +129,20 @@ def test_goals_table_gives_each_measured_value_and_verdict(markdown: str) -> Non
     )
 
 
+def test_a_goal_missed_by_a_hair_shows_the_decimals_that_miss_it(project_root: Path) -> None:
+    # X-Accel at 120.3 µs over its 100 µs floor: 1.20× would read as its own bound.
+    cells = [
+        {**cell, "server_cpu_s": 0.03609}
+        if (cell["variant"], cell["endpoint"]) == ("nginx", "GET /files/{id} @100/s")
+        else cell
+        for cell in RUN["cells"]
+    ]
+    matrix = load_matrix(project_root, "files")
+    write_up = load_write_up(project_root / matrix.write_up)
+    markdown = render(run_from_json({**RUN, "cells": cells}), matrix, write_up, {})
+    assert "| nginx | 1 worker | 1.203× (needs ≤ 1.2×) | not met |" in markdown
+
+
 def test_the_summary_answers_the_write_ups_questions_with_figures(markdown: str) -> None:
     summary = markdown[markdown.index("## Summary") : markdown.index("## Machine")]
     # CPU measured: the answer rests on CPU per request (250 µs streamed, 500 µs buffered).

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import geometric_mean
 
+from servelab.bench.apart import apart
 from servelab.bench.ratios import RatioSpec, RatioValue
 from servelab.bench.results import BenchRun, CellResult
 from servelab.bench.summary import CPU_US, MEMORY_MIB
@@ -275,9 +276,10 @@ def _within(rule: Within, values: Sequence[RatioValue]) -> Answer | None:
         return None
     worst = max(mine, key=lambda value: value.value)
     figures = f"{rule.ratio}, the limit {rule.maximum:.2f}×: {_listed(mine)}"
+    excess = apart(worst.value - 1, rule.maximum - 1, 0, percent=True)
     if worst.value <= rule.maximum:
-        return Answer(rule.question, f"yes: {worst.value - 1:+.0%} at most", figures)
-    return Answer(rule.question, f"no: {worst.value - 1:+.0%} on {worst.where}", figures)
+        return Answer(rule.question, f"yes: {excess} at most", figures)
+    return Answer(rule.question, f"no: {excess} on {worst.where}", figures)
 
 
 def _enough(rule: Workers, run: BenchRun) -> Answer | None:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from servelab.bench.apart import apart
 from servelab.bench.errors import BenchError
 from servelab.bench.findings import Answer, answers
 from servelab.bench.matrix import Matrix
@@ -258,6 +259,15 @@ def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
     return " and ".join(bounds)
 
 
+def _judged(result: GoalResult, spec: RatioSpec | None, value: float) -> str:
+    """A goal's measured ratio, with the decimals that tell it from its nearest bound."""
+    if spec is not None and spec.plain:
+        return _plain(spec.metric, value)
+    bounds = [b for b in (result.goal.minimum, result.goal.maximum) if b is not None]
+    nearest = min(bounds, key=lambda bound: abs(bound - value), default=None)
+    return f"{apart(value, nearest, 2)}×"
+
+
 def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> list[str]:
     rows = []
     for result in results:
@@ -271,7 +281,7 @@ def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> lis
                 result.goal.goal,
                 value.where,
                 _workers(value.workers),
-                f"{_amount(spec, value.value)} (needs {_needs(result, spec)})",
+                f"{_judged(result, spec, value.value)} (needs {_needs(result, spec)})",
                 "met" if result.met else "not met",
             )
         )
