@@ -63,11 +63,12 @@ def _plain(metric: str, value: float) -> str:
     return f"{value:.{1 if abs(value) >= 10 else 2}f} {unit}"
 
 
-def _amount(spec: RatioSpec | None, value: float) -> str:
-    """A ratio as `1.23×`; a plain metric with its unit (`_plain`)."""
+def _amount(spec: RatioSpec | None, value: float, bound: float | None = None) -> str:
+    """A ratio as `1.23×`, with the decimals that tell it from `bound` where it is judged by
+    one (`apart`); a plain metric with its unit (`_plain`)."""
     if spec is not None and spec.plain:
         return _plain(spec.metric, value)
-    return f"{value:.2f}×"
+    return f"{apart(value, bound, 2)}×"
 
 
 def _ratio(spec: RatioSpec, value: RatioValue | None) -> str:
@@ -259,13 +260,9 @@ def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
     return " and ".join(bounds)
 
 
-def _judged(result: GoalResult, spec: RatioSpec | None, value: float) -> str:
-    """A goal's measured ratio, with the decimals that tell it from its nearest bound."""
-    if spec is not None and spec.plain:
-        return _plain(spec.metric, value)
+def _nearest_bound(result: GoalResult, value: float) -> float | None:
     bounds = [b for b in (result.goal.minimum, result.goal.maximum) if b is not None]
-    nearest = min(bounds, key=lambda bound: abs(bound - value), default=None)
-    return f"{apart(value, nearest, 2)}×"
+    return min(bounds, key=lambda bound: abs(bound - value), default=None)
 
 
 def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> list[str]:
@@ -281,7 +278,8 @@ def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> lis
                 result.goal.goal,
                 value.where,
                 _workers(value.workers),
-                f"{_judged(result, spec, value.value)} (needs {_needs(result, spec)})",
+                f"{_amount(spec, value.value, _nearest_bound(result, value.value))} "
+                f"(needs {_needs(result, spec)})",
                 "met" if result.met else "not met",
             )
         )
