@@ -9,8 +9,8 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 
-from servicekit.asgi import BearerAuth
 from servicekit.auth import BearerPolicy, TokenConfigError, read_token
+from servicekit.auth.asgi import BearerAuth
 
 TOKEN = "s3cret-token"  # noqa: S105  (a test token)
 

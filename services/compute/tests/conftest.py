@@ -21,19 +21,16 @@ from compute_contract.computeidl import Compute
 from compute_service.healthcheck import check
 from servelab.stack import groups
 from servelab.stack.ports import free_port
+from servelab.testing import MARIADB, mariadb_url
 
 # Sentences loaded into each test database: enough for a vocabulary, fast to train.
 SENTENCES = 2000
-MARIADB = {"host": "127.0.0.1", "port": 3306, "user": "root", "charset": "utf8mb4"}
+CONNECT = {"host": MARIADB.host, "port": MARIADB.port, "user": "root", "charset": "utf8mb4"}
 BIN = Path(sys.executable).parent
 
 
 def admin() -> pymysql.connections.Connection:
-    return pymysql.connect(**MARIADB, autocommit=True)
-
-
-def database_url(name: str) -> str:
-    return f"mysql://root@127.0.0.1:3306/{name}"
+    return pymysql.connect(**CONNECT, autocommit=True)
 
 
 @dataclass(frozen=True)
@@ -42,7 +39,7 @@ class Database:
 
     @property
     def url(self) -> str:
-        return database_url(self.name)
+        return mariadb_url(self.name)
 
     def connections(self) -> int:
         """Connections the server has open to this database right now."""
@@ -54,7 +51,7 @@ class Database:
         return int(count)
 
     def query(self, sql: str, args: list[object] | None = None) -> list[tuple[object, ...]]:
-        connection = pymysql.connect(**MARIADB, database=self.name, autocommit=True)
+        connection = pymysql.connect(**CONNECT, database=self.name, autocommit=True)
         with connection as conn, conn.cursor() as cursor:
             cursor.execute(sql, args)
             return list(cursor.fetchall())
@@ -67,7 +64,7 @@ def load_corpus(name: str, limit: int) -> None:
         cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
     env = {
         "PATH": os.environ["PATH"],
-        "DATABASE_URL": database_url(name),
+        "DATABASE_URL": mariadb_url(name),
         "SECRET_KEY": "compute-tests",
         "LOG_LEVEL": "WARNING",
     }

@@ -16,6 +16,8 @@ import django
 import pytest
 import redis
 
+from servelab.testing import mariadb_url
+
 if TYPE_CHECKING:
     from django.test import Client
 
@@ -29,7 +31,7 @@ TEST_ENV = {
     "API_TOKEN": API_TOKEN,
     "DJANGO_SETTINGS_MODULE": "entryeditor_service.config.settings",
     "SECRET_KEY": "entryeditor-tests-only",
-    "DATABASE_URL": f"mysql://root@127.0.0.1:3306/{TEST_DATABASE}",
+    "DATABASE_URL": mariadb_url(TEST_DATABASE),
     "REDIS_URL": REDIS_URL,
     "CACHE_KEY_PREFIX": KEY_PREFIX,
     # 100 threads of one process poll Redis in the stampede test on a busy 2-core machine.

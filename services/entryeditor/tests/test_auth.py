@@ -9,7 +9,7 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from servicekit.django import BearerAuthMiddleware
+from servicekit.auth.django import BearerAuthMiddleware
 
 from .conftest import API_TOKEN
 

@@ -27,6 +27,7 @@ from entryeditor_service.compute.breaker import BreakerOpen, CircuitBreaker, Sta
 from entryeditor_service.compute.client import ComputeClient, ComputeUnavailable, Endpoint
 from servelab.stack import groups
 from servelab.stack.ports import free_port
+from servelab.testing import mariadb_url
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -42,7 +43,7 @@ class ComputeProcess:
         self.port = free_port()
         self.env = {
             "PATH": os.environ["PATH"],
-            "DATABASE_URL": f"mysql://root@127.0.0.1:3306/{database}",
+            "DATABASE_URL": mariadb_url(database),
             "COMPUTE_PORT": str(self.port),
             "COMPUTE_MODEL_DIR": str(model_dir),
             "COMPUTE_DB_POOL": "2",

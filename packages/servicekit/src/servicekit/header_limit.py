@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from servicekit.asgi import ASGIApp, Receive, Scope, Send
+from servicekit.asgi_types import ASGIApp, Receive, Scope, Send
 from servicekit.errors import error_body
 
 MAX_FIELD_BYTES = 8 * 1024

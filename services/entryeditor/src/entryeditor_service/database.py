@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from servicekit.errors import error_body
+from servicekit.errors.django import error_response
 
 # MariaDB/MySQL client errors: cannot connect (2002, 2003), connection gone or lost
 # (2006, 2013, 2055).
@@ -80,11 +80,12 @@ def record(exc: Exception) -> None:
 
 def unavailable(retry_after: float) -> JsonResponse:
     seconds = max(1, math.ceil(retry_after))
-    response = JsonResponse(
-        error_body("database_unavailable", "The database is unavailable"), status=503
+    return error_response(
+        503,
+        "database_unavailable",
+        "The database is unavailable",
+        headers={"Retry-After": str(seconds)},
     )
-    response["Retry-After"] = str(seconds)
-    return response
 
 
 class BreakerMiddleware:

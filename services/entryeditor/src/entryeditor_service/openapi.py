@@ -3,7 +3,7 @@ fuzzer (schemathesis) reads, as the FastAPI services publish theirs at /openapi.
 
 Each view declares its bodies, parameters and answers with `extend_schema`; this module
 holds what they share: the error shape, the answers every operation may get, and the bearer
-token every write needs (servicekit.django.BearerAuthMiddleware).
+token every write needs (servicekit.auth.django.BearerAuthMiddleware).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ import errno
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
-from servicekit.fastapi import error_response
-from servicekit.fastapi import install_error_handlers as install_kit_handlers
+from servicekit.errors.fastapi import error_response
+from servicekit.errors.fastapi import install_error_handlers as install_kit_handlers
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 

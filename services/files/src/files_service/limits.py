@@ -8,7 +8,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from servicekit.errors import ApiError
-from servicekit.fastapi import error_response
+from servicekit.errors.fastapi import error_response
 
 
 class BodySizeLimit:

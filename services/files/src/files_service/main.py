@@ -4,16 +4,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.middleware import Middleware
 
 from files_service.errors import install_error_handlers
 from files_service.limits import BodySizeLimit
 from files_service.routes import api, health, strategies
 from files_service.settings import Settings
 from files_service.storage import ObjectStore
-from servicekit.asgi import BearerAuth
 from servicekit.auth import BearerPolicy, read_token
-from servicekit.header_limit import HeaderLimit
-from servicekit.observe.asgi import ObserveMiddleware
+from servicekit.auth.asgi import BearerAuth
+from servicekit.fastapi_app import service_app
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -25,22 +25,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store.prepare()
         yield
 
-    app = FastAPI(
+    token = read_token(settings.api_token, settings.api_token_file)
+    app = service_app(
         title="servelab files",
         summary="File upload/download strategies to benchmark, and a production file API.",
+        settings=settings,
         lifespan=lifespan,
+        # The auth after the size limit, so it runs before it: a refused write is answered
+        # before its body is read.
+        middleware=[
+            Middleware(BodySizeLimit, max_body_size=settings.max_upload_size),
+            Middleware(BearerAuth, policy=BearerPolicy(token, settings.api_auth_reads)),
+        ],
+        install_errors=install_error_handlers,
     )
-    app.state.settings = settings
     app.state.store = store
-    app.add_middleware(BodySizeLimit, max_body_size=settings.max_upload_size)
-    # After the size limit, so it runs before it: a refused write is answered before its
-    # body is read.
-    token = read_token(settings.api_token, settings.api_token_file)
-    app.add_middleware(BearerAuth, policy=BearerPolicy(token, settings.api_auth_reads))
-    app.add_middleware(HeaderLimit)
-    app.add_middleware(ObserveMiddleware)  # added last: outermost, sees every answer
-    install_error_handlers(app)
-    app.include_router(health.router)
+    app.include_router(health.router(store))
     # The production API before the write-up's strategies: the router tries routes in
     # order, and no strategy path is one a /files route would take.
     app.include_router(api.router)

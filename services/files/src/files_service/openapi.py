@@ -4,7 +4,7 @@ A client generator or an API fuzzer (`servelab fuzz files`) reads these."""
 
 from typing import Any
 
-from servicekit.fastapi import error_responses
+from servicekit.openapi import BINARY_STRING, error_responses
 
 _MEANINGS = {
     400: "The request or its body is malformed (multipart, JSON, base64).",
@@ -31,7 +31,7 @@ def file_body(description: str) -> dict[str, Any]:
     """A response whose body is the stored bytes, of the type they were stored with."""
     return {
         "description": description,
-        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+        "content": {"*/*": {"schema": BINARY_STRING}},
     }
 
 

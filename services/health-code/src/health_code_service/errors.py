@@ -3,15 +3,14 @@
 The core (imaging, analyzer) raises ImageError and AnalysisError, each naming its code,
 status and message, and builds no HTTP error; api_error() is the one place they become
 servicekit's ApiError, answered in the shape {"error": {"code", "message"}} by the
-handlers install_error_handlers() registers.
+handlers servicekit.errors.fastapi registers.
 """
 
 from health_code_service.analyzer import AnalysisError
 from health_code_service.imaging import ImageError
 from servicekit.errors import ApiError
-from servicekit.fastapi import install_error_handlers
 
-__all__ = ["ApiError", "CoreError", "api_error", "install_error_handlers"]
+__all__ = ["ApiError", "CoreError", "api_error"]
 
 CoreError = ImageError | AnalysisError
 

@@ -4,18 +4,17 @@ The engine loads in the lifespan, so a server only listens (and passes its healt
 once it can analyze; the mode's threads and processes stop with the server.
 """
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 from anyio import to_thread
 from fastapi import FastAPI
 
-from health_code_service.errors import install_error_handlers
 from health_code_service.modes import start_mode
-from health_code_service.routes import analysis_router, router
+from health_code_service.routes import analysis_router
 from health_code_service.settings import Settings
-from servicekit.header_limit import HeaderLimit
-from servicekit.observe.asgi import ObserveMiddleware
+from servicekit.fastapi_app import service_app
+from servicekit.health.fastapi import health_router
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -29,16 +28,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await to_thread.run_sync(app.state.mode.close)
 
-    app = FastAPI(
+    def facts() -> Mapping[str, object]:
+        return {
+            "mode": settings.analyze_mode,
+            "engine": settings.ocr_engine,
+            "device": settings.ocr_device,
+        }
+
+    app = service_app(
         title="servelab health-code",
         summary="Health code, trip code and nucleic-acid results read from images.",
+        settings=settings,
         lifespan=lifespan,
     )
-    app.state.settings = settings
-    app.add_middleware(HeaderLimit)
-    app.add_middleware(ObserveMiddleware)
-    install_error_handlers(app)
-    app.include_router(router)
+    # The lifespan loads the engine before the server listens and an engine that fails to
+    # load stops the worker, so a server that answers is ready; the compose healthcheck
+    # and a Kubernetes readiness probe ask /readyz all the same, as for every service.
+    app.include_router(health_router(facts))
     app.include_router(analysis_router(settings.analyze_mode))
     return app
 

@@ -19,16 +19,11 @@ from health_code_service.errors import ApiError
 from health_code_service.modes import Batched, Inline, ProcessPool
 from health_code_service.settings import Mode, Settings
 from health_code_service.usages import Usage
-from servicekit.fastapi import BASE64_STRING, error_responses
-
-router = APIRouter()
+from servicekit.fastapi_app import settings_dependency
+from servicekit.openapi import BINARY_STRING, base64_json, error_responses, multipart_file
 
 ANALYSIS_PATH = "/analysis/{usage}"
-
-
-async def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+app_settings = settings_dependency(Settings)
 
 
 async def get_body(request: Request) -> bytes:
@@ -47,7 +42,7 @@ UsagePath = Annotated[
 
 
 async def get_usage(
-    usage: UsagePath, _: BodyDep, settings: Annotated[Settings, Depends(get_settings)]
+    usage: UsagePath, _: BodyDep, settings: Annotated[Settings, Depends(app_settings)]
 ) -> Usage:
     """The usage named in the path; an unknown one is a 404 naming the known ones."""
     try:
@@ -125,25 +120,13 @@ ENDPOINTS: dict[str, Callable[..., Any]] = {
 _REQUEST_BODY = {
     "required": True,
     "content": {
-        "application/json": {
-            "schema": {
-                "type": "object",
-                "required": ["base64"],
-                "properties": {"base64": BASE64_STRING},
-            }
-        },
+        **base64_json(),
         **{
-            media: {"schema": {"type": "string", "format": "binary"}}
+            media: {"schema": BINARY_STRING}
             for media in MEDIA_TYPES
             if media.startswith(("image/", "application/octet"))
         },
-        "multipart/form-data": {
-            "schema": {
-                "type": "object",
-                "required": ["file"],
-                "properties": {"file": {"type": "string", "format": "binary"}},
-            }
-        },
+        **multipart_file(),
     },
 }
 
@@ -173,34 +156,3 @@ def analysis_router(mode: Mode) -> APIRouter:
         responses=_ERRORS,
     )
     return analysis
-
-
-class Health(BaseModel):
-    status: str
-    mode: Mode
-    engine: str
-    device: str
-
-
-def _health(settings: Settings, status: str) -> Health:
-    return Health(
-        status=status,
-        mode=settings.analyze_mode,
-        engine=settings.ocr_engine,
-        device=settings.ocr_device,
-    )
-
-
-@router.get("/healthz", tags=["health"])
-async def healthz(settings: Annotated[Settings, Depends(get_settings)]) -> Health:
-    """The process answers (it listens only once its engine has loaded)."""
-    return _health(settings, "ok")
-
-
-@router.get("/readyz", tags=["health"])
-async def readyz(settings: Annotated[Settings, Depends(get_settings)]) -> Health:
-    """The engine takes requests. The lifespan loads it before the server listens and an
-    engine that fails to load stops the worker, so a server that answers is ready; the
-    compose healthcheck and a Kubernetes readiness probe ask here all the same, as for
-    every service."""
-    return _health(settings, "ready")

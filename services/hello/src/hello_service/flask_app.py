@@ -1,10 +1,11 @@
-"""The WSGI app: `hello_service.flask_app:app`, GET /hello as in the write-up, and the probes."""
+"""The WSGI app: `hello_service.flask_app:app`, GET /hello as in the write-up, and the probes
+(ready as soon as the process answers: a hello app has nothing to wait for)."""
 
 from flask import Flask, Response
 
 from hello_service.body import BODY, CONTENT_TYPE
-from hello_service.health import ALIVE, HEALTHZ, READY, READYZ
-from servicekit.flask import install_error_handlers
+from servicekit.errors.flask import install_error_handlers
+from servicekit.health.flask import install as install_health
 from servicekit.observe.flask import install as observe
 
 app = Flask(__name__)
@@ -17,11 +18,4 @@ def hello() -> Response:
     return Response(BODY, content_type=CONTENT_TYPE)
 
 
-@app.get(HEALTHZ)
-def healthz() -> dict[str, str]:
-    return ALIVE
-
-
-@app.get(READYZ)
-def readyz() -> dict[str, str]:
-    return READY
+install_health(app)

@@ -4,9 +4,12 @@ On gunicorn sync workers each worker process serves one request at a time, so N
 concurrent requests on one worker take N x WAITING_TIME.
 """
 
+from collections.abc import Mapping
+
 from flask import Flask
 
-from servicekit.flask import install_error_handlers
+from servicekit.errors.flask import install_error_handlers
+from servicekit.health.flask import install as install_health
 from servicekit.observe.flask import install as observe
 from wait_service.settings import Settings
 from wait_service.work import blocking_work
@@ -22,19 +25,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     def wait() -> dict[str, float]:
         return {"wait": blocking_work(settings)}
 
-    def health(status: str) -> dict[str, str | float]:
-        return {"status": status, "model": settings.model, "waiting_time": settings.waiting_time}
+    def facts() -> Mapping[str, object]:
+        return {"model": settings.model, "waiting_time": settings.waiting_time}
 
-    @app.get("/healthz")
-    def healthz() -> dict[str, str | float]:
-        """The process answers, with the settings in force."""
-        return health("ok")
-
-    @app.get("/readyz")
-    def readyz() -> dict[str, str | float]:
-        """Ready as soon as it answers: the app needs nothing else."""
-        return health("ready")
-
+    install_health(app, facts)
     return app
 
 

@@ -30,7 +30,8 @@ if not SECRET_KEY:
         )
     SECRET_KEY = "insecure-development-key-used-only-with-DEBUG"  # noqa: S105
 ALLOWED_HOSTS = env.ALLOWED_HOSTS
-# The bearer token every write needs (servicekit.django.BearerAuthMiddleware, docs/security.md).
+# The bearer token every write needs (servicekit.auth.django.BearerAuthMiddleware,
+# docs/security.md).
 try:
     API_TOKEN = read_token(env.API_TOKEN, env.API_TOKEN_FILE)
 except TokenConfigError as error:
@@ -46,7 +47,7 @@ INSTALLED_APPS = [
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "servicekit.django.BearerAuthMiddleware",
+    "servicekit.auth.django.BearerAuthMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "servicekit.observe.django.RouteMiddleware",

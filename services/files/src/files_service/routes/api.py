@@ -11,6 +11,7 @@ from files_service.ids import OBJECT_ID_PATTERN
 from files_service.openapi import FILE_ANSWERS, UPLOAD_ERRORS, WRITE_ERRORS, errors
 from files_service.uploads import receive_object
 from servicekit.errors import ApiError
+from servicekit.openapi import BINARY_STRING, multipart_file
 
 router = APIRouter(prefix="/files", tags=["files"])
 
@@ -19,14 +20,8 @@ router = APIRouter(prefix="/files", tags=["files"])
 _UPLOAD_BODY = {
     "required": False,
     "content": {
-        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
-        "multipart/form-data": {
-            "schema": {
-                "type": "object",
-                "required": ["file"],
-                "properties": {"file": {"type": "string", "format": "binary"}},
-            }
-        },
+        "application/octet-stream": {"schema": BINARY_STRING},
+        **multipart_file(),
     },
 }
 

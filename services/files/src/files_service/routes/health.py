@@ -1,23 +1,15 @@
-"""Liveness and readiness probes."""
+"""Liveness and readiness probes: ready while the storage directory takes writes."""
 
-from fastapi import APIRouter, Request
-from starlette.responses import JSONResponse
+from fastapi import APIRouter
 
-from files_service.deps import store_of
+from files_service.storage import ObjectStore
 from servicekit.errors import ApiError
-
-router = APIRouter(tags=["health"])
-
-
-@router.get("/healthz")
-async def healthz() -> JSONResponse:
-    """The process answers."""
-    return JSONResponse({"status": "ok"})
+from servicekit.health.fastapi import health_router
 
 
-@router.get("/readyz")
-def readyz(request: Request) -> JSONResponse:
-    """The storage directory takes writes (a `def`, so a stuck disk cannot stall the loop)."""
-    if not store_of(request).is_writable():
-        raise ApiError(503, "storage_unavailable", "storage directory is not writable")
-    return JSONResponse({"status": "ready"})
+def router(store: ObjectStore) -> APIRouter:
+    def storage_writable() -> None:
+        if not store.is_writable():
+            raise ApiError(503, "storage_unavailable", "storage directory is not writable")
+
+    return health_router(check=storage_writable)

@@ -26,7 +26,7 @@ from files_service.deps import find_object, store_of
 from files_service.openapi import UPLOAD_ERRORS, errors, file_body
 from files_service.storage import ObjectMeta
 from servicekit.errors import ApiError
-from servicekit.fastapi import BASE64_STRING
+from servicekit.openapi import BINARY_STRING, base64_json
 
 router = APIRouter(prefix="/files", tags=["strategies"])
 _DOWNLOAD = {200: file_body("The whole file, whatever Range asks."), **errors(404, 422)}
@@ -34,24 +34,13 @@ _DOWNLOAD = {200: file_body("The whole file, whatever Range asks."), **errors(40
 _RAW_BODY = {
     "requestBody": {
         "required": False,
-        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+        "content": {"application/octet-stream": {"schema": BINARY_STRING}},
     }
 }
 _BASE64_BODY = {
     "requestBody": {
         "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "required": ["base64"],
-                    "properties": {
-                        "base64": BASE64_STRING,
-                        "filename": {"type": ["string", "null"]},
-                    },
-                }
-            }
-        },
+        "content": base64_json({"filename": {"type": ["string", "null"]}}),
     }
 }
 

@@ -35,6 +35,11 @@ def serve_service(
         assert members(run.pgid) == [], f"{run.service.name} left processes behind"
 
 
+def mariadb_url(database: str, server: Address = MARIADB) -> str:
+    """The DATABASE_URL of `database` on the machine's MariaDB (root, no password)."""
+    return f"mysql://root@{server}/{database}"
+
+
 @contextmanager
 def scratch_database(prefix: str, server: Address = MARIADB) -> Iterator[str]:
     """A new database name `<prefix><random>` for a stack to create on the machine's

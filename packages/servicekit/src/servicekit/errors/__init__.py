@@ -2,9 +2,10 @@
 
     {"error": {"code": "not_found", "message": "object not found"}}
 
-`code` is for programs (stable, snake case), `message` for people. No framework is
-imported here: each adapter (servicekit.fastapi, .flask, .tornado) turns ApiError and
-its framework's own errors into this body.
+`code` is for programs (stable, snake case), `message` for people. An error may say more
+in members of its own beside them (a validation error's `details`, a conflict's
+`current_version`). No framework is imported here: each adapter (servicekit.errors.fastapi,
+.flask, .django) turns ApiError and its framework's own errors into this body.
 """
 
 from collections.abc import Mapping
@@ -24,7 +25,8 @@ _CODES = {
 
 
 class ApiError(Exception):
-    """An expected failure, answered with `status` and {"error": {"code", "message"}}."""
+    """An expected failure, answered with `status` and {"error": {"code", "message"}};
+    `members` are the error object's own further members, `headers` the answer's."""
 
     def __init__(
         self,
@@ -33,12 +35,17 @@ class ApiError(Exception):
         message: str,
         *,
         headers: Mapping[str, str] | None = None,
+        members: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(status, code, message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = dict(headers or {})
+        self.members = dict(members or {})
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.code, self.message, **self.members)
 
     def __str__(self) -> str:
         return f"{self.status} {self.code}: {self.message}"
@@ -56,11 +63,7 @@ def phrase_for(status: int) -> str:
     return HTTPStatus(status).phrase
 
 
-def error_body(
-    code: str, message: str, *, details: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """The JSON document; `details` lists what a validation error found, field by field."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    if details is not None:
-        error["details"] = details
-    return {"error": error}
+def error_body(code: str, message: str, **members: Any) -> dict[str, Any]:
+    """The JSON document; `members` go beside code and message (`details=[...]`, what a
+    validation error found field by field)."""
+    return {"error": {"code": code, "message": message, **members}}

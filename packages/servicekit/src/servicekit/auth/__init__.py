@@ -1,5 +1,5 @@
-"""Bearer-token access for writes: the policy, framework-free (servicekit.asgi and
-servicekit.django answer what it decides).
+"""Bearer-token access for writes: the policy, framework-free (servicekit.auth.asgi and
+servicekit.auth.django answer what it decides).
 
 A service holds one secret token (API_TOKEN, or the file API_TOKEN_FILE names: a Docker or
 Kubernetes secret). A request that needs the credential must send

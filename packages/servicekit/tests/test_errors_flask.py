@@ -9,7 +9,7 @@ from flask import Flask, abort
 from werkzeug.test import TestResponse
 
 from servicekit.errors import ApiError
-from servicekit.flask import install_error_handlers
+from servicekit.errors.flask import install_error_handlers
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive, Scope, Send
 
 from servicekit.errors import ApiError
-from servicekit.fastapi import install_error_handlers
+from servicekit.errors.fastapi import install_error_handlers
 
 
 def make_app() -> FastAPI:

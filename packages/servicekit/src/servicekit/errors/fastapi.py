@@ -11,7 +11,6 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
@@ -20,46 +19,21 @@ from starlette.routing import Match, Route
 from servicekit.errors import ApiError, code_for, error_body, phrase_for
 
 
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-
-
-class ErrorBody(BaseModel):
-    """The error shape, for OpenAPI schemas: `responses=error_responses({404: "..."})`."""
-
-    error: ErrorDetail
-
-
-# A JSON string of standard base64 (RFC 4648, padded), as the services decode it:
-# `contentEncoding` alone tells a validator or a fuzzer nothing.
-BASE64_STRING: dict[str, Any] = {
-    "type": "string",
-    "contentEncoding": "base64",
-    "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
-}
-
-
-def error_responses(meanings: Mapping[int, str]) -> dict[int | str, dict[str, Any]]:
-    """A route's `responses=` for the error answers it may give, each with its meaning."""
-    return {status: {"model": ErrorBody, "description": text} for status, text in meanings.items()}
-
-
 def error_response(
     status: int,
     code: str,
     message: str,
     *,
     headers: Mapping[str, str] | None = None,
-    details: list[dict[str, Any]] | None = None,
+    **members: Any,
 ) -> JSONResponse:
     """The error shape as a response, for code that answers before the app does (middleware)."""
-    return JSONResponse(error_body(code, message, details=details), status, headers=headers)
+    return JSONResponse(error_body(code, message, **members), status, headers=headers)
 
 
 async def _api_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+    return JSONResponse(exc.body(), exc.status, headers=exc.headers)
 
 
 async def _http_exception(request: Request, exc: Exception) -> Response:

@@ -8,17 +8,10 @@ the 401. This answers before the app receives a byte of the body. Standard libra
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
 
+from servicekit.asgi_types import ASGIApp, Receive, Scope, Send
 from servicekit.auth import BearerPolicy
 from servicekit.errors import error_body
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class BearerAuth:

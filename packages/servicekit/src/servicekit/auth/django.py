@@ -7,14 +7,13 @@ no parsing. Needs the `django` extra.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 from servicekit.auth import BearerPolicy
-from servicekit.errors import error_body
+from servicekit.errors.django import error_response
 
 
 class BearerAuthMiddleware:
@@ -30,11 +29,4 @@ class BearerAuthMiddleware:
         )
         if denial is None:
             return self.get_response(request)
-        response = HttpResponse(
-            json.dumps(error_body(denial.code, denial.message)),
-            status=denial.status,
-            content_type="application/json",
-        )
-        for name, value in denial.headers.items():
-            response[name] = value
-        return response
+        return error_response(denial.status, denial.code, denial.message, headers=denial.headers)

@@ -7,6 +7,7 @@ Needs the `flask` extra.
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask, Response
 from werkzeug.exceptions import HTTPException, InternalServerError
@@ -17,13 +18,17 @@ from servicekit.errors import ApiError, code_for, error_body
 def error_response(
     status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
 ) -> Response:
-    response = Response(json.dumps(error_body(code, message)), status, mimetype="application/json")
-    response.headers.update(headers or {})
+    return _json(error_body(code, message), status, headers or {})
+
+
+def _json(body: dict[str, Any], status: int, headers: Mapping[str, str]) -> Response:
+    response = Response(json.dumps(body), status, mimetype="application/json")
+    response.headers.update(headers)
     return response
 
 
 def _api_error(exc: ApiError) -> Response:
-    return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+    return _json(exc.body(), exc.status, exc.headers)
 
 
 def _http_exception(exc: HTTPException) -> Response:
