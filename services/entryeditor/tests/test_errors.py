@@ -14,7 +14,8 @@ from django.test import RequestFactory
 
 from entryeditor_service import errors
 from entryeditor_service.entries import store
-from entryeditor_service.errors import ApiError, to_api_error
+from entryeditor_service.errors import to_api_error
+from servicekit.errors import ApiError
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -36,11 +37,11 @@ def test_the_store_raises_its_own_errors(client: Client) -> None:
 def test_domain_errors_become_their_http_answers() -> None:
     conflict = to_api_error(store.VersionConflict(7, 1, 2))
     assert isinstance(conflict, ApiError)
-    assert (conflict.status_code, conflict.error_code) == (409, "conflict")
-    assert conflict.details == {"current_version": 2}
+    assert (conflict.status, conflict.code) == (409, "conflict")
+    assert conflict.body()["error"]["current_version"] == 2
     missing = to_api_error(store.EntryNotFound(7))
     assert isinstance(missing, ApiError)
-    assert (missing.status_code, missing.error_code, missing.message) == (
+    assert (missing.status, missing.code, missing.message) == (
         404,
         "not_found",
         "No entry 7",

@@ -23,7 +23,7 @@ def test_readyz_reports_database_budget_and_cache(client: Client) -> None:
     response = client.get("/readyz")
     assert response.status_code == 200
     body = response.json()
-    assert body["status"] == "ok"
+    assert body["status"] == "ready"
     assert body["database"]["ok"] is True
     assert body["database"]["max_connections"] == max_connections()
     assert body["database"]["connection_budget"] == 2 * 4 + 4 + 3
@@ -37,9 +37,10 @@ def test_readyz_is_503_when_the_budget_exceeds_max_connections(client: Client) -
     with override_settings(WEB_CONCURRENCY=limit, WEB_THREADS=2):
         response = client.get("/readyz/")
     assert response.status_code == 503
-    body = response.json()
-    assert body["status"] == "unavailable"
-    assert "exceeds the database's max_connections" in body["database"]["error"]
+    error = response.json()["error"]
+    assert error["code"] == "not_ready"
+    assert "exceeds the database's max_connections" in error["message"]
+    assert "Retry-After" not in response.headers
 
 
 def test_budget_arithmetic() -> None:

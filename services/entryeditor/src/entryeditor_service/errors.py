@@ -1,10 +1,12 @@
-"""Every error is JSON: {"error": {"code": "...", "message": "...", ...details}}.
+"""Every error is JSON in servicekit's shape: {"error": {"code": "...", "message": "..."}},
+with an error's own members beside them (a conflict's `current_version`, a bad command's
+`line` and `column`, a bad request's `fields`).
 
-One error type, ApiError(status, code, message), and every handler in this module:
-`exception_handler` for DRF (named in config/settings.py) and Django's own error views
-(named in config/urls.py). Domain code raises its own errors (an entry not found, a stale
-version, a bad command, compute without an answer) and `to_api_error` is the one place that
-says which HTTP answer each becomes; views raise ApiError only for what is HTTP's alone.
+servicekit's one error type, ApiError(status, code, message), and every handler in this
+module: `exception_handler` for DRF (named in config/settings.py) and Django's own error
+views (named in config/urls.py). Domain code raises its own errors (an entry not found, a
+stale version, a bad command, compute without an answer) and `to_api_error` is the one place
+that says which HTTP answer each becomes; views raise ApiError only for what is HTTP's alone.
 """
 
 from __future__ import annotations
@@ -26,42 +28,11 @@ from entryeditor_service import database
 from entryeditor_service.compute.client import ComputeUnavailable
 from entryeditor_service.entries.querylang import CommandError
 from entryeditor_service.entries.store import EntryNotFound, VersionConflict
+from servicekit.errors import ApiError, error_body
+from servicekit.errors.django import error_response
 
-JSON_DUMPS = {"ensure_ascii": False}
 RETRY_AFTER_S = 1  # on 503 database_unavailable
 log = logging.getLogger(__name__)
-
-
-def error_body(code: str, message: str, **details: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, **details}}
-
-
-class ApiError(exceptions.APIException):
-    """An HTTP error: status, code and message, extra fields of the error object
-    (`details`) and response headers."""
-
-    def __init__(
-        self,
-        status_code: int,
-        code: str,
-        message: str,
-        *,
-        headers: dict[str, str] | None = None,
-        **details: Any,
-    ) -> None:
-        super().__init__(message, code)
-        self.status_code = status_code
-        self.error_code = code
-        self.message = message
-        self.headers = headers or {}
-        self.details = details
-
-    def response(self) -> Response:
-        return Response(
-            error_body(self.error_code, self.message, **self.details),
-            status=self.status_code,
-            headers=self.headers,
-        )
 
 
 def to_api_error(exc: Exception) -> ApiError | None:
@@ -73,9 +44,9 @@ def to_api_error(exc: Exception) -> ApiError | None:
             f"Entry {exc.entry_id} is at version {exc.current}, not {exc.version}: "
             "reload it and apply the change again"
         )
-        return ApiError(409, "conflict", message, current_version=exc.current)
+        return ApiError(409, "conflict", message, members={"current_version": exc.current})
     if isinstance(exc, CommandError):
-        return ApiError(400, "bad_command", exc.message, **exc.details())
+        return ApiError(400, "bad_command", exc.message, members=exc.details())
     if isinstance(exc, UnknownSentence):
         return ApiError(404, "not_found", f"No sentence {exc.sentence_id}")
     if isinstance(exc, BadRequest):
@@ -87,7 +58,7 @@ def to_api_error(exc: Exception) -> ApiError | None:
             "compute_unavailable",
             "The compute service is unavailable; try again later.",
             headers={"Retry-After": str(retry_after)},
-            retry_after=retry_after,
+            members={"retry_after": retry_after},
         )
     if isinstance(exc, OperationalError | InterfaceError):
         # The database does not answer or has no connection left: a 503, not a 500.
@@ -111,7 +82,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     a code named after the exception; anything else is a 500 (Django's handler500)."""
     error = exc if isinstance(exc, ApiError) else to_api_error(exc)
     if error is not None:
-        return error.response()
+        return Response(error.body(), status=error.status, headers=error.headers)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -124,21 +95,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
-def _json(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse(error_body(code, message), status=status, json_dumps_params=JSON_DUMPS)
-
-
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return _json(400, "bad_request", "Bad request")
+    return error_response(400, "bad_request", "Bad request")
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return _json(403, "forbidden", "Forbidden")
+    return error_response(403, "forbidden", "Forbidden")
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return _json(404, "not_found", f"No route for {request.path}")
+    return error_response(404, "not_found", f"No route for {request.path}")
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
-    return _json(500, "server_error", "Internal server error")
+    return error_response(500, "server_error", "Internal server error")

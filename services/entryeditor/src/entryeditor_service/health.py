@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db import DatabaseError
@@ -11,9 +12,13 @@ from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from entryeditor_service import budget, cache
+from entryeditor_service import budget, cache, database
 from entryeditor_service.corpus import queries
+from entryeditor_service.errors import RETRY_AFTER_S
 from entryeditor_service.openapi import errors
+from servicekit.errors import ApiError
+
+log = logging.getLogger(__name__)
 
 
 @extend_schema(tags=["health"], responses={200: OpenApiTypes.OBJECT})
@@ -27,24 +32,34 @@ def healthz(request: Request) -> Response:
 @api_view(["GET"])
 def readyz(request: Request) -> Response:
     """200 when the database answers, has our tables and fits the connection budget in its
-    max_connections; 503 otherwise. Says whether the cache answers (an outage there only
-    slows get_pmi) and how much corpus is loaded."""
-    database: dict[str, Any] = {"ok": False}
-    body: dict[str, Any] = {"database": database}
+    max_connections; 503 not_ready in the error shape otherwise, naming what is missing.
+    Says whether the cache answers (an outage there only slows get_pmi) and how much corpus
+    is loaded."""
     the_budget = budget.Budget.from_settings()
     try:
         limit = budget.max_connections()
         corpus = queries.info()
     except DatabaseError as exc:
-        database["error"] = str(exc)
-    else:
-        database.update({"ok": True, "connection_budget": the_budget.total})
-        body["corpus"] = {"sentences": corpus.sentences, "tokens": corpus.tokens}
-        if limit is not None:
-            database["max_connections"] = limit
-            problem = the_budget.problem(limit)
-            if problem is not None:
-                database.update({"ok": False, "error": problem})
-    ready = database["ok"]
-    body.update({"status": "ok" if ready else "unavailable", "cache": cache.probe()})
-    return Response(body, status=200 if ready else 503)
+        log.warning("not ready: %s", exc)
+        raise ApiError(
+            503,
+            "not_ready",
+            "The database is unreachable"
+            if database.unreachable(exc)
+            else "The database answers but its tables cannot be read (not migrated?)",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        ) from exc
+    problem = None if limit is None else the_budget.problem(limit)
+    if problem is not None:
+        raise ApiError(503, "not_ready", problem)
+    db: dict[str, Any] = {"ok": True, "connection_budget": the_budget.total}
+    if limit is not None:
+        db["max_connections"] = limit
+    return Response(
+        {
+            "status": "ready",
+            "database": db,
+            "corpus": {"sentences": corpus.sentences, "tokens": corpus.tokens},
+            "cache": cache.probe(),
+        }
+    )

@@ -13,8 +13,8 @@ from rest_framework.response import Response
 
 from entryeditor_service.corpus import cached, params, queries
 from entryeditor_service.corpus.patterns import Pattern
-from entryeditor_service.errors import ApiError
 from entryeditor_service.openapi import READ_ERRORS, errors, id_parameter
+from servicekit.errors import ApiError
 
 SENTENCE_ID = id_parameter("sentence_id", "The sentence's id in the corpus.")
 
