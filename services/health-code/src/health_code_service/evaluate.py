@@ -1,11 +1,18 @@
 """Accuracy per field on generated screenshots, and the time each image took, for each split
 of the generator: `tune` (what the analyzer was developed on) and `held-out` (a layout and a
-font it never was), reported apart."""
+font it never was), reported apart.
 
+The screenshots come from the generator (which draws Chinese text in Debian's CJK fonts), or
+from a folder `save_samples` wrote: the same images scored on a machine without those fonts
+(a GPU machine, say), so two engines or devices are compared on identical bytes."""
+
+import json
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from health_code_service.analyzer import AnalysisError, Analyzer
 from health_code_service.imaging import decode_image
@@ -34,47 +41,104 @@ class UsageScore:
         return self.correct.get(name, 0) / self.images if self.images else 0.0
 
 
-def evaluate(
-    settings: Settings,
+@dataclass(frozen=True)
+class Sample:
+    """One screenshot and the fields the service should read from it."""
+
+    usage: Usage
+    split: str
+    seed: int
+    jpeg: bytes
+    truth: dict[str, Any]
+
+
+def generated(
     count: int,
     seed: int = 0,
     usages: Iterable[Usage] = tuple(Usage),
     splits: Sequence[str] = SPLITS,
-) -> list[UsageScore]:
-    """Analyse `count` generated screenshots per usage and split (seeds seed .. seed+count-1);
-    one score per split and usage, split by split."""
+) -> Iterator[Sample]:
+    """`count` generated screenshots per usage and split (seeds seed .. seed+count-1), split
+    by split."""
+    for split in splits:
+        for usage in usages:
+            for image_seed in range(seed, seed + count):
+                jpeg, truth = generate(usage, image_seed, split=split)
+                yield Sample(usage, split, image_seed, jpeg, truth)
+
+
+INDEX = "samples.json"
+
+
+def save_samples(samples: Iterable[Sample], folder: Path) -> int:
+    """Write each sample's JPEG and an index of their truths into `folder`; how many."""
+    folder.mkdir(parents=True, exist_ok=True)
+    index = []
+    for sample in samples:
+        name = f"{sample.split}-{sample.usage}-{sample.seed}.jpg"
+        (folder / name).write_bytes(sample.jpeg)
+        entry = {"file": name, "usage": str(sample.usage), "split": sample.split}
+        index.append({**entry, "seed": sample.seed, "truth": sample.truth})
+    (folder / INDEX).write_text(json.dumps(index, ensure_ascii=False, indent=1) + "\n")
+    return len(index)
+
+
+def saved(folder: Path, usages: Iterable[Usage] = tuple(Usage)) -> Iterator[Sample]:
+    """The samples `save_samples` wrote into `folder`, of `usages` only."""
+    index = folder / INDEX
+    if not index.is_file():
+        raise FileNotFoundError(f"no {INDEX} in {folder}: not a folder of saved samples")
+    wanted = {str(usage) for usage in usages}
+    for entry in json.loads(index.read_text()):
+        if entry["usage"] in wanted:
+            jpeg = (folder / entry["file"]).read_bytes()
+            usage = Usage(entry["usage"])
+            yield Sample(usage, entry["split"], entry["seed"], jpeg, entry["truth"])
+
+
+def evaluate(settings: Settings, samples: Iterable[Sample]) -> list[UsageScore]:
+    """Analyse every sample; one score per split and usage, in the order they first come."""
     analyzer = Analyzer(settings)
+    scores: dict[tuple[str, Usage], UsageScore] = {}
+    for sample in samples:
+        key = (sample.split, sample.usage)
+        score = scores.setdefault(key, UsageScore(sample.usage, sample.split))
+        _score(analyzer, settings, score, sample)
+    return list(scores.values())
+
+
+def _score(analyzer: Analyzer, settings: Settings, score: UsageScore, sample: Sample) -> None:
+    started = time.process_time()
+    try:
+        answer = analyzer.analyze(sample.usage, decode_image(sample.jpeg, settings.max_pixels))
+        found = answer.model_dump(mode="json")
+    except AnalysisError as error:
+        found = {}
+        score.errors += 1
+        score.misses.append(f"seed {sample.seed}: {error.code}")
+    score.cpu_ms.append((time.process_time() - started) * 1000)
+    score.images += 1
+    for name in FIELDS[sample.usage]:
+        if found.get(name) == sample.truth[name]:
+            score.correct[name] = score.correct.get(name, 0) + 1
+        elif found:
+            score.misses.append(
+                f"seed {sample.seed} {name}: {found.get(name)!r} != {sample.truth[name]!r}"
+            )
+
+
+def as_json(scores: Sequence[UsageScore]) -> list[dict[str, Any]]:
+    """Each score's accuracy per field, images and errors: what a machine reads."""
     return [
-        _score(analyzer, settings, usage, split, range(seed, seed + count))
-        for split in splits
-        for usage in usages
+        {
+            "usage": str(score.usage),
+            "split": score.split,
+            "images": score.images,
+            "errors": score.errors,
+            "accuracy": {name: round(score.accuracy(name), 4) for name in FIELDS[score.usage]},
+        }
+        for score in scores
     ]
-
-
-def _score(
-    analyzer: Analyzer, settings: Settings, usage: Usage, split: str, seeds: range
-) -> UsageScore:
-    score = UsageScore(usage, split)
-    for image_seed in seeds:
-        jpeg, truth = generate(usage, image_seed, split=split)
-        started = time.process_time()
-        try:
-            answer = analyzer.analyze(usage, decode_image(jpeg, settings.max_pixels))
-            found = answer.model_dump(mode="json")
-        except AnalysisError as error:
-            found = {}
-            score.errors += 1
-            score.misses.append(f"seed {image_seed}: {error.code}")
-        score.cpu_ms.append((time.process_time() - started) * 1000)
-        score.images += 1
-        for name in FIELDS[usage]:
-            if found.get(name) == truth[name]:
-                score.correct[name] = score.correct.get(name, 0) + 1
-            elif found:
-                score.misses.append(
-                    f"seed {image_seed} {name}: {found.get(name)!r} != {truth[name]!r}"
-                )
-    return score
 
 
 SPLIT_TITLES = {
