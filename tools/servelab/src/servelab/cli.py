@@ -14,6 +14,8 @@ from servelab.bench.compare import render as render_comparison
 from servelab.bench.matrix import load_matrix
 from servelab.bench.results import load_run
 from servelab.containers import cli as containers_cli
+from servelab.device.report import write_device_report
+from servelab.device.results import RESULTS_NAME, is_device_run
 from servelab.faults import cli as faults_cli
 from servelab.fuzz import FuzzError, FuzzOptions, run_fuzz
 from servelab.interrupts import stop_on_signals
@@ -101,18 +103,29 @@ def bench(args: argparse.Namespace) -> int:
 
 def report(args: argparse.Namespace) -> int:
     """The families named, or every family that has saved results (a new family has none
-    until its first run)."""
+    until its first run); a device run's JSON (`health-code.gpu`, or the file the GPU
+    machine wrote) becomes docs/results/health-code.gpu.md."""
     requested = args.family or _measured_families()
-    return _each_family(requested, render_report)
+    return _each_family(requested, _render)
+
+
+def _render(name: str) -> Path:
+    project_dir = find_project_dir()
+    saved = Path(name) if name.endswith(".json") else results_path(project_dir, name)
+    if is_device_run(saved):
+        return write_device_report(saved, project_dir)
+    return render_report(name)
 
 
 def _measured_families() -> list[str]:
     project_dir = find_project_dir()
-    return [
+    measured = [
         family
         for family in all_families(project_dir)
         if results_path(project_dir, family).is_file()
     ]
+    device = results_path(project_dir, RESULTS_NAME)
+    return [*measured, RESULTS_NAME] if is_device_run(device) else measured
 
 
 def compare(args: argparse.Namespace) -> int:

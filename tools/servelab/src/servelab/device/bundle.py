@@ -1,0 +1,262 @@
+"""`python -m servelab.device bundle`: everything the GPU machine lacks, in one folder that
+travels with the working tree (`.device-bundle/`, git-ignored).
+
+That machine has Python 3.12 with PyTorch, onnxruntime, OpenCV, NumPy, Pillow, PyYAML and
+prometheus-client, and no network. The folder holds wheels for its Python of every other
+runtime dependency of the health-code service (the versions of this environment, so uv.lock's),
+k6 stripped of its debug symbols and xz-compressed, and screenshots with their truth for the
+accuracy check (the generator needs CJK fonts that machine lacks). The project's own code
+travels with the tree. The folder and the tree together must fit what one call carries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import lzma
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+from servelab.bench.k6 import k6_binary, k6_version
+from servelab.device.plan import FORMS, load_plan
+from servelab.stack.compose import save_resolved
+
+BUNDLE_DIR = ".device-bundle"
+MANIFEST = "manifest.json"
+K6_FILE = "k6.xz"
+WHEELS = "wheels"
+SAMPLES = "screenshots"
+COMPOSE = "compose"
+MiB = 1024 * 1024
+# What one call to the GPU machine carries: the working tree and this folder together.
+CARRIED_LIMIT = 64 * MiB
+BUNDLE_LIMIT = 60 * MiB
+# The device's Python, and the platforms its pip accepts.
+PYTHON_VERSION = "3.12"
+PLATFORMS = (
+    "manylinux_2_28_x86_64",
+    "manylinux_2_27_x86_64",
+    "manylinux_2_24_x86_64",
+    "manylinux_2_17_x86_64",
+    "manylinux2014_x86_64",
+    "manylinux1_x86_64",
+)
+# The health-code service's runtime dependencies that the GPU machine's image lacks, or has
+# in versions that may not match ours (the small pure ones: anyio, h11, typing-extensions).
+DISTRIBUTIONS = (
+    "fastapi",
+    "starlette",
+    "pydantic",
+    "pydantic-core",
+    "pydantic-settings",
+    "python-dotenv",
+    "annotated-types",
+    "annotated-doc",
+    "typing-inspection",
+    "typing-extensions",
+    "anyio",
+    "h11",
+    "uvicorn",
+    "httptools",
+    "gunicorn",
+    "uvicorn-worker",
+    "python-multipart",
+    "pybase64",
+    "rapidocr-onnxruntime",
+    "pyclipper",
+    "shapely",
+    "zxing-cpp",
+)
+# Screenshots per usage and split for the accuracy check.
+SAMPLE_COUNT = 8
+
+
+class BundleError(RuntimeError):
+    """A part could not be made, or the folder is larger than one call carries."""
+
+
+@dataclass(frozen=True)
+class Sizes:
+    bundle: int
+    tree: int
+
+    @property
+    def carried(self) -> int:
+        return self.bundle + self.tree
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def tree_bytes(project_dir: Path) -> int:
+    """The working tree's tracked files: what travels with every call besides the bundle."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=project_dir, capture_output=True, check=True
+    ).stdout
+    paths = (project_dir / name for name in listed.decode().split("\0") if name)
+    return sum(path.stat().st_size for path in paths if path.is_file())
+
+
+def _pip() -> list[str]:
+    """A Python that has pip: this one, or the one a virtual environment was made from."""
+    for python in dict.fromkeys((sys.executable, getattr(sys, "_base_executable", ""))):
+        if (
+            python
+            and subprocess.run(
+                [python, "-m", "pip", "--version"], capture_output=True, check=False
+            ).returncode
+            == 0
+        ):
+            return [python, "-m", "pip"]
+    raise BundleError("no pip to download wheels with: install python3-pip")
+
+
+def download_wheels(folder: Path, python_version: str = PYTHON_VERSION) -> list[dict[str, object]]:
+    """The pinned wheels for the device's Python, each with its name, version and size."""
+    pins = [f"{name}=={metadata.version(name)}" for name in DISTRIBUTIONS]
+    platforms = [arg for platform in PLATFORMS for arg in ("--platform", platform)]
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [
+            *_pip(),
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            python_version,
+            "--implementation",
+            "cp",
+            *platforms,
+            "--dest",
+            str(folder),
+            *pins,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise BundleError(f"pip download failed:\n{done.stderr.strip()[-2000:]}")
+    return [
+        {"file": wheel.name, "bytes": wheel.stat().st_size}
+        for wheel in sorted(folder.glob("*.whl"))
+    ]
+
+
+def _cache_dir() -> Path:
+    return Path.home() / ".cache" / "servelab" / "device"
+
+
+def pack_k6(target: Path) -> dict[str, object]:
+    """k6 without its debug symbols, xz-compressed (46 of 66 MB stripped, 11 MB packed);
+    packed once per k6 binary and kept in ~/.cache/servelab/device."""
+    binary = Path(k6_binary())
+    digest = hashlib.sha256(binary.read_bytes()).hexdigest()[:16]
+    cached = _cache_dir() / f"k6-{digest}.xz"
+    if not cached.is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as scratch:
+            stripped = Path(scratch) / "k6"
+            shutil.copyfile(binary, stripped)
+            strip = shutil.which("strip")
+            if strip is not None:
+                subprocess.run([strip, str(stripped)], check=True)
+            packed = Path(scratch) / "k6.xz"
+            packed.write_bytes(lzma.compress(stripped.read_bytes(), preset=9))
+            shutil.move(packed, cached)
+    shutil.copyfile(cached, target)
+    return {"version": k6_version(str(binary)), "bytes": target.stat().st_size}
+
+
+def save_screenshots(folder: Path, count: int = SAMPLE_COUNT) -> int:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "health_code_service.eval_cli",
+            "--save",
+            str(folder),
+            "--count",
+            str(count),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise BundleError(f"saving screenshots failed:\n{done.stderr.strip()[-2000:]}")
+    return len(list(folder.glob("*.jpg")))
+
+
+def resolve_compose(project_dir: Path, folder: Path) -> int:
+    """`docker-compose config` of every stack of every form, as the runner will ask for it
+    (the GPU machine has no docker-compose)."""
+    saved = {
+        save_resolved(project_dir, [stack.variant.profile], stack.env, folder)
+        for form in FORMS
+        for stack in load_plan(project_dir, form).stacks()
+    }
+    return len(saved)
+
+
+def _commit(project_dir: Path) -> str:
+    head = subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"],
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return f"{head}{' (with uncommitted changes)' if dirty else ''}" if head else "unknown"
+
+
+def build_bundle(project_dir: Path, out: Path, say: Callable[[str], object] = print) -> Sizes:
+    """Make the folder afresh; its size and the tree's, refused over what a call carries."""
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    say(f"wheels for Python {PYTHON_VERSION} ({len(DISTRIBUTIONS)} distributions)")
+    wheels = download_wheels(out / WHEELS)
+    say("k6, stripped and compressed")
+    k6 = pack_k6(out / K6_FILE)
+    say(f"screenshots for the accuracy check ({SAMPLE_COUNT} per usage and split)")
+    screenshots = save_screenshots(out / SAMPLES)
+    say("the compose recipes of every stack, resolved")
+    configs = resolve_compose(project_dir, out / COMPOSE)
+    manifest = {
+        "commit": _commit(project_dir),
+        "made": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": PYTHON_VERSION,
+        "wheels": wheels,
+        "k6": k6,
+        "screenshots": screenshots,
+        "compose_configs": configs,
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    sizes = Sizes(_folder_bytes(out), tree_bytes(project_dir))
+    say(
+        f"{out}: {sizes.bundle / MiB:.1f} MiB; with the working tree "
+        f"({sizes.tree / MiB:.1f} MiB) {sizes.carried / MiB:.1f} MiB of the "
+        f"{CARRIED_LIMIT // MiB} MiB one call carries"
+    )
+    if sizes.bundle > BUNDLE_LIMIT or sizes.carried > CARRIED_LIMIT:
+        raise BundleError(
+            f"too large: {sizes.bundle / MiB:.1f} MiB bundle (at most {BUNDLE_LIMIT // MiB}), "
+            f"{sizes.carried / MiB:.1f} MiB carried (at most {CARRIED_LIMIT // MiB})"
+        )
+    return sizes

@@ -1,0 +1,119 @@
+"""What the GPU is, and how much of its memory a stack's processes held, read from
+nvidia-smi (the driver's own tool: no CUDA library is loaded here)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_TIMEOUT_S = 10.0
+# How often the memory is read while a stack runs.
+_EVERY_S = 0.25
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    driver: str
+    memory_mib: int
+
+
+@dataclass(frozen=True)
+class Gpus:
+    """The GPUs nvidia-smi lists, or why there are none to use (`missing`)."""
+
+    found: tuple[Gpu, ...] = ()
+    missing: str = ""
+
+
+def _smi(*args: str) -> list[list[str]] | None:
+    """nvidia-smi's CSV rows (no header, no units), or None where it fails."""
+    binary = shutil.which("nvidia-smi")
+    if binary is None:
+        return None
+    try:
+        done = subprocess.run(
+            [binary, *args, "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return [[part.strip() for part in line.split(",")] for line in done.stdout.splitlines() if line]
+
+
+def gpus() -> Gpus:
+    if shutil.which("nvidia-smi") is None:
+        return Gpus(missing="no NVIDIA GPU on this machine (nvidia-smi not found)")
+    rows = _smi("--query-gpu=name,driver_version,memory.total")
+    if rows is None:
+        return Gpus(missing="nvidia-smi failed: no usable NVIDIA driver")
+    found = tuple(Gpu(name, driver, int(float(total))) for name, driver, total in rows)
+    return Gpus(found) if found else Gpus(missing="nvidia-smi lists no GPU")
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces; the fields after its ")" are fixed.
+    return int(stat.rsplit(")", 1)[1].split()[2])
+
+
+@dataclass
+class MemoryWatch:
+    """Samples the GPU's memory while a stack runs: the most its processes (those in
+    `pgids`) held at once, and the most any one of them held."""
+
+    pgids: Collection[int]
+    peak_total_mib: int = 0
+    peak_process_mib: int = 0
+    processes: int = 0
+    samples: int = 0
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def __enter__(self) -> MemoryWatch:
+        self._thread = threading.Thread(target=self._run, name="gpu-memory", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.sample()
+
+    def _run(self) -> None:
+        while not self._stop.wait(_EVERY_S):
+            self.sample()
+
+    def sample(self) -> None:
+        rows = _smi("--query-compute-apps=pid,used_memory")
+        if rows is None:
+            return
+        ours = [_mib(row[1]) for row in rows if len(row) == 2 and self._ours(row[0])]
+        self.samples += 1
+        self.processes = max(self.processes, len(ours))
+        self.peak_total_mib = max(self.peak_total_mib, sum(ours))
+        self.peak_process_mib = max(self.peak_process_mib, max(ours, default=0))
+
+    def _ours(self, pid: str) -> bool:
+        return pid.isdigit() and _pgid(int(pid)) in self.pgids
+
+
+def _mib(used: str) -> int:
+    """A memory figure in MiB; 0 where the driver cannot say ("[N/A]")."""
+    try:
+        return int(float(used))
+    except ValueError:
+        return 0

@@ -1,0 +1,327 @@
+"""`python -m servelab.device run`: the device matrix, stack by stack, then the accuracy of
+each engine, within a time budget; one JSON in the output folder.
+
+Each stack is the compose service started as `servelab up` starts it (servelab.stack), with
+the variant's environment and WEB_CONCURRENCY workers: warmed up, then measured under every
+load with k6 (loadtests/health-code.js, every answer checked), its GPU memory sampled
+throughout. A GPU cell on a machine without one is recorded as skipped, with the reason; a
+stack that would not finish within the budget is not started, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import lzma
+import secrets
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from servelab.bench.k6 import K6Error, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.load import Load
+from servelab.bench.machine import this_machine
+from servelab.bench.runner import RECORD_FAILURES
+from servelab.bench.summary import SummaryError, measurement
+from servelab.device import gpu
+from servelab.device.bundle import K6_FILE, MANIFEST, SAMPLES
+from servelab.device.plan import Eval, Plan, Stack
+from servelab.device.results import (
+    RESULTS_NAME,
+    DeviceRun,
+    EvalResult,
+    LoadResult,
+    StackResult,
+)
+from servelab.project import LOADTESTS
+from servelab.stack import Stack as Servers
+from servelab.stack import StackError
+
+SCRIPT = LOADTESTS / "health-code.js"
+# A stack's time before any has run: start, warm-up and both loads.
+_FIRST_ESTIMATE_S = 60.0
+_K6_GRACE_S = 60.0
+_EVAL_TIMEOUT_S = 240.0
+_OOM_WORDS = ("out of memory", "outofmemory", "cuda_error_out_of_memory")
+
+
+class ServerLog:
+    """The servers' output, kept in a file, with the lines that speak of running out of
+    memory counted."""
+
+    def __init__(self, path: Path) -> None:
+        self._file = path.open("w")
+        self.out_of_memory = 0
+
+    def write(self, text: str, /) -> object:
+        lowered = text.lower()
+        self.out_of_memory += sum(word in lowered for word in _OOM_WORDS) > 0
+        return self._file.write(text)
+
+    def flush(self) -> object:
+        self._file.flush()
+        return None
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _k6(bundle: Path, work_dir: Path) -> str:
+    """The bundle's k6 (unpacked once into the work folder), else this environment's."""
+    packed = bundle / K6_FILE
+    if not packed.is_file():
+        return k6_binary()
+    binary = work_dir / "k6"
+    binary.write_bytes(lzma.decompress(packed.read_bytes()))
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    return str(binary)
+
+
+def _commit(project_dir: Path, bundle: Path) -> str:
+    """The commit the bundle was made from (the GPU machine gets a tree without .git)."""
+    manifest = bundle / MANIFEST
+    if manifest.is_file():
+        return str(json.loads(manifest.read_text()).get("commit", "unknown"))
+    done = subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"],
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "unknown"
+
+
+class Runner:
+    def __init__(
+        self,
+        project_dir: Path,
+        plan: Plan,
+        bundle: Path,
+        out: Path,
+        budget_s: float,
+        eval_reserve_s: float,
+        stream: TextIO = sys.stderr,
+    ) -> None:
+        self.project_dir = project_dir
+        self.plan = plan
+        self.bundle = bundle
+        self.out = out
+        self.budget_s = budget_s
+        self.eval_reserve_s = eval_reserve_s
+        self.stream = stream
+        self.work_dir = out / "work"
+        self.started = time.monotonic()
+        self.token = secrets.token_urlsafe(32)
+        self.gpus = gpu.gpus()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def say(self, text: str) -> None:
+        minutes, seconds = divmod(int(self.elapsed()), 60)
+        print(f"[{minutes}:{seconds:02d}] {text}", file=self.stream, flush=True)
+
+    def run(self) -> Path:
+        shutil.rmtree(self.work_dir, ignore_errors=True)
+        self.work_dir.mkdir(parents=True)
+        k6 = _k6(self.bundle, self.work_dir)
+        machine = asdict(this_machine(k6_version(k6)))
+        record = DeviceRun(
+            title=self.plan.title,
+            form=self.plan.form,
+            started=datetime.now(UTC).isoformat(timespec="seconds"),
+            budget_s=self.budget_s,
+            commit=_commit(self.project_dir, self.bundle),
+            machine=machine,
+            gpus=[asdict(found) for found in self.gpus.found],
+            no_gpu=self.gpus.missing,
+            k6=k6_version(k6),
+        )
+        results = self.out / f"{RESULTS_NAME}.json"
+        where = ", ".join(f"{g.name} (driver {g.driver})" for g in self.gpus.found)
+        self.say(f"{machine['cpus']} CPUs; {where or self.gpus.missing}")
+        stacks = self.plan.stacks(machine["cpus"])
+        longest = _FIRST_ESTIMATE_S
+        for index, stack in enumerate(stacks):
+            self.say(f"[{index + 1}/{len(stacks)}] {stack.label}")
+            result = self._stack(k6, stack, longest)
+            longest = max(longest, result.wall_s) if result.ran else longest
+            record.stacks.append(result)
+            self.say(f"    {describe(result)}")
+            record.wall_s = round(self.elapsed(), 1)
+            record.save(results)
+        for item in self.plan.evals:
+            self.say(f"accuracy: {item.name}")
+            outcome = self._eval(item)
+            record.evals.append(outcome)
+            self.say(f"    {outcome.skipped or outcome.error or f'{outcome.seconds:.0f} s'}")
+            record.wall_s = round(self.elapsed(), 1)
+            record.save(results)
+        self.say(f"results: {results}")
+        return results
+
+    def _skip(self, stack: Stack, why: str) -> StackResult:
+        variant = stack.variant
+        return StackResult(
+            variant.name, stack.workers, variant.service, variant.gpu, dict(variant.env), why
+        )
+
+    def _stack(self, k6: str, stack: Stack, estimate_s: float) -> StackResult:
+        if stack.variant.gpu and not self.gpus.found:
+            return self._skip(stack, f"not run: {self.gpus.missing}")
+        left = self.budget_s - self.eval_reserve_s - self.elapsed()
+        if estimate_s > left:
+            return self._skip(
+                stack, f"not run: {left:.0f} s of the run's {self.budget_s:.0f} s budget left"
+            )
+        started = time.monotonic()
+        variant = stack.variant
+        env = {**stack.env, "API_TOKEN": self.token}
+        slug = f"{variant.name}-w{stack.workers}"
+        log = ServerLog(self.work_dir / f"{slug}.server.log")
+        servers = Servers(
+            variant.profile,
+            only=[variant.service],
+            env=env,
+            project_dir=self.project_dir,
+            run_parent=self.work_dir,
+            log=log,
+        )
+        result = StackResult(
+            variant.name, stack.workers, variant.service, variant.gpu, dict(variant.env)
+        )
+        try:
+            with servers:
+                start_s = time.monotonic() - started
+                url = servers.url(variant.service)
+                with gpu.MemoryWatch(set(servers.process_groups().values())) as watch:
+                    self._k6(k6, url, self.plan.warmup, f"{slug}-warmup")
+                    loads = [
+                        self._measured(k6, url, measured.name, measured.load, slug)
+                        for measured in self.plan.loads
+                    ]
+                command = servers.command(variant.service)
+        except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
+            log.close()
+            return _failed(result, str(failure), log.out_of_memory, started)
+        log.close()
+        sampled = watch.samples > 0
+        return StackResult(
+            **{
+                **asdict(result),
+                "loads": loads,
+                "command": command,
+                "start_s": round(start_s, 1),
+                "wall_s": round(time.monotonic() - started, 1),
+                "gpu_peak_total_mib": watch.peak_total_mib if sampled else None,
+                "gpu_peak_process_mib": watch.peak_process_mib if sampled else None,
+                "gpu_processes": watch.processes if sampled else None,
+                "out_of_memory": log.out_of_memory,
+            }
+        )
+
+    def _k6(self, k6: str, url: str, load: Load, name: str) -> tuple[Path, float]:
+        summary = self.work_dir / f"{name}.summary.json"
+        env: Mapping[str, str] = {
+            "BASE_URL": url,
+            **RECORD_FAILURES,
+            "USAGE": "health-code",
+            "BODY": "json",
+            **load.k6_env(),
+            "SUMMARY_JSON": str(summary),
+        }
+        log = self.work_dir / f"{name}.k6.log"
+        run = run_k6(
+            k6_argv(k6, SCRIPT, env),
+            cwd=self.project_dir,
+            log=log,
+            timeout_s=load.seconds + _K6_GRACE_S,
+        )
+        if run.returncode != 0:
+            raise K6Error(f"k6 exited with status {run.returncode} (log: {log})")
+        return summary, run.cpu_s
+
+    def _measured(self, k6: str, url: str, name: str, load: Load, slug: str) -> LoadResult:
+        summary, k6_cpu_s = self._k6(k6, url, load, f"{slug}-{name}")
+        m = measurement(json.loads(summary.read_text()), load)
+        wrong = m.errors.get("wrong_answer", 0)
+        failed = m.error_count
+        return LoadResult(
+            name=name,
+            clients=load.vus,
+            requests=load.iterations,
+            answered=m.requests - failed,
+            failed=failed,
+            wrong_answers=wrong,
+            rps=round(m.rps, 2),
+            avg_ms=round(m.avg_ms, 1),
+            p50_ms=round(m.p50_ms, 1),
+            p99_ms=round(m.p99_ms, 1),
+            elapsed_s=m.elapsed_s,
+            k6_cpu_s=round(k6_cpu_s, 2),
+        )
+
+    def _eval(self, item: Eval) -> EvalResult:
+        base = EvalResult(item.name, list(item.args), item.gpu)
+        samples = self.bundle / SAMPLES
+        if item.gpu and not self.gpus.found:
+            return EvalResult(**{**asdict(base), "skipped": f"not run: {self.gpus.missing}"})
+        if not (samples / "samples.json").is_file():
+            return EvalResult(
+                **{**asdict(base), "skipped": f"not run: no screenshots in {samples}"}
+            )
+        left = self.budget_s - self.elapsed()
+        if left < 30:
+            return EvalResult(
+                **{**asdict(base), "skipped": f"not run: {left:.0f} s of budget left"}
+            )
+        argv = [sys.executable, "-m", "health_code_service.eval_cli", "--images", str(samples)]
+        started = time.monotonic()
+        try:
+            done = subprocess.run(
+                [*argv, "--json", *item.args],
+                cwd=self.project_dir,
+                capture_output=True,
+                text=True,
+                timeout=min(_EVAL_TIMEOUT_S, left),
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return EvalResult(**{**asdict(base), "error": f"still running after {left:.0f} s"})
+        seconds = round(time.monotonic() - started, 1)
+        if done.returncode != 0:
+            tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+            return EvalResult(**{**asdict(base), "error": tail, "seconds": seconds})
+        scores = json.loads(done.stdout.strip().splitlines()[-1])
+        return EvalResult(**{**asdict(base), "seconds": seconds, "scores": scores})
+
+
+def _failed(result: StackResult, error: str, oom: int, started: float) -> StackResult:
+    wall_s = round(time.monotonic() - started, 1)
+    return StackResult(**{**asdict(result), "error": error, "out_of_memory": oom, "wall_s": wall_s})
+
+
+def describe(result: StackResult) -> str:
+    """One line: the loads' figures and the GPU memory, or why the stack did not run."""
+    if result.skipped:
+        return result.skipped
+    if result.error:
+        return f"FAILED: {result.error.splitlines()[0]}"
+    loads = "; ".join(
+        f"{load.name} {load.rps:.1f} req/s, p99 {load.p99_ms:.0f} ms, {load.failed} failed"
+        for load in result.loads
+    )
+    memory = (
+        f"; GPU peak {result.gpu_peak_process_mib} MiB per process, "
+        f"{result.gpu_peak_total_mib} MiB in all"
+        if result.gpu_peak_total_mib
+        else ""
+    )
+    return f"started in {result.start_s:.0f} s; {loads}{memory}"
