@@ -50,6 +50,8 @@ def test_the_device_script_runs_its_smoke_form_here(
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "not run: no NVIDIA GPU on this machine" in done.stderr
+    # The output folder holds the results alone: the GPU machine sends back few files.
+    assert [path.name for path in out.iterdir()] == ["health-code.gpu.json"]
     run = load_device_run(out / "health-code.gpu.json")
     assert run.no_gpu and run.machine["cpus"] == len(os.sched_getaffinity(0))
     ran = [stack for stack in run.stacks if stack.ran]

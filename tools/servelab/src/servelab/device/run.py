@@ -39,7 +39,7 @@ from servelab.device.results import (
     LoadResult,
     StackResult,
 )
-from servelab.project import LOADTESTS
+from servelab.project import LOADTESTS, work_dir
 from servelab.stack import Stack as Servers
 from servelab.stack import StackError
 
@@ -116,7 +116,9 @@ class Runner:
         self.budget_s = budget_s
         self.eval_reserve_s = eval_reserve_s
         self.stream = stream
-        self.work_dir = out / "work"
+        # k6's summaries and logs, the servers' logs: beside the tree, never in `out`, which
+        # the GPU machine sends back only a few files of.
+        self.work_dir = work_dir(project_dir, "device", "work")
         self.started = time.monotonic()
         self.token = secrets.token_urlsafe(32)
         self.gpus = gpu.gpus()
