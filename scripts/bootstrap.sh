@@ -154,6 +154,6 @@ fi
 # packages (about 2 minutes the first time; then a check of a stamp, no engine started).
 # SERVELAB_IMAGES=0 skips it; a failure is reported and the container tests say what is missing.
 if [ "${SERVELAB_IMAGES:-1}" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v dockerd >/dev/null 2>&1; then
-    .venv/bin/python -m servelab.containers images \
+    .venv/bin/python -m servelab.images \
         || say "could not prepare the base images: run .venv/bin/servelab images to see why"
 fi

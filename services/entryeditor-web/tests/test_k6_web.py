@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from servelab.bench.load import Load
-from servelab.bench.summary import measurement
+from servelab.bench.load.shape import Load
+from servelab.bench.measure.summary import measurement
 from servelab.stack import Stack
 from servelab.testing.k6 import run_k6
 

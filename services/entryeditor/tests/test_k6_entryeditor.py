@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from servelab.bench.k6 import THRESHOLDS_FAILED
-from servelab.bench.load import Load
-from servelab.bench.summary import measurement
+from servelab.bench.load.k6 import THRESHOLDS_FAILED
+from servelab.bench.load.shape import Load
+from servelab.bench.measure.summary import measurement
 from servelab.stack import Stack
 from servelab.testing import scratch_database, serve_service
 from servelab.testing.k6 import K6Outcome, run_k6

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import redis
 
-from servelab.bench.k6 import k6_argv, k6_binary
+from servelab.bench.load.k6 import k6_argv, k6_binary
 from servelab.stack import Stack
 from servelab.stack.groups import members
 from servelab.testing import scratch_database

@@ -8,8 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from files_service import cached_read
-from files_service.cached_read import ReadMode, read_mode, stat_and_read
+from files_service.store import cached_read
+from files_service.store.cached_read import ReadMode, read_mode, stat_and_read
 
 DATA = bytes(range(256)) * 1024  # 256 KiB
 

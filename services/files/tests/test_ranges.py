@@ -1,10 +1,10 @@
-"""files_service.ranges: the Range header as RFC 9110 14.1-14.2 reads it."""
+"""files_service.transfer.ranges: the Range header as RFC 9110 14.1-14.2 reads it."""
 
 from __future__ import annotations
 
 import pytest
 
-from files_service.ranges import MAX_RANGES, Unsatisfiable, parse_ranges
+from files_service.transfer.ranges import MAX_RANGES, Unsatisfiable, parse_ranges
 
 SIZE = 1000
 

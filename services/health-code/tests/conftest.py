@@ -16,8 +16,8 @@ import httpx
 import numpy as np
 import pytest
 
-from health_code_service.analyzer import Analyzer
-from health_code_service.imaging import decode_image
+from health_code_service.reading.analyzer import Analyzer
+from health_code_service.reading.imaging import decode_image
 from health_code_service.settings import Settings
 from health_code_service.synth import generate
 from health_code_service.usages import Usage

@@ -15,9 +15,9 @@ import pytest
 import zxingcpp
 from PIL import Image, ImageDraw
 
-from health_code_service.analyzer import AnalysisError, Analyzer
-from health_code_service.imaging import decode_image
-from health_code_service.network import Batched as BatchedNetwork
+from health_code_service.reading.analyzer import AnalysisError, Analyzer
+from health_code_service.reading.imaging import decode_image
+from health_code_service.serving.network import Batched as BatchedNetwork
 from health_code_service.synth import content, generate, layouts_of
 from health_code_service.synth.layouts import LAYOUTS
 from health_code_service.usages import Usage

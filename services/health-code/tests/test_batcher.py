@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from health_code_service import metrics
-from health_code_service.batcher import BatcherClosed, MicroBatcher
+from health_code_service.serving.batcher import BatcherClosed, MicroBatcher
 
 
 class Recorder:

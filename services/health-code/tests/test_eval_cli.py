@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from health_code_service.eval_cli import main
+from health_code_service.evaluation.eval_cli import main
 
 
 def test_eval_prints_accuracy_per_field(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from health_code_service.evaluate import (
+from health_code_service.evaluation.evaluate import (
     FIELDS,
     INDEX,
     SPLIT_TITLES,

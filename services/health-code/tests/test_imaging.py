@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from health_code_service.imaging import ImageError, decode_image
+from health_code_service.reading.imaging import ImageError, decode_image
 from health_code_service.synth import generate
 from health_code_service.usages import Usage
 

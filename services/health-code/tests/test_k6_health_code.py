@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.bench.k6 import THRESHOLDS_FAILED
+from servelab.bench.load.k6 import THRESHOLDS_FAILED
 from servelab.testing import serve_service
 from servelab.testing.k6 import K6Outcome, run_k6
 

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from health_code_service.modes import Inline, start_mode
+from health_code_service.serving.modes import Inline, start_mode
 from health_code_service.settings import Settings
 from health_code_service.usages import Usage
 from servelab.stack import Stack

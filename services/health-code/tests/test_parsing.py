@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from health_code_service.parsing import find_name, normalise
+from health_code_service.reading.parsing import find_name, normalise
 
 
 def name_in(*texts: str) -> str | None:

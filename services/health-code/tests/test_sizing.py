@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from health_code_service.serving.sizing import report, server_workers, size, sized
 from health_code_service.settings import Settings
-from health_code_service.sizing import report, server_workers, size, sized
 
 
 def settings(**values: Any) -> Settings:
@@ -35,6 +35,16 @@ def test_one_call_at_a_time_modes_get_the_workers_share_of_threads(
 ) -> None:
     sizing = size(settings(analyze_mode=mode), cpus, workers)
     assert (sizing.engine_processes, sizing.engine_threads) == (0, threads)
+
+
+@pytest.mark.parametrize("mode", ["process", "batched"])
+def test_replicas_on_one_machine_share_its_cpus_as_workers_would(mode: str) -> None:
+    """Two one-worker replicas on 16 CPUs get 8 each, as two workers of one server do."""
+    replicas = size(settings(analyze_mode=mode, replicas=2), 16, 1)
+    workers = size(settings(analyze_mode=mode), 16, 2)
+    share = (replicas.engine_processes, replicas.engine_threads)
+    assert share == (workers.engine_processes, workers.engine_threads)
+    assert max(share) == 8
 
 
 def test_threadpool_gives_each_request_one_thread() -> None:
@@ -84,7 +94,7 @@ def test_async_blocking_says_it_serves_one_request_per_worker() -> None:
 
 
 def test_report_logs_one_line_per_warning(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="health_code_service.sizing"):
+    with caplog.at_level(logging.WARNING, logger="health_code_service.serving.sizing"):
         report(size(settings(analyze_mode="batched", ocr_threads=1), 16, 1))
     assert [record.getMessage() for record in caplog.records] == [
         "health-code: batched on the CPU uses 1 of 16 CPUs for inference (1 worker(s) x 1 "

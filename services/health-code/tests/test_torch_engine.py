@@ -17,7 +17,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from health_code_service.analyzer import Analyzer  # noqa: E402
 from health_code_service.engines.devices import DeviceUnavailable  # noqa: E402
 from health_code_service.engines.models import DET, REC, onnx_model  # noqa: E402
 from health_code_service.engines.onnx_torch import OnnxModule  # noqa: E402
@@ -29,8 +28,9 @@ from health_code_service.engines.torch_engine import (  # noqa: E402
     TorchEngine,
     bucket,
 )
-from health_code_service.imaging import decode_image  # noqa: E402
-from health_code_service.network import Batched  # noqa: E402
+from health_code_service.reading.analyzer import Analyzer  # noqa: E402
+from health_code_service.reading.imaging import decode_image  # noqa: E402
+from health_code_service.serving.network import Batched  # noqa: E402
 from health_code_service.settings import Settings  # noqa: E402
 from health_code_service.usages import Usage  # noqa: E402
 from servelab.project import find_project_dir  # noqa: E402

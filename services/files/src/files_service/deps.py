@@ -3,7 +3,7 @@
 from fastapi import Request
 
 from files_service.settings import Settings
-from files_service.storage import ObjectMeta, ObjectStore
+from files_service.store.storage import ObjectMeta, ObjectStore
 from servicekit.errors import ApiError
 
 

@@ -7,10 +7,10 @@ from fastapi import FastAPI
 from starlette.middleware import Middleware
 
 from files_service.errors import install_error_handlers
-from files_service.limits import BodySizeLimit
 from files_service.routes import api, health, strategies
 from files_service.settings import Settings
-from files_service.storage import ObjectStore
+from files_service.store.storage import ObjectStore
+from files_service.transfer.limits import BodySizeLimit
 from servicekit.auth import BearerPolicy, read_token
 from servicekit.auth.asgi import BearerAuth
 from servicekit.fastapi_app import service_app

@@ -6,8 +6,8 @@ servicekit's ApiError, answered in the shape {"error": {"code", "message"}} by t
 handlers servicekit.errors.fastapi registers.
 """
 
-from health_code_service.analyzer import AnalysisError
-from health_code_service.imaging import ImageError
+from health_code_service.reading.analyzer import AnalysisError
+from health_code_service.reading.imaging import ImageError
 from servicekit.errors import ApiError
 
 __all__ = ["ApiError", "CoreError", "api_error"]

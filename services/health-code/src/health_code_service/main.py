@@ -10,8 +10,8 @@ from contextlib import asynccontextmanager
 from anyio import to_thread
 from fastapi import FastAPI
 
-from health_code_service.modes import start_mode
 from health_code_service.routes import analysis_router
+from health_code_service.serving.modes import start_mode
 from health_code_service.settings import Settings
 from servicekit.fastapi_app import service_app
 from servicekit.health.fastapi import health_router

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from health_code_service import metrics
 from health_code_service.bodies import MEDIA_TYPES, image_bytes, read_body
 from health_code_service.errors import ApiError
-from health_code_service.modes import Batched, Inline, ProcessPool
+from health_code_service.serving.modes import Batched, Inline, ProcessPool
 from health_code_service.settings import Mode, Settings
 from health_code_service.usages import Usage
 from servicekit.fastapi_app import settings_dependency

@@ -83,6 +83,13 @@ class Settings(BaseSettings):
         description="batched: longest the oldest waiting call waits for others to join its "
         "batch, in milliseconds (Triton's max queue delay).",
     )
+    replicas: int = Field(
+        1,
+        ge=1,
+        description="Copies of this server that share this machine's CPUs (N one-worker "
+        "replicas on one host, as compose's deploy.replicas runs them); the CPUs are divided "
+        "among replicas x WEB_CONCURRENCY workers. 1 where each copy has CPUs of its own.",
+    )
     process_workers: int = Field(
         0,
         ge=0,

@@ -6,10 +6,10 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import JSONResponse, Response
 
 from files_service.deps import find_object, settings_of, store_of
-from files_service.downloads import object_response
-from files_service.ids import OBJECT_ID_PATTERN
 from files_service.openapi import FILE_ANSWERS, UPLOAD_ERRORS, WRITE_ERRORS, errors
-from files_service.uploads import receive_object
+from files_service.store.ids import OBJECT_ID_PATTERN
+from files_service.transfer.downloads import object_response
+from files_service.transfer.uploads import receive_object
 from servicekit.errors import ApiError
 from servicekit.openapi import BINARY_STRING, multipart_file
 

@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter
 
-from files_service.storage import ObjectStore
+from files_service.store.storage import ObjectStore
 from servicekit.errors import ApiError
 from servicekit.health.fastapi import health_router
 

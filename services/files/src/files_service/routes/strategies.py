@@ -20,11 +20,11 @@ from fastapi import APIRouter, Depends, File, Query, Request, UploadFile
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from files_service.bodies import MULTIPART_FORM_DATA, require_media_type
-from files_service.checksums import Sha256Counter
 from files_service.deps import find_object, store_of
 from files_service.openapi import UPLOAD_ERRORS, errors, file_body
-from files_service.storage import ObjectMeta
+from files_service.store.checksums import Sha256Counter
+from files_service.store.storage import ObjectMeta
+from files_service.transfer.bodies import MULTIPART_FORM_DATA, require_media_type
 from servicekit.errors import ApiError
 from servicekit.openapi import BINARY_STRING, base64_json
 

@@ -1,8 +1,8 @@
 """OCR engines behind one interface; `create_engine` imports only the one asked for."""
 
 from health_code_service.engines.base import Engine
+from health_code_service.serving.sizing import sized
 from health_code_service.settings import Settings
-from health_code_service.sizing import sized
 
 __all__ = ["Engine", "create_engine"]
 

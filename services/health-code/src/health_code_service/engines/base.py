@@ -1,7 +1,7 @@
 """What every OCR engine is: the two PP-OCR networks as array-in, array-out functions.
 
 Pre- and post-processing (resizing, normalising, box finding, CTC decoding) are shared numpy
-code in `health_code_service.text`, so engines differ only in the runtime that evaluates the
+code in `health_code_service.reading.text`, so engines differ only in the runtime that evaluates the
 networks, and give the same fields for the same image.
 """
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelab.bench.charts import write_charts
-from servelab.bench.cpus import available_cpus
 from servelab.bench.errors import BenchError
-from servelab.bench.matrix import Matrix, load_matrix
-from servelab.bench.options import BenchOptions
-from servelab.bench.report import render
-from servelab.bench.results import load_run, save_run
+from servelab.bench.measure.cpus import available_cpus
+from servelab.bench.plan.matrix import Matrix, load_matrix
+from servelab.bench.plan.options import BenchOptions
+from servelab.bench.report.charts import write_charts
+from servelab.bench.report.markdown import render
+from servelab.bench.report.results import load_run, save_run
+from servelab.bench.report.writeup import load_write_up
 from servelab.bench.runner import run_matrix
-from servelab.bench.writeup import load_write_up
 from servelab.project import find_project_dir, results_dir
 
 __all__ = ["BenchError", "BenchOptions", "render_report", "results_path", "run_bench"]

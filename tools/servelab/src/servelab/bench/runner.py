@@ -1,8 +1,8 @@
 """Run a benchmark matrix cell by cell: start the stack (or use the variant's kept one,
-bench.stacks), warm up and measure with k6, stop; once, or once per round (bench.rounds).
+bench.plan.stacks), warm up and measure with k6, stop; once, or once per round (bench.load.rounds).
 
 The warm-up is a k6 run of its own, before the measured one: the server's CPU time
-(bench.cpu_time) is read right before and right after the measured run, so it covers that
+(bench.measure.cpu_time) is read right before and right after the measured run, so it covers that
 run alone, with no clock to guess where a single run's warm-up ended (k6 starts its VUs
 only after its init phase, which takes a variable while). The measured run opens its
 connections afresh, as wrk does, and runs its script's setup() again (download.js stores
@@ -28,24 +28,24 @@ from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from servelab.bench import cpu_time, steal
-from servelab.bench.cpus import Pinning, available_cpus, cpu_list, plan
-from servelab.bench.dbwatch import ConnectionWatch
 from servelab.bench.errors import BenchError
-from servelab.bench.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
-from servelab.bench.load import Load
-from servelab.bench.machine import this_machine
-from servelab.bench.matrix import Cell, Matrix
-from servelab.bench.memory import MemoryWatch
-from servelab.bench.payload import write_payload
+from servelab.bench.load.k6 import K6Error, K6Run, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.load.payload import write_payload
+from servelab.bench.load.rounds import median_round
+from servelab.bench.load.shape import Load
+from servelab.bench.load.tool_requests import Source, tool_request
+from servelab.bench.load.tools import ToolResult, run_tool, tool_argv
+from servelab.bench.measure import cpu_time, steal
+from servelab.bench.measure.cpus import Pinning, available_cpus, cpu_list, plan
+from servelab.bench.measure.dbwatch import ConnectionWatch
+from servelab.bench.measure.machine import this_machine
+from servelab.bench.measure.memory import MemoryWatch
+from servelab.bench.measure.summary import Measurement, measurement
+from servelab.bench.plan.matrix import Cell, Matrix
+from servelab.bench.plan.scratch import server_files
+from servelab.bench.plan.stacks import Stacks
 from servelab.bench.progress import Progress
-from servelab.bench.results import BenchRun, CellResult
-from servelab.bench.rounds import median_round
-from servelab.bench.scratch import server_files
-from servelab.bench.stacks import Stacks
-from servelab.bench.summary import Measurement, measurement
-from servelab.bench.tool_requests import Source, tool_request
-from servelab.bench.tools import ToolResult, run_tool, tool_argv
+from servelab.bench.report.results import BenchRun, CellResult
 from servelab.project import LOADTESTS
 from servelab.project import work_dir as project_work_dir
 from servelab.stack import Stack, StackError
@@ -70,7 +70,7 @@ class Context:
     k6: str
     cpus: Sequence[int]
     # Where the stacks' run directories go: their volumes, sockets and nginx's request
-    # bodies (bench.scratch: a tmpfs, or the work directory).
+    # bodies (bench.plan.scratch: a tmpfs, or the work directory).
     server_files: Path
     # --cpus: the server's and k6's CPUs for every cell, instead of cpus.plan's.
     pinning: Pinning | None = None

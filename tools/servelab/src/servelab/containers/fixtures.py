@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from servelab.containers.engine import Engine, cache_dir, private_engine, unavailable_reason
-from servelab.containers.images import Outcome, ensure_images
+from servelab.images.stand_ins import Outcome, ensure_images
 from servelab.project import find_project_dir
 
 

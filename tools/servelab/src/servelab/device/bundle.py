@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
-from servelab.bench.k6 import k6_binary, k6_version
+from servelab.bench.load.k6 import k6_binary, k6_version
 from servelab.device.plan import FORMS, load_plan
 from servelab.stack.compose import save_resolved
 
@@ -182,7 +182,7 @@ def save_screenshots(folder: Path, count: int = SAMPLE_COUNT) -> int:
         [
             sys.executable,
             "-m",
-            "health_code_service.eval_cli",
+            "health_code_service.evaluation.eval_cli",
             "--save",
             str(folder),
             "--count",

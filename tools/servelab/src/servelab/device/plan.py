@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from servelab.bench.load import Load, parse_load
+from servelab.bench.load.shape import Load, parse_load
 from servelab.project import LOADTESTS
 
 PLAN_FILE = LOADTESTS / "device" / "health-code.toml"

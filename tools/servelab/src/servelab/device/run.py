@@ -24,11 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from servelab.bench.k6 import K6Error, k6_argv, k6_binary, k6_version, run_k6
-from servelab.bench.load import Load
-from servelab.bench.machine import this_machine
+from servelab.bench.load.k6 import K6Error, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.load.shape import Load
+from servelab.bench.measure.machine import this_machine
+from servelab.bench.measure.summary import SummaryError, measurement
 from servelab.bench.runner import RECORD_FAILURES
-from servelab.bench.summary import SummaryError, measurement
 from servelab.device import gpu
 from servelab.device.bundle import K6_FILE, MANIFEST, SAMPLES
 from servelab.device.plan import Eval, Plan, Stack
@@ -284,7 +284,8 @@ class Runner:
             return EvalResult(
                 **{**asdict(base), "skipped": f"not run: {left:.0f} s of budget left"}
             )
-        argv = [sys.executable, "-m", "health_code_service.eval_cli", "--images", str(samples)]
+        module = "health_code_service.evaluation.eval_cli"
+        argv = [sys.executable, "-m", module, "--images", str(samples)]
         started = time.monotonic()
         try:
             done = subprocess.run(

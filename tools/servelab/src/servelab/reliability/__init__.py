@@ -9,8 +9,8 @@ others as they were measured.
 
 from __future__ import annotations
 
-from servelab.reliability.probes import Probe, Section, Verdict, load_sections, write_section
 from servelab.reliability.report import render_reliability, write_reliability
+from servelab.reliability.rows import Probe, Section, Verdict, load_sections, write_section
 
 __all__ = [
     "Probe",

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from servelab.project import results_dir
-from servelab.reliability.probes import Section, Verdict, load_sections
+from servelab.reliability.rows import Section, Verdict, load_sections
 
 
 def _cell(text: str) -> str:

@@ -1,21 +1,21 @@
 """Test support: run one compose service and check that it stops cleanly; a scratch
-database on the machine's MariaDB; a log sink that keeps what a stack's processes write.
+database on the machine's MariaDB (servelab.stack.databases, which the reliability suite
+uses too); a log sink that keeps what a stack's processes write.
 The fixtures are in servelab.testing.plugin."""
 
 from __future__ import annotations
 
 import json
 import signal
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 
 from servelab.stack import Stack
-from servelab.stack.attached import Address, run_sql
+from servelab.stack.databases import MARIADB as MARIADB
+from servelab.stack.databases import mariadb_url as mariadb_url
+from servelab.stack.databases import scratch_database as scratch_database
 from servelab.stack.groups import members
 
-# The machine's MariaDB (root, no password), as compose.yaml's x-local.server names it.
-MARIADB = Address("127.0.0.1", 3306)
 # serve_service's type: what the `serve` fixture gives a test.
 Serve = Callable[..., AbstractContextManager[Stack]]
 
@@ -33,22 +33,6 @@ def serve_service(
     for run in running:
         assert run.process.returncode != -signal.SIGKILL, f"{run.service.name} needed SIGKILL"
         assert members(run.pgid) == [], f"{run.service.name} left processes behind"
-
-
-def mariadb_url(database: str, server: Address = MARIADB) -> str:
-    """The DATABASE_URL of `database` on the machine's MariaDB (root, no password)."""
-    return f"mysql://root@{server}/{database}"
-
-
-@contextmanager
-def scratch_database(prefix: str, server: Address = MARIADB) -> Iterator[str]:
-    """A new database name `<prefix><random>` for a stack to create on the machine's
-    MariaDB (its MARIADB_DATABASE); the database is dropped afterwards."""
-    name = f"{prefix}{uuid.uuid4().hex[:10]}"
-    try:
-        yield name
-    finally:
-        run_sql(server, f"DROP DATABASE IF EXISTS `{name}`")
 
 
 class LogLines:

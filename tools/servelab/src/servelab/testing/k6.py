@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from servelab.bench.k6 import k6_argv, k6_binary
+from servelab.bench.load.k6 import k6_argv, k6_binary
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,19 @@ so the fast lane cannot start a server by mistake.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
 from servelab.stack import groups
 from servelab.testing import Serve, serve_service
+from servelab.testing.k6 import K6Outcome, K6Smoke, run_k6
+
+# A short k6 run; the scripts' default thresholds fail it on a single failed request or
+# check (loadtests/lib/options.js).
+SMOKE = {"VUS": "4", "DURATION": "2s"}
 
 STACK = "stack"
 
@@ -56,3 +62,17 @@ def _no_servers_unless_marked(request: pytest.FixtureRequest) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(groups, "spawn", refuse)
         yield
+
+
+@pytest.fixture
+def k6_smoke(project_root: Path, tmp_path: Path, starts_servers: None) -> K6Smoke:
+    """Run loadtests/<script> with SMOKE under `env`, its JSON summary read back;
+    `open_files` (soft, hard) limits the file descriptors k6 may open. `project_root` is
+    the repository's conftest's."""
+
+    def run(
+        script: str, env: Mapping[str, str], open_files: tuple[int, int] | None = None
+    ) -> K6Outcome:
+        return run_k6(project_root, script, {**SMOKE, **env}, tmp_path, open_files=open_files)
+
+    return run

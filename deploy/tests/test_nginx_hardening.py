@@ -1,0 +1,222 @@
+"""Every nginx server compose runs, as compose mounts and renders it, in front of an app that
+is down: security headers on every answer (200, 404, 413, the app-down 503 that replaces
+502), no version in Server, JSON 414/431 for oversized requests, JSON 429 past the write
+limit (deploy/nginx/include/, docs/security.md)."""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from servelab.stack import groups, nginx
+from servelab.stack.compose import load_project
+from servelab.stack.ports import LOOPBACK, free_port
+
+pytestmark = pytest.mark.stack
+
+# compose service -> a profile that has it
+SERVERS = {
+    "files-nginx": "nginx",
+    "entryeditor-nginx": "uwsgi",
+    "entryeditor-gunicorn-nginx": "gunicorn",
+    "hello-uwsgi-nginx": "uwsgi",
+    "reference-nginx": "reference",
+    "hello-reference-nginx": "reference",
+    "entryeditor-web": "entryeditor-web",
+    "files-replicas": "replicas",
+    "hello-replicas": "replicas",
+    "health-code-replicas": "replicas",
+}
+# Those with an app behind them (the others are the benchmarks' physical limit).
+PROXIES = [
+    "files-nginx",
+    "entryeditor-nginx",
+    "entryeditor-gunicorn-nginx",
+    "hello-uwsgi-nginx",
+    "entryeditor-web",
+    "files-replicas",
+    "hello-replicas",
+    "health-code-replicas",
+]
+# Those in front of an app's writes, with the write limit (include/edge.inc).
+LIMITED = ["files-nginx", "entryeditor-nginx", "entryeditor-gunicorn-nginx", "entryeditor-web"]
+# A path each passes to its app (the web front end serves its own pages everywhere else).
+UPSTREAM_PATH = {"entryeditor-web": "/api/anything"}
+HEADERS = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "strict-origin-when-cross-origin",
+}
+_PLACEHOLDER = re.compile(r"\{(port|volume|project):([\w./-]+)\}")
+
+
+def start_nginx(
+    project_root: Path, tmp_path: Path, service: str, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """`service` rendered as the local runner renders it, its upstream a closed port or an
+    empty socket directory; yields its URL."""
+    project = load_project(project_root, [SERVERS[service]], env)
+    spec = project.services[service]
+    closed = str(free_port())
+
+    def resolve(value: str) -> str:
+        def replace(match: re.Match[str]) -> str:
+            kind, name = match.groups()
+            if kind == "port":
+                return closed
+            if kind == "project":
+                return str(project_root / name)
+            (tmp_path / name).mkdir(exist_ok=True)
+            return str(tmp_path / name)
+
+        return _PLACEHOLDER.sub(replace, value)
+
+    rendered = {**spec.environment, **{k: resolve(v) for k, v in spec.local.environment.items()}}
+    port = free_port()
+    assert spec.local.port_env is not None
+    rendered[spec.local.port_env] = str(port)
+    argv = nginx.prepare(spec, rendered, tmp_path / "nginx")
+    process = groups.spawn(argv, env={"PATH": "/usr/sbin:/usr/bin:/bin"}, cwd=project_root)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection((LOOPBACK, port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                assert time.monotonic() < deadline, "nginx did not listen"
+                time.sleep(0.05)
+        yield f"http://{LOOPBACK}:{port}"
+    finally:
+        groups.stop_group(process.pid, 5, process)
+        process.wait()
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, project_root: Path, tmp_path: Path) -> Iterator[str]:
+    yield from start_nginx(project_root, tmp_path, request.param)
+
+
+def announce_body(url: str, size: int) -> httpx.Response:
+    """The answer to a POST whose Content-Length announces `size` bytes, none of them sent:
+    nginx refuses an oversized body on the headers alone."""
+    address = httpx.URL(url)
+    assert address.host and address.port
+    with socket.create_connection((address.host, address.port), timeout=10) as sock:
+        head = f"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: {size}\r\n\r\n"
+        sock.sendall(head.encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+            if b"\r\n\r\n" in answer and answer.endswith(b"}\n"):
+                break
+    lines, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *fields = lines.decode("latin-1").split("\r\n")
+    headers = [tuple(field.split(": ", 1)) for field in fields]
+    return httpx.Response(int(status_line.split()[1]), headers=headers, content=body)
+
+
+def assert_hardened(response: httpx.Response, status: int) -> None:
+    assert response.status_code == status, response.text
+    for name, value in HEADERS.items():
+        assert response.headers.get(name) == value, (status, dict(response.headers))
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+    assert response.headers["server"] == "nginx"  # server_tokens off: no version
+
+
+@pytest.mark.parametrize("server", sorted(SERVERS), indirect=True)
+def test_every_answer_carries_the_security_headers(server: str) -> None:
+    with httpx.Client(base_url=server, timeout=10) as client:
+        assert_hardened(client.get("/nginx-health"), 200)
+        not_found = client.get("/.nginx-errors/bad-request")  # internal: 404 from outside
+        assert_hardened(not_found, 404)
+        assert not_found.json()["error"]["code"] == "not_found"
+        too_large = announce_body(server, 200 * 1024 * 1024)
+        assert_hardened(too_large, 413)
+        assert too_large.json()["error"]["code"] == "payload_too_large"
+
+
+@pytest.mark.parametrize("service", PROXIES)
+def test_the_app_down_answer_carries_them_too(
+    project_root: Path, tmp_path: Path, service: str
+) -> None:
+    """nginx's 502 (nothing listens upstream) becomes a JSON 503 with Retry-After."""
+    path = UPSTREAM_PATH.get(service, "/anything")
+    for server in start_nginx(project_root, tmp_path, service):
+        response = httpx.get(f"{server}{path}", timeout=10)
+        assert_hardened(response, 503)
+        assert response.headers["retry-after"] == "1"
+        assert response.json()["error"]["code"] in {"unavailable", "overloaded"}
+        # Its location has add_header lines of its own, so it repeats observe.inc's request id.
+        assert re.fullmatch(r"[0-9a-f]{32}", response.headers["x-request-id"])
+
+
+@pytest.mark.parametrize("server", sorted(SERVERS), indirect=True)
+def test_oversized_request_lines_and_headers_are_json_414_and_431(server: str) -> None:
+    with httpx.Client(base_url=server, timeout=10) as client:
+        long_uri = client.get("/corpus/statistics/get_instance", params={"q": "x" * 9000})
+        assert_hardened(long_uri, 414)
+        assert long_uri.json()["error"]["code"] == "uri_too_long"
+        big_header = client.get("/nginx-health", headers={"X-Big": "x" * 9000})
+        assert_hardened(big_header, 431)
+        assert big_header.json()["error"]["code"] == "request_header_fields_too_large"
+
+
+@pytest.mark.parametrize("service", LIMITED)
+def test_writes_past_the_limit_are_a_json_429_and_reads_are_not_limited(
+    project_root: Path, tmp_path: Path, service: str
+) -> None:
+    env = {"WRITE_RATE_LIMIT": "1r/m", "WRITE_BURST": "1"}
+    path = UPSTREAM_PATH.get(service, "/anything")
+    for server in start_nginx(project_root, tmp_path, service, env):
+        with httpx.Client(base_url=server, timeout=10) as client:
+            for _ in range(5):
+                assert client.get(path).status_code == 503  # the app is down
+            # One write at the rate and one of burst pass (to the app, which is down).
+            assert [client.post(path).status_code for _ in range(2)] == [503, 503]
+            limited = client.post(path)
+            assert_hardened(limited, 429)
+            assert limited.headers["retry-after"] == "1"
+            assert limited.json()["error"]["code"] == "too_many_requests"
+            assert re.fullmatch(r"[0-9a-f]{32}", limited.headers["x-request-id"])
+            assert client.delete(path).status_code == 429
+            assert client.get(path).status_code == 503
+
+
+@pytest.mark.parametrize("form", ["quick", "full"])
+def test_no_benchmark_cell_sends_writes_faster_than_nginx_lets_them(
+    project_root: Path, form: str
+) -> None:
+    """The entry editor's POST cells (execute, init) go through nginx's write limit: its
+    matrix lifts the limit above every rate and concurrency it sends writes at."""
+    from servelab.bench.plan.matrix import load_matrix
+
+    writes = {"execute", "init"}
+    cells = [
+        cell
+        for cell in load_matrix(project_root, "entryeditor").cells(form)
+        if cell.endpoint.env.get("NAME") in writes
+    ]
+    # vegeta's rates go up to 1000/s and boom's up to 100 VUs in the full form.
+    assert cells
+    for cell in cells:
+        rate = int(cell.server_env["WRITE_RATE_LIMIT"].removesuffix("r/s"))
+        # A VU of the boom shape waits for each answer: at most 1000/s even at 1 ms each.
+        assert rate >= max(cell.load.rate, cell.load.vus * 1000), cell.label
+        assert int(cell.server_env["WRITE_BURST"]) >= cell.load.rate
+
+
+def test_a_long_query_string_reaches_uwsgi_instead_of_a_503(project_root: Path) -> None:
+    """5,000 characters of query string (issue 17's get_instance): within nginx's header
+    buffers, so uWSGI's buffer-size must hold it too, or nginx answers a misleading 503."""
+    from servelab.stack import Stack
+
+    with Stack("uwsgi", only=["hello-uwsgi-nginx"], log=None) as stack:
+        response = httpx.get(f"{stack.url('hello-uwsgi-nginx')}/hello", params={"q": "x" * 5000})
+    assert response.status_code == 200, response.text

@@ -1,0 +1,2 @@
+"""Bytes in and out: the upload and download strategies, byte ranges, request bodies and
+the limits on them."""

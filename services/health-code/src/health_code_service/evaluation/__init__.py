@@ -1,0 +1,1 @@
+"""Accuracy per field on generated or saved screenshots (`health-code-eval`)."""

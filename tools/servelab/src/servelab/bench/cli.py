@@ -1,0 +1,167 @@
+"""`servelab bench`, `servelab report` and `servelab compare`: run a family's matrix, render
+its report again from saved results (a GPU machine's device run too), and put two saved
+runs side by side."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from servelab.bench import BenchError, BenchOptions, render_report, results_path, run_bench
+from servelab.bench.plan.matrix import load_matrix
+from servelab.bench.report.compare import NOISE, check_comparable
+from servelab.bench.report.compare import render as render_comparison
+from servelab.bench.report.results import load_run
+from servelab.device.report import write_device_report
+from servelab.device.results import RESULTS_NAME, is_device_run
+from servelab.project import families as all_families
+from servelab.project import find_project_dir
+
+
+def families(requested: list[str]) -> list[str]:
+    """The requested benchmark families, or every loadtests/matrix/*.toml."""
+    if requested:
+        return requested
+    return all_families(find_project_dir())
+
+
+def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:
+    """Write each family's report; a BenchError is one clear line and exit status 2."""
+    try:
+        for family in families(requested):
+            print(f"servelab: wrote {write(family)}", file=sys.stderr)
+    except BenchError as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def bench(args: argparse.Namespace) -> int:
+    options = BenchOptions(
+        workers=args.workers,
+        cpus=args.cpus,
+        target=args.target,
+        variant=args.variant,
+        payload_on_target=args.payload_on_target,
+        label=args.label,
+        out=args.out,
+        on_disk=args.on_disk,
+    )
+    return _each_family(args.family, lambda family: run_bench(family, args.quick, options=options))
+
+
+def report(args: argparse.Namespace) -> int:
+    """The families named, or every family that has saved results (a new family has none
+    until its first run); a device run's JSON (`health-code.gpu`, or the file the GPU
+    machine wrote) becomes docs/results/health-code.gpu.md."""
+    requested = args.family or _measured_families()
+    return _each_family(requested, _render)
+
+
+def _render(name: str) -> Path:
+    project_dir = find_project_dir()
+    saved = Path(name) if name.endswith(".json") else results_path(project_dir, name)
+    if is_device_run(saved):
+        return write_device_report(saved, project_dir)
+    return render_report(name)
+
+
+def _measured_families() -> list[str]:
+    project_dir = find_project_dir()
+    measured = [
+        family
+        for family in all_families(project_dir)
+        if results_path(project_dir, family).is_file()
+    ]
+    device = results_path(project_dir, RESULTS_NAME)
+    return [*measured, RESULTS_NAME] if is_device_run(device) else measured
+
+
+def compare(args: argparse.Namespace) -> int:
+    try:
+        a, b = load_run(args.a), load_run(args.b)
+        check_comparable(a, b)
+        matrix = load_matrix(find_project_dir(), a.family)
+        print(render_comparison(matrix, a, b, noise=args.noise, markdown=args.markdown), end="")
+    except (BenchError, OSError, ValueError, KeyError, TypeError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    measure = commands.add_parser(
+        "bench", help="run benchmark matrices and write docs/results/<family>.md"
+    )
+    measure.add_argument("family", nargs="*", help="loadtests/matrix/<family>.toml (default: all)")
+    form = measure.add_mutually_exclusive_group()
+    form.add_argument(
+        "--quick", dest="quick", action="store_true", default=True, help="short cells (default)"
+    )
+    form.add_argument("--full", dest="quick", action="store_false", help="the write-ups' durations")
+    measure.add_argument(
+        "--workers",
+        metavar="N,N,...|auto",
+        help="worker counts for every variant that takes the matrix's (not those that fix "
+        "their own); auto: 1, 2, 4 ... up to this machine's CPUs, and that count",
+    )
+    measure.add_argument(
+        "--cpus",
+        metavar="server=LIST,k6=LIST",
+        help="pin the server and k6 to these CPUs in every cell (e.g. server=0-3,k6=4-7) "
+        "instead of one CPU per worker for the server and the rest for k6",
+    )
+    measure.add_argument(
+        "--target",
+        metavar="URL",
+        help="run only the load against a stack already up at URL (no local stack, no "
+        "server CPU time); results go to <family>.<label>.json",
+    )
+    measure.add_argument(
+        "--variant", help="with --target: the variant whose endpoints run (default: the first)"
+    )
+    measure.add_argument(
+        "--payload-on-target",
+        action="store_true",
+        help="with --target: the target's server already holds the payload file",
+    )
+    measure.add_argument(
+        "--on-disk",
+        action="store_true",
+        help="keep what the servers write (uploads, nginx's request bodies) on the project's "
+        "disk, measuring its filesystem too, instead of a tmpfs (/dev/shm)",
+    )
+    measure.add_argument(
+        "--label", help="write <family>.<label>.json/.md (default with --target: its host)"
+    )
+    measure.add_argument(
+        "--out", type=Path, metavar="DIR", help="write the results there, not in docs/results"
+    )
+    measure.set_defaults(handler=bench)
+
+    render = commands.add_parser("report", help="re-render reports from saved results")
+    render.add_argument(
+        "family",
+        nargs="*",
+        help="a family (default: all), or a saved run's .json (a --label or --out run): its "
+        "report is written beside it",
+    )
+    render.set_defaults(handler=report)
+
+    pair = commands.add_parser(
+        "compare",
+        help="two saved runs of one family side by side, cell by cell and ratio by ratio",
+    )
+    pair.add_argument("a", type=Path, metavar="A.json")
+    pair.add_argument("b", type=Path, metavar="B.json")
+    pair.add_argument(
+        "--noise",
+        type=float,
+        default=NOISE,
+        help="flag figures whose B/A is further than this from 1 (default %(default)s: the "
+        "spread between two runs of the same quick command)",
+    )
+    pair.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    pair.set_defaults(handler=compare)

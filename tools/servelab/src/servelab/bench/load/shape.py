@@ -1,0 +1,184 @@
+"""A load shape (loadtests/lib/options.js): how k6 drives one cell, as its environment.
+
+Timed shapes (wrk's and boom's `-c -d`: constant VUs for a duration; vegeta's `-rate
+-duration`: a constant rate of new requests) measure a fixed time after a warm-up; counted
+shapes (hey's `-n -c`: every VU sends its requests, all at once; ab's `-n -c`: the VUs
+share the requests) run until every request is answered, and their measured time is that
+whole run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from servelab.tables import require
+
+TIMED = "constant-vus"
+COUNTED = "per-vu-iterations"
+ARRIVAL = "constant-arrival-rate"
+SHARED = "shared-iterations"
+
+# lib/options.js SHAPES: each shape's k6 executor.
+SHAPES: Mapping[str, str] = {
+    "wrk": TIMED,
+    "hey": COUNTED,
+    "client": COUNTED,
+    "vegeta": ARRIVAL,
+    "boom": TIMED,
+    "ab": SHARED,
+}
+# The shortest duration k6 runs a timed scenario for.
+_K6_SHORTEST_S = 1.0
+# Shapes that send a fixed number of requests: ITERATIONS per VU, or in all (shared).
+COUNTED_EXECUTORS = frozenset({COUNTED, SHARED})
+
+
+class LoadError(ValueError):
+    """A load table that names an unknown shape or lacks what its shape needs."""
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
+
+
+@dataclass(frozen=True)
+class Load:
+    vus: int
+    duration_s: float = 0.0
+    warmup_s: float = 0.0
+    shape: str = "wrk"
+    iterations: int = 0
+    max_duration_s: float = 0.0
+    # vegeta: requests started per second, from `vus` pre-allocated VUs up to `max_vus`.
+    rate: int = 0
+    max_vus: int = 0
+    # How many times the run measures each cell of this shape (bench.load.rounds): the rounds
+    # pass over the matrix one after another, the later ones only over the cells that
+    # run more of them.
+    rounds: int = 1
+
+    @property
+    def counted(self) -> bool:
+        return SHAPES[self.shape] in COUNTED_EXECUTORS
+
+    @property
+    def arrival(self) -> bool:
+        return SHAPES[self.shape] == ARRIVAL
+
+    @property
+    def seconds(self) -> float:
+        """The longest the load itself runs: warm-up and duration, or the counted limit."""
+        return self.max_duration_s if self.counted else self.warmup_s + self.duration_s
+
+    def phases(self) -> tuple[Load | None, Load]:
+        """The warm-up as a run of its own (None without one; at least the 1 s k6 runs a
+        timed scenario for) and the measured run, which then has no warm-up: the runner
+        reads the server's CPU time around the measured run alone."""
+        if self.counted or not self.warmup_s:
+            return None, self
+        return (
+            replace(self, duration_s=max(self.warmup_s, _K6_SHORTEST_S), warmup_s=0.0),
+            replace(self, warmup_s=0.0),
+        )
+
+    def k6_env(self) -> dict[str, str]:
+        """The variables lib/options.js reads for this shape."""
+        if self.counted:
+            return {
+                "SHAPE": self.shape,
+                "VUS": str(self.vus),
+                "ITERATIONS": str(self.iterations),
+                "MAX_DURATION": _seconds(self.max_duration_s),
+            }
+        env = {
+            "SHAPE": self.shape,
+            "VUS": str(self.vus),
+            "DURATION": _seconds(self.duration_s),
+            "WARMUP": _seconds(self.warmup_s),
+        }
+        if self.arrival:
+            env |= {"RATE": str(self.rate), "MAX_VUS": str(self.max_vus)}
+        return env
+
+    def describe(self) -> str:
+        rounds = f", {self.rounds} rounds" if self.rounds > 1 else ""
+        return self._shape_text() + rounds
+
+    def _shape_text(self) -> str:
+        if SHAPES[self.shape] == SHARED:
+            return (
+                f"{self.shape}: {self.vus} VUs sharing {self.iterations} requests, each on a "
+                f"new connection, measured until the last answer (k6 shared-iterations, "
+                f"stopped after {self.max_duration_s:g} s)"
+            )
+        if self.counted:
+            return (
+                f"{self.shape}: {self.vus} VUs at once, {self.iterations} request(s) each, "
+                f"measured until the last answer (k6 per-vu-iterations, stopped after "
+                f"{self.max_duration_s:g} s)"
+            )
+        if self.arrival:
+            return (
+                f"{self.shape}: {self.rate} requests/s started whatever the answers take "
+                f"({self.vus} to {self.max_vus} VUs), {self.warmup_s:g} s warm-up "
+                f"+ {self.duration_s:g} s measured (k6 constant-arrival-rate)"
+            )
+        return (
+            f"{self.shape}: {self.vus} VUs (connections), {self.warmup_s:g} s warm-up "
+            f"+ {self.duration_s:g} s measured (k6 constant-vus)"
+        )
+
+
+def _field(table: Mapping[str, Any], key: str, where: str) -> Any:
+    return require(table, key, where, LoadError)
+
+
+def _arrival_vus(table: Mapping[str, Any], where: str) -> int:
+    """vegeta's VUs ready at the start: `vus`, or `vus_per_rate` x `rate` (at least
+    `min_vus`), so that one rule serves every rate of a sweep."""
+    if "vus" in table or "vus_per_rate" not in table:
+        return int(_field(table, "vus", where))
+    wanted = math.ceil(float(table["vus_per_rate"]) * int(_field(table, "rate", where)))
+    return max(int(table.get("min_vus", 1)), wanted)
+
+
+def _rounds(table: Mapping[str, Any], where: str) -> int:
+    rounds = table.get("rounds", 1)
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+        raise LoadError(f"{where}: rounds must be a whole number of at least 1, not {rounds!r}")
+    return rounds
+
+
+def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:
+    """A load table: `shape` (default `shape`), `vus`, and `duration_s` / `warmup_s` for a
+    timed shape (plus `rate` and `max_vus` for vegeta's, whose `vus` may instead follow
+    the rate: `vus_per_rate`, `min_vus`) or `iterations` / `max_duration_s` for a counted
+    one; `rounds` (default 1) for any."""
+    name = table.get("shape", shape)
+    if name not in SHAPES:
+        raise LoadError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
+    arrival = SHAPES[name] == ARRIVAL
+    vus = _arrival_vus(table, where) if arrival else int(_field(table, "vus", where))
+    if SHAPES[name] in COUNTED_EXECUTORS:
+        stray = {"duration_s", "warmup_s"} & set(table)
+        if stray:
+            raise LoadError(f"{where}: {name} is counted, {sorted(stray)[0]} does not apply")
+        return Load(
+            vus=vus,
+            shape=name,
+            iterations=int(_field(table, "iterations", where)),
+            max_duration_s=float(_field(table, "max_duration_s", where)),
+            rounds=_rounds(table, where),
+        )
+    return Load(
+        vus=vus,
+        shape=name,
+        duration_s=float(_field(table, "duration_s", where)),
+        warmup_s=float(table.get("warmup_s", 0)),
+        rate=int(_field(table, "rate", where)) if arrival else 0,
+        max_vus=max(vus, int(table.get("max_vus", vus))) if arrival else 0,
+        rounds=_rounds(table, where),
+    )

@@ -1,0 +1,186 @@
+"""The request a k6 script sends, for wrk and ab to send the same: method, URL, body.
+
+Each script's request is rebuilt from the same environment (the endpoint's env): hello.js
+GETs ENDPOINT; download.js GETs ENDPOINT for a file it first stores with POST /files (as
+its setup() does), or FILE_ID, or ENDPOINT as it is with NO_UPLOAD=1; upload.js sends the
+payload raw, as multipart or as base64 JSON (MODE); health-code.js posts a sample image
+(BODY json, raw or multipart). The body goes to a file, as `ab -p` and wrk's Lua script
+(loadtests/lib/request.lua) read it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http.client import HTTPConnection, HTTPSConnection
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+from servelab.bench.errors import BenchError
+from servelab.bench.load.payload import generate_payload
+
+# lib/payload.js: the multipart envelope and the default payload size.
+BOUNDARY = "servelab0123456789"
+FILENAME = "health.jpg"
+FILE_CONTENT_TYPE = "image/jpeg"
+MULTIPART_CONTENT_TYPE = f"multipart/form-data; boundary={BOUNDARY}"
+_PAYLOAD_SIZE = 262144
+_STORE_TIMEOUT_S = 30.0
+
+
+class ToolRequestError(BenchError):
+    """The script's request cannot be rebuilt for another tool."""
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    url: str
+    body_file: Path | None = None
+    content_type: str | None = None
+    # The Authorization header a write sends (the stack's bearer token, docs/security.md).
+    authorization: str | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a script reads besides its env: the service, the payload, where to write."""
+
+    base_url: str
+    env: Mapping[str, str]
+    payload_file: Path | None
+    loadtests: Path
+    work_dir: Path
+
+    def authorization(self) -> str | None:
+        """`Bearer <API_TOKEN>` when the env holds the token (lib/auth.js), else None."""
+        token = self.env.get("API_TOKEN")
+        return f"Bearer {token}" if token else None
+
+    def payload(self) -> bytes:
+        if self.payload_file is not None:
+            return self.payload_file.read_bytes()
+        return generate_payload(int(self.env.get("PAYLOAD_SIZE", _PAYLOAD_SIZE)))
+
+    def body(self, data: bytes) -> Path:
+        path = self.work_dir / "tool-request.body"
+        path.write_bytes(data)
+        return path
+
+
+def multipart(data: bytes) -> bytes:
+    """lib/payload.js multipartBody: one form field `file` holding the bytes."""
+    head = (
+        f"--{BOUNDARY}\r\n"
+        f'Content-Disposition: form-data; name="file"; filename="{FILENAME}"\r\n'
+        f"Content-Type: {FILE_CONTENT_TYPE}\r\n\r\n"
+    ).encode()
+    return head + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
+def _json(value: object) -> bytes:
+    """JSON.stringify's bytes: no spaces."""
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _hello(source: Source) -> Request:
+    return Request("GET", source.base_url + source.env.get("ENDPOINT", "/hello"))
+
+
+def _store(source: Source) -> str:
+    """download.js's setup(): POST /files with the payload; the stored file's id."""
+    parts = urlsplit(source.base_url)
+    kind = HTTPSConnection if parts.scheme == "https" else HTTPConnection
+    connection = kind(parts.netloc, timeout=_STORE_TIMEOUT_S)
+    try:
+        connection.request(
+            "POST",
+            f"{parts.path}/files",
+            body=source.payload(),
+            headers={
+                "Content-Type": "application/octet-stream",
+                **({"Authorization": auth} if (auth := source.authorization()) else {}),
+            },
+        )
+        answer = connection.getresponse()
+        text = answer.read()
+        if answer.status != 201:
+            raise ToolRequestError(f"POST {source.base_url}/files answered {answer.status}")
+        return str(json.loads(text)["id"])
+    except (OSError, ValueError, KeyError) as error:
+        raise ToolRequestError(f"POST {source.base_url}/files failed: {error}") from error
+    finally:
+        connection.close()
+
+
+def _download(source: Source) -> Request:
+    endpoint = source.env.get("ENDPOINT", "/files/download/stream/async_read")
+    if source.env.get("NO_UPLOAD") == "1" and "FILE_ID" not in source.env:
+        return Request("GET", source.base_url + endpoint)
+    file_id = quote(source.env.get("FILE_ID") or _store(source), safe="")
+    if "{id}" in endpoint:
+        return Request("GET", source.base_url + endpoint.replace("{id}", file_id))
+    separator = "&" if "?" in endpoint else "?"
+    return Request("GET", f"{source.base_url}{endpoint}{separator}id={file_id}")
+
+
+def _upload_mode(endpoint: str) -> str:
+    """upload.js inferMode."""
+    path = endpoint.split("?")[0]
+    if path.startswith("/files/upload/single"):
+        return "multipart"
+    if path == "/files/upload/raw/json/base64decode":
+        return "base64"
+    return "raw"
+
+
+def _upload(source: Source) -> Request:
+    endpoint = source.env.get("ENDPOINT", "/files/upload/stream/async_read_and_disk_write")
+    mode = source.env.get("MODE") or _upload_mode(endpoint)
+    data = source.payload()
+    if mode == "raw":
+        body, content_type = data, "application/octet-stream"
+    elif mode == "multipart":
+        body, content_type = multipart(data), MULTIPART_CONTENT_TYPE
+    elif mode == "base64":
+        document = {"filename": FILENAME, "base64": base64.b64encode(data).decode()}
+        body, content_type = _json(document), "application/json"
+    else:
+        raise ToolRequestError(f"upload.js: MODE must be raw, multipart or base64, not {mode!r}")
+    method = source.env.get("METHOD", "POST").upper()
+    return Request(
+        method, source.base_url + endpoint, source.body(body), content_type, source.authorization()
+    )
+
+
+def _health_code(source: Source) -> Request:
+    usage = source.env.get("USAGE", "health-code")
+    image = source.loadtests / source.env.get("IMAGE", f"data/{usage}.jpg")
+    data = image.read_bytes()
+    kind = source.env.get("BODY", "json")
+    if kind == "json":
+        body, content_type = _json({"base64": base64.b64encode(data).decode()}), "application/json"
+    elif kind == "raw":
+        body, content_type = data, FILE_CONTENT_TYPE
+    elif kind == "multipart":
+        body, content_type = multipart(data), MULTIPART_CONTENT_TYPE
+    else:
+        raise ToolRequestError(f"health-code.js: BODY must be json, raw or multipart: {kind!r}")
+    return Request("POST", f"{source.base_url}/analysis/{usage}", source.body(body), content_type)
+
+
+SCRIPTS: Mapping[str, Callable[[Source], Request]] = {
+    "hello.js": _hello,
+    "download.js": _download,
+    "upload.js": _upload,
+    "health-code.js": _health_code,
+}
+
+
+def tool_request(script: str, source: Source) -> Request:
+    if script not in SCRIPTS:
+        known = ", ".join(SCRIPTS)
+        raise ToolRequestError(f"{script}: wrk and ab can send the requests of {known} only")
+    return SCRIPTS[script](source)

@@ -1,0 +1,289 @@
+"""PNG charts of a run (matplotlib, Agg): requests/s per endpoint and server, the total
+time of counted bursts, latency percentiles per server, and one chart per table of the
+write-up with its figures beside ours, each as a ratio to its own run's reference row
+(absolute figures from two machines never share an axis). Every series of a chart has a
+colour of its own, and the legend sits outside the axes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
+
+from servelab.bench.plan.matrix import Matrix
+from servelab.bench.report.results import BenchRun, CellResult
+from servelab.bench.report.writeup import WriteUp
+
+_PERCENTILES = (("p50", "p50_ms"), ("p75", "p75_ms"), ("p90", "p90_ms"), ("p99", "p99_ms"))
+
+
+def _colours(count: int) -> list[Any]:
+    """`count` colours, none repeated: the qualitative tables while they last, then evenly
+    spaced hues."""
+    if count <= 10:
+        return list(plt.get_cmap("tab10").colors)[:count]  # type: ignore[attr-defined]
+    if count <= 20:
+        return list(plt.get_cmap("tab20").colors)[:count]  # type: ignore[attr-defined]
+    hues = plt.get_cmap("hsv")
+    return [hues(index / count) for index in range(count)]
+
+
+def _save(fig: Any, ax: Any, path: Path) -> Path:
+    """The figure with its legend to the right of the axes, never over the data."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _grouped_barh(
+    path: Path,
+    title: str,
+    xlabel: str,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[float]]],
+) -> Path:
+    height = 0.8 / max(len(series), 1)
+    fig, ax = plt.subplots(figsize=(10, 1.0 + 0.22 * len(labels) * max(len(series), 2)))
+    colours = _colours(len(series))
+    for index, (name, values) in enumerate(series):
+        positions = [row + index * height for row in range(len(labels))]
+        ax.barh(positions, values, height=height, label=name, color=colours[index])
+    ax.set_yticks([row + height * (len(series) - 1) / 2 for row in range(len(labels))])
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, ax, path)
+
+
+def _measured(run: BenchRun) -> list[CellResult]:
+    return [cell for cell in run.cells if cell.measurement is not None]
+
+
+def _metric_chart(
+    cells: Sequence[CellResult], metric: str, path: Path, title: str, xlabel: str
+) -> Path:
+    endpoints = list(dict.fromkeys(cell.endpoint for cell in cells))
+    servers = list(dict.fromkeys((cell.variant, cell.workers) for cell in cells))
+    values = {
+        (c.variant, c.workers, c.endpoint): c.measurement.metric(metric) or 0.0
+        for c in cells
+        if c.measurement is not None
+    }
+    series = [
+        (f"{variant} w{workers}", [values.get((variant, workers, e), 0.0) for e in endpoints])
+        for variant, workers in servers
+    ]
+    return _grouped_barh(path, title, xlabel, endpoints, series)
+
+
+def rps_chart(run: BenchRun, path: Path) -> Path:
+    return _metric_chart(
+        _measured(run), "rps", path, f"{run.family}: requests/s ({run.form})", "requests/s"
+    )
+
+
+def cpu_chart(run: BenchRun, path: Path) -> Path:
+    """The server's CPU microseconds per request of every cell that measured it."""
+    cells = [cell for cell in _measured(run) if cell.cpu_us_per_request is not None]
+    endpoints = list(dict.fromkeys(cell.endpoint for cell in cells))
+    servers = list(dict.fromkeys((cell.variant, cell.workers) for cell in cells))
+    costs = {cell.key: cell.cpu_us_per_request or 0.0 for cell in cells}
+    series = [
+        (f"{variant} w{workers}", [costs.get((variant, workers, e), 0.0) for e in endpoints])
+        for variant, workers in servers
+    ]
+    title = f"{run.family}: server CPU per request ({run.form}), less is better"
+    return _grouped_barh(path, title, "CPU µs per request", endpoints, series)
+
+
+def total_chart(run: BenchRun, path: Path) -> Path:
+    """The total time of every counted cell (hey's Total): how long the burst took."""
+    cells = [cell for cell in _measured(run) if cell.load.counted]
+    title = f"{run.family}: total time of each burst ({run.form})"
+    return _metric_chart(cells, "elapsed_s", path, title, "seconds")
+
+
+def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> Path:
+    cells = [c for c in _measured(run) if (c.variant, c.workers) == (variant, workers)]
+    series = [
+        (name, [getattr(c.measurement, field) for c in cells if c.measurement is not None])
+        for name, field in _PERCENTILES
+    ]
+    return _grouped_barh(
+        path,
+        f"{run.family}: latency percentiles, {variant} w{workers}",
+        "milliseconds",
+        [c.endpoint for c in cells],
+        series,
+    )
+
+
+# One table of the write-up: its rows (endpoint or server), its figure for each, ours.
+_Row = tuple[str, float | None, float | None]
+
+
+def _workers(count: int) -> str:
+    return f"{count} worker" + ("" if count == 1 else "s")
+
+
+def _ours(run: BenchRun, variant: str, workers: int, endpoint: str) -> float | None:
+    """Our successful requests/s of `variant` at `endpoint`: with the write-up's number of
+    workers where this run had it, else with the most this run had."""
+    cells = [
+        c
+        for c in _measured(run)
+        if (c.variant, c.endpoint) == (variant, endpoint) and c.measurement is not None
+    ]
+    if not cells:
+        return None
+    cell = next((c for c in cells if c.workers == workers), max(cells, key=lambda c: c.workers))
+    return cell.measurement.ok_rps if cell.measurement is not None else None
+
+
+def _tables(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> list[tuple[str, list[_Row]]]:
+    """The write-up's tables as it printed them: one per run (server and workers) where a
+    run measured several endpoints, else one across its runs, row by row with ours."""
+    variants: dict[str, str] = {}
+    for variant in matrix.variants:
+        if variant.write_up is not None:
+            variants.setdefault(variant.write_up, variant.name)
+    tables: list[tuple[str, list[_Row]]] = []
+    single: list[_Row] = []
+    for run_ in write_up.runs:
+        figures = [
+            f for f in write_up.figures if (f.server, f.workers) == (run_.server, run_.workers)
+        ]
+        mine = variants.get(run_.server)
+        rows = [
+            (
+                f.endpoint if len(figures) > 1 else f"{run_.server}, {_workers(run_.workers)}",
+                f.ok_rps,
+                _ours(run, mine, run_.workers, f.endpoint) if mine else None,
+            )
+            for f in figures
+        ]
+        if len(figures) > 1:
+            tables.append((f"{run_.server}, {_workers(run_.workers)}", rows))
+        else:
+            single += rows
+    if single:
+        tables.append(("every server", single))
+    return tables
+
+
+def _relative(rows: Sequence[_Row]) -> tuple[str, list[str], list[float], list[float]] | None:
+    """Each side over its own figure for the reference row: the write-up's fastest row
+    that this run measured too."""
+    both = [(label, theirs, ours) for label, theirs, ours in rows if theirs and ours]
+    if not both:
+        return None
+    reference, their_base, our_base = max(both, key=lambda row: row[1] or 0.0)
+    assert their_base and our_base
+    labels = [label for label, _, _ in rows]
+    theirs = [(t or 0.0) / their_base for _, t, _ in rows]
+    ours = [(o or 0.0) / our_base for _, _, o in rows]
+    return reference, labels, theirs, ours
+
+
+def write_up_charts(
+    run: BenchRun, matrix: Matrix, write_up: WriteUp, directory: Path
+) -> dict[str, Path]:
+    """One chart per table of the write-up, keyed `write-up:<table>`: requests/s of each
+    row over the reference row's, the write-up's beside ours."""
+    charts = {}
+    for index, (name, rows) in enumerate(_tables(run, matrix, write_up)):
+        relative = _relative(rows)
+        if relative is None:
+            continue
+        reference, labels, theirs, ours = relative
+        charts[f"write-up:{name}"] = _grouped_barh(
+            directory / f"write-up-{index + 1}.png",
+            f"{run.family}: {name}, requests/s over {reference}'s (1.0), each in its own run",
+            f"successful requests/s ÷ {reference}'s in the same run",
+            labels,
+            [(f"write-up ({write_up.year})", theirs), (f"this run ({run.form})", ours)],
+        )
+    return charts
+
+
+def _curve(points: Mapping[int, float]) -> tuple[list[int], list[float]]:
+    workers = sorted(points)
+    return workers, [points[w] for w in workers]
+
+
+def workers_chart(
+    run: BenchRun, matrix: Matrix, write_up: WriteUp, endpoint: str, path: Path
+) -> Path:
+    """Requests/s against workers, one line per mode and server, as the write-up drew
+    it: its lines and ours on two axes side by side (different machines)."""
+    ours: dict[str, dict[int, float]] = {}
+    for cell in _measured(run):
+        if cell.endpoint == endpoint and cell.measurement is not None:
+            ours.setdefault(cell.variant, {})[cell.workers] = cell.measurement.ok_rps
+    theirs: dict[str, dict[int, float]] = {}
+    for figure in write_up.figures:
+        if figure.rps is not None:
+            theirs.setdefault(figure.server, {})[figure.workers] = figure.rps
+    colours = iter(_colours(len(ours) + len(theirs)))
+    fig, (mine, published) = plt.subplots(1, 2, figsize=(13, 4.5))
+    for axes, lines, title in (
+        (mine, ours, f"this run ({run.machine.cpus} CPUs)"),
+        (published, theirs, f"the write-up ({write_up.year})"),
+    ):
+        for name, points in lines.items():
+            workers, rates = _curve(points)
+            axes.plot(workers, rates, marker="o", label=name, color=next(colours))
+        axes.set_title(title)
+        axes.set_xlabel("workers")
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_ylabel("successful requests/s")
+        axes.grid(alpha=0.3)
+        axes.set_ylim(bottom=0)
+    fig.suptitle(f"{run.family}: requests/s against workers, one line per mode and server")
+    mine.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.15), ncol=2)
+    return _save(fig, published, path)
+
+
+# Families whose write-up drew requests/s against workers, and the endpoint it measured.
+WORKER_CURVES = {"health-code": "ab POST /analysis/health-code"}
+
+
+def write_charts(
+    run: BenchRun,
+    directory: Path,
+    base: Path,
+    matrix: Matrix | None = None,
+    write_up: WriteUp | None = None,
+) -> dict[str, str]:
+    """Every chart of `run` under `directory`; keys: `rps`, `cpu` (where cells measured
+    the server's CPU), `total` (where cells ran a counted shape),
+    `latency:<variant>:<workers>`, and given the matrix and the write-up
+    `write-up:<table>` and `workers` (where the write-up drew that curve);
+    values: paths relative to `base` (where the report lives)."""
+    charts = {"rps": rps_chart(run, directory / "rps.png")}
+    if any(cell.cpu_us_per_request is not None for cell in _measured(run)):
+        charts["cpu"] = cpu_chart(run, directory / "cpu.png")
+    if matrix is not None and write_up is not None:
+        if run.family in WORKER_CURVES:
+            charts["workers"] = workers_chart(
+                run, matrix, write_up, WORKER_CURVES[run.family], directory / "workers.png"
+            )
+        else:
+            charts.update(write_up_charts(run, matrix, write_up, directory))
+    if any(cell.load.counted for cell in _measured(run)):
+        charts["total"] = total_chart(run, directory / "total.png")
+    for variant, workers in dict.fromkeys((c.variant, c.workers) for c in _measured(run)):
+        charts[f"latency:{variant}:{workers}"] = latency_chart(
+            run, variant, workers, directory / f"latency-{variant}-w{workers}.png"
+        )
+    return {key: path.relative_to(base).as_posix() for key, path in charts.items()}

@@ -1,0 +1,730 @@
+"""A benchmark run as Markdown: the answers to the write-up's questions, machine and
+options, goals, ratios, per-server tables beside the write-up's figures, and the exact
+commands."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.bench.errors import BenchError
+from servelab.bench.load.tools import ToolResult
+from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
+from servelab.bench.plan.matrix import Matrix
+from servelab.bench.report.apart import apart
+from servelab.bench.report.findings import Answer, answers
+from servelab.bench.report.ratios import (
+    GoalResult,
+    RatioSpec,
+    RatioValue,
+    goal_results,
+    ratio_values,
+)
+from servelab.bench.report.results import BenchRun, CellResult
+from servelab.bench.report.run_ratios import run_ratio_values
+from servelab.bench.report.writeup import Figure, WriteUp
+
+_DASH = "—"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _ms(value: float | None) -> str:
+    return _DASH if value is None else f"{value:.2f}"
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return _DASH if value is None else f"{value:.{digits}f}"
+
+
+def _workers(workers: int) -> str:
+    return f"{workers} worker" + ("" if workers == 1 else "s")
+
+
+_WHOLE_UNITS = {CPU_US: "µs", MEMORY_MIB: "MiB"}
+_UNITS = {"ok_rps": "requests/s", "rps": "requests/s", "elapsed_s": "s"}
+
+
+def _unit(metric: str) -> str | None:
+    if metric in _WHOLE_UNITS:
+        return _WHOLE_UNITS[metric]
+    return "ms" if metric.endswith("_ms") else _UNITS.get(metric)
+
+
+def _plain(metric: str, value: float) -> str:
+    """A plain metric with its unit: CPU and memory in whole units, times and rates to three
+    figures or so; counts and fractions as they are (a success ratio of 0.9999 is not
+    rounded up to the 1 a goal asks for)."""
+    unit = _unit(metric)
+    if unit is None:
+        return f"{value:g}"
+    if metric in _WHOLE_UNITS or abs(value) >= 100:
+        return f"{value:.0f} {unit}"
+    return f"{value:.{1 if abs(value) >= 10 else 2}f} {unit}"
+
+
+def _amount(spec: RatioSpec | None, value: float, bound: float | None = None) -> str:
+    """A ratio as `1.23×`, with the decimals that tell it from `bound` where it is judged by
+    one (`apart`); a plain metric with its unit (`_plain`)."""
+    if spec is not None and spec.plain:
+        return _plain(spec.metric, value)
+    return f"{apart(value, bound, 2)}×"
+
+
+def _ratio(spec: RatioSpec, value: RatioValue | None) -> str:
+    if value is None:
+        return _DASH
+    over = f" (geomean of {value.pairs})" if value.pairs > 1 else ""
+    return f"{_amount(spec, value.value)}{over}"
+
+
+def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
+    m, theirs = run.machine, write_up.machine
+    shapes = "; ".join(load.describe() for load in run.loads())
+    rows = [
+        ("CPU", f"{m.cpu_model}, {m.cpus} CPUs", f"{theirs.get('cpu_cores', _DASH)} cores"),
+        ("memory", f"{m.memory_gib:.1f} GiB", str(theirs.get("memory", _DASH))),
+        ("OS", f"{m.os}, Linux {m.kernel}", str(theirs.get("os", _DASH))),
+        ("Python", m.python, str(theirs.get("python", _DASH))),
+        ("load", f"{m.k6}: {shapes} per cell{_rounds(run)}", write_up.tool),
+        (
+            "client CPU",
+            f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)",
+            _DASH,
+        ),
+    ]
+    if run.payload_size:
+        rows.append(
+            (
+                "payload",
+                f"{run.payload_size // 1024} KiB, loadtests/lib/payload.js",
+                write_up.payload,
+            )
+        )
+    rows += _options(run)
+    rows += _steal(run)
+    rows.append(
+        (
+            "other work",
+            f"1-minute load average {run.load_average:.2f} when the run started "
+            "(other processes sharing the CPUs make absolute figures lower and noisier)",
+            _DASH,
+        )
+    )
+    return ["## Machine", "", *_table(["", "this run", "write-up"], rows)]
+
+
+def _steal(run: BenchRun) -> list[tuple[str, str, str]]:
+    """How much CPU time the hypervisor took elsewhere during the measured runs."""
+    stolen = [cell for cell in run.cells if cell.steal_pct is not None]
+    if not stolen:
+        return []
+    mean = sum(cell.steal_pct or 0.0 for cell in stolen) / len(stolen)
+    worst = max(stolen, key=lambda cell: cell.steal_pct or 0.0)
+    text = (
+        f"{mean:.0f}% of the CPUs' time went to other guests during the measured runs (mean"
+        f" of the cells; at most {worst.steal_pct:.0f}%, {worst.variant} {worst.endpoint}):"
+        " a cell with more shows a higher CPU per request and moves between runs"
+    )
+    return [("CPU steal", text, _DASH)]
+
+
+def _rounds(run: BenchRun) -> str:
+    if run.rounds < 2:
+        return ""
+    return (
+        "; a shape with rounds measures each of its cells that many times, in passes over"
+        " the matrix one after another (the later passes only over the cells that run more"
+        " rounds), and each cell's figures are those of its round with the median server"
+        " CPU per request (the lower of two; the CPU column gives the rounds' range)"
+    )
+
+
+def _shared(cell: CellResult) -> bool:
+    """Whether k6 ran on CPUs the server also ran on (cpus.Pinning.describe's words)."""
+    return "not pinned" in cell.pinning or "sharing" in cell.pinning
+
+
+def _options(run: BenchRun) -> list[tuple[str, str, str]]:
+    """The command line's choices, and where k6 and the server shared CPUs."""
+    given = " ".join(
+        [
+            f"--{name} {run.options[name]}"
+            for name in ("target", "workers", "cpus")
+            if name in run.options
+        ]
+        + (["--on-disk"] if "on_disk" in run.options else [])
+    )
+    used = ", ".join(
+        f"{who} on CPU {run.options[key]}"
+        for who, key in (("server", "cpus_server"), ("k6", "cpus_k6"))
+        if key in run.options
+    )
+    rows = [("options", given or "none: the matrix's workers, the stack started here", _DASH)]
+    if "target" in run.options:
+        rows.append(
+            (
+                "target",
+                f"load sent to {run.options['target']}, a stack already up elsewhere: "
+                "no server CPU measured",
+                _DASH,
+            )
+        )
+    shared = sum(_shared(cell) for cell in run.cells)
+    apart = f"apart in {len(run.cells) - shared} of {len(run.cells)} cells"
+    where = f"{used}; " if used else ""
+    rows.append(
+        (
+            "k6 and server CPUs",
+            f"{where}{apart}"
+            + (f", shared in {shared} (marked *shared* in the k6 column)" if shared else ""),
+            _DASH,
+        )
+    )
+    if "server_files" in run.options:
+        rows.append(
+            (
+                "server files",
+                f"what the servers write (uploads, nginx's request bodies, sockets) "
+                f"{run.options['server_files']}",
+                _DASH,
+            )
+        )
+    logs = _access_logs(run)
+    if logs:
+        rows.append(("access logs", logs, _DASH))
+    if any(METRICS in cell.settings for cell in run.cells):
+        rows.append(("metrics", _switched(run, METRICS), _DASH))
+    return rows
+
+
+# The flags that switch a server's access log (uvicorn's, gunicorn's, granian's).
+# The servers' own access-log switches on a command line (uvicorn's, gunicorn's).
+_LOG_FLAGS = {"--no-access-log": False, "--access-log": True, "--access-logfile": True}
+# The project's switches, on unless 0: servicekit's JSON request line and nginx's access
+# log; the apps' Prometheus metrics (servicekit.observe.settings).
+ACCESS_LOG = "ACCESS_LOG"
+METRICS = "METRICS"
+
+
+def _switched(run: BenchRun, name: str) -> str:
+    """A switch as the cells ran: on or off in every cell, or which variants ran which way."""
+    variants: dict[str, set[str]] = {}
+    for cell in run.cells:
+        variants.setdefault(cell.settings.get(name, "1"), set()).add(cell.variant)
+    if len(variants) == 1:
+        (value,) = variants
+        return f"{_state(value)} in every cell ({name}={value})"
+    return "; ".join(
+        f"{_state(value)} in {', '.join(sorted(names))} ({name}={value})"
+        for value, names in sorted(variants.items(), key=lambda item: _state(item[0]) == "on")
+    )
+
+
+def _state(value: str) -> str:
+    return "off" if value == "0" else "on"
+
+
+def _access_logs(run: BenchRun) -> str:
+    """Whether the cells' servers logged each request: ACCESS_LOG as each cell ran, and
+    the servers' own switches where a recorded command line sets one."""
+    parts = [_switched(run, ACCESS_LOG)] if run.cells else []
+    said: dict[str, bool] = {}
+    for cell in run.cells:
+        for name, argv in cell.commands.items():
+            flags = [
+                _LOG_FLAGS[arg.split("=")[0]] for arg in argv if arg.split("=")[0] in _LOG_FLAGS
+            ]
+            if flags:
+                said[name] = flags[-1]
+    on = sorted(name for name, logging in said.items() if logging)
+    off = sorted(name for name, logging in said.items() if not logging)
+    servers = [f"on in {', '.join(on)}"] if on else []
+    servers += [f"off in {', '.join(off)}"] if off else []
+    if servers:
+        parts.append("the server's own log " + "; ".join(servers) + " (its command line)")
+    return "; ".join(parts)
+
+
+def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
+    goal = result.goal
+    unit = "×"
+    if spec is not None and spec.plain:
+        named = _unit(spec.metric)
+        unit = f" {named}" if named else ""
+    bounds = []
+    if goal.minimum is not None:
+        bounds.append(f"≥ {goal.minimum:g}{unit}")
+    if goal.maximum is not None:
+        bounds.append(f"≤ {goal.maximum:g}{unit}")
+    return " and ".join(bounds)
+
+
+def _nearest_bound(result: GoalResult, value: float) -> float | None:
+    bounds = [b for b in (result.goal.minimum, result.goal.maximum) if b is not None]
+    return min(bounds, key=lambda bound: abs(bound - value), default=None)
+
+
+def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> list[str]:
+    rows = []
+    for result in results:
+        value = result.value
+        if value is None:
+            rows.append((result.goal.goal, _DASH, _DASH, "not measured", "not met"))
+            continue
+        spec = specs.get(result.goal.ratio)
+        rows.append(
+            (
+                result.goal.goal,
+                value.where,
+                _workers(value.workers),
+                f"{_amount(spec, value.value, _nearest_bound(result, value.value))} "
+                f"(needs {_needs(result, spec)})",
+                "met" if result.met else "not met",
+            )
+        )
+    return ["## Goals", "", *_table(["goal", "variant", "workers", "measured", "result"], rows)]
+
+
+def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str], list[RatioValue]]:
+    names = [variant.name for variant in matrix.variants]
+    mapped = {variant.name: variant.write_up for variant in matrix.variants if variant.write_up}
+    our_workers = sorted({cell.workers for cell in run.cells})
+    their_workers = sorted({run_.workers for run_ in write_up.runs})
+    header = [
+        "ratio",
+        "variant",
+        *(f"ours, {_workers(w)}" for w in our_workers),
+        *(f"write-up, {_workers(w)}" for w in their_workers),
+    ]
+    rows, measured = [], []
+    for spec in matrix.ratios:
+        over = spec.denominator.metric if spec.denominator is not None else None
+        ours = run_ratio_values(spec, run, names)
+        published = write_up.values(mapped, spec.metric)
+        theirs = ratio_values(
+            spec,
+            published,
+            names,
+            write_up.cell_settings(published),
+            write_up.values(mapped, over) if over else None,
+        )
+        measured += ours
+        if not spec.shown:
+            continue
+        for where in dict.fromkeys(value.where for value in [*ours, *theirs]):
+            mine = {v.workers: v for v in ours if v.where == where}
+            other = {v.workers: v for v in theirs if v.where == where}
+            rows.append(
+                [
+                    spec.name,
+                    where,
+                    *(_ratio(spec, mine.get(w)) for w in our_workers),
+                    *(_ratio(spec, other.get(w)) for w in their_workers),
+                ]
+            )
+    about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios if spec.shown]
+    lines = [
+        "## Ratios",
+        "",
+        "A metric of one cell (successful requests/s unless the ratio says otherwise) over "
+        "another cell's, over the sum of several cells' (a floor), or over one of the cell's "
+        "own settings, all measured in this run; an unnamed endpoint means every endpoint "
+        "both sides ran, combined as a geometric mean. A ratio without a denominator is the "
+        "metric itself. A CPU ratio (server CPU per request, cpu_us) is a cost: below 1 the "
+        "numerator spends less, and among several denominators the cheapest is the limit."
+        + _round_ratios(run),
+        "",
+        *(_table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
+        *about,
+        "",
+    ]
+    return lines, measured
+
+
+def _error_kinds(errors: Mapping[str, int]) -> str:
+    if not any(errors.values()):
+        return "0"
+    kinds = [*ERROR_KINDS, *(kind for kind in errors if kind not in ERROR_KINDS)]
+    return ", ".join(f"{kind} {errors[kind]}" for kind in kinds if errors.get(kind))
+
+
+def _errors(cell: CellResult) -> str:
+    if cell.measurement is None:
+        return f"failed: {(cell.error or '').splitlines()[0] if cell.error else ''}"
+    return _error_kinds(cell.measurement.errors)
+
+
+def _statuses(m: Measurement) -> str:
+    """The errors by kind, and the non-2xx answers by status where any were counted."""
+    kinds = _error_kinds(m.errors)
+    counted = [f"{status} {count}" for status, count in m.statuses.items() if count]
+    return f"{kinds} ({', '.join(counted)})" if counted else kinds
+
+
+def _ratio_of(value: float | None) -> str:
+    return _DASH if value is None else f"{value:.4f}"
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    ours: Callable[[CellResult, Measurement], str]
+    theirs: Callable[[Figure], str]
+
+
+def _k6(cell: CellResult, m: Measurement) -> str:
+    shared = ", *shared*" if _shared(cell) else ""
+    return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%}{shared})"
+
+
+def _whole(value: float | None) -> str:
+    return _DASH if value is None else f"{value:.0f}"
+
+
+def _round_ratios(run: BenchRun) -> str:
+    if run.rounds < 2:
+        return ""
+    return (
+        " With rounds a CPU ratio is the median of its values round by round, both sides"
+        " read in the same pass over the matrix and, for a mean over endpoints, only the"
+        " rounds that measured all of them (bench/report/run_ratios.py), so it may differ from the"
+        " quotient of the per-server tables' median rounds."
+    )
+
+
+def _cpu(cell: CellResult) -> str:
+    """The server's CPU per request, and with rounds the range the rounds spanned."""
+    spread = [value for value in cell.rounds_cpu_us if value is not None]
+    if len(spread) < 2:
+        return _whole(cell.cpu_us_per_request)
+    return f"{_whole(cell.cpu_us_per_request)} ({_whole(min(spread))}-{_whole(max(spread))})"
+
+
+# Every column a per-server table can have; `[report] columns` picks some, in order, and
+# DEFAULT_COLUMNS serve the families that pick none. The write-ups' tools name some figures
+# differently (wrk's Avg, vegeta's Mean; hey's Total, vegeta's Duration), and each table
+# keeps its tool's word: those figures have a column per name.
+COLUMNS: Mapping[str, Column] = {
+    "load": Column(
+        "load",
+        lambda c, m: f"{c.load.rate}/s" if c.load.arrival else f"{c.load.vus} VUs",
+        lambda f: str(f.printed.get("load", _DASH)),
+    ),
+    "requests": Column("requests", lambda c, m: str(m.requests), lambda f: _number(f.requests, 0)),
+    "seconds": Column(
+        "duration s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
+    ),
+    "total": Column(
+        "total s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
+    ),
+    "rps": Column("req/s", lambda c, m: f"{m.rps:.1f}", lambda f: _number(f.rps, 2)),
+    "cpu": Column("CPU µs/req", lambda c, m: _cpu(c), lambda f: _DASH),
+    "memory": Column("memory MiB", lambda c, m: _whole(c.server_memory_mib), lambda f: _DASH),
+    "success": Column(
+        "success",
+        lambda c, m: _ratio_of(m.success_ratio),
+        lambda f: _ratio_of(f.success_ratio),
+    ),
+    "avg": Column("avg ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
+    "mean": Column("mean ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
+    "p50": Column("p50 ms", lambda c, m: _ms(m.p50_ms), lambda f: _ms(f.p50_ms)),
+    "p66": Column("p66 ms", lambda c, m: _ms(m.p66_ms), lambda f: _ms(f.p66_ms)),
+    "p75": Column("p75 ms", lambda c, m: _ms(m.p75_ms), lambda f: _ms(f.p75_ms)),
+    "p80": Column("p80 ms", lambda c, m: _ms(m.p80_ms), lambda f: _ms(f.p80_ms)),
+    "p90": Column("p90 ms", lambda c, m: _ms(m.p90_ms), lambda f: _ms(f.p90_ms)),
+    "p95": Column("p95 ms", lambda c, m: _ms(m.p95_ms), lambda f: _ms(f.p95_ms)),
+    "p98": Column("p98 ms", lambda c, m: _ms(m.p98_ms), lambda f: _ms(f.p98_ms)),
+    "p99": Column("p99 ms", lambda c, m: _ms(m.p99_ms), lambda f: _ms(f.p99_ms)),
+    "max": Column("max ms", lambda c, m: _ms(m.max_ms), lambda f: _ms(f.max_ms)),
+    "errors": Column(
+        "errors",
+        lambda c, m: _error_kinds(m.errors),
+        lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
+    ),
+    "statuses": Column(
+        "errors (by status)",
+        lambda c, m: _statuses(m),
+        lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
+    ),
+    "dropped": Column("dropped", lambda c, m: str(m.dropped), lambda f: _DASH),
+    "db": Column(
+        "DB conns (peak)",
+        lambda c, m: _DASH if c.db_connections is None else str(c.db_connections),
+        lambda f: _DASH,
+    ),
+    "k6": Column("k6 CPU s (load)", _k6, lambda f: _DASH),
+    "steal": Column(
+        "steal %",
+        lambda c, m: _DASH if c.steal_pct is None else f"{c.steal_pct:.0f}",
+        lambda f: _DASH,
+    ),
+}
+# wrk's figures; `total` joins them after req/s when a shape is counted (hey's Total).
+DEFAULT_COLUMNS = (
+    "requests",
+    "rps",
+    "cpu",
+    "memory",
+    "avg",
+    "p50",
+    "p75",
+    "p90",
+    "p99",
+    "max",
+    "errors",
+    "k6",
+    "steal",
+)
+# Where a failed cell's error goes: the first of these the table has, else its last column.
+_FAILURE_COLUMNS = ("errors", "statuses")
+
+
+def _chosen(matrix: Matrix, totals: bool) -> list[str]:
+    if not matrix.columns:
+        names = list(DEFAULT_COLUMNS)
+        if totals:
+            names.insert(names.index("rps") + 1, "total")
+        return names
+    unknown = [name for name in matrix.columns if name not in COLUMNS]
+    if unknown:
+        raise BenchError(
+            f"{matrix.family}: [report] columns names unknown {unknown} "
+            f"(known: {', '.join(COLUMNS)})"
+        )
+    names = list(matrix.columns)
+    # CPU per request sits beside requests/s in every table.
+    if "cpu" not in names and "rps" in names:
+        names.insert(names.index("rps") + 1, "cpu")
+    return names
+
+
+# What a wrk or ab run of a cell fills in; its other columns stay empty.
+_TOOL_COLUMNS: Mapping[str, Callable[[ToolResult], str]] = {
+    "requests": lambda t: str(t.requests),
+    "rps": lambda t: f"{t.rps:.1f}",
+    "cpu": lambda t: _whole(t.cpu_us_per_request),
+    "p50": lambda t: _ms(t.p50_ms),
+    "p99": lambda t: _ms(t.p99_ms),
+    "errors": lambda t: str(t.errors),
+    "statuses": lambda t: str(t.errors),
+}
+
+
+def _tool_rows(cell: CellResult, names: Sequence[str]) -> list[list[str]]:
+    """The write-up's own tool (wrk, ab) on the same cell, beside k6's row."""
+    return [
+        [
+            cell.endpoint,
+            f"{tool.tool}, {_workers(cell.workers)}",
+            *(_TOOL_COLUMNS[n](tool) if n in _TOOL_COLUMNS else _DASH for n in names),
+        ]
+        for tool in cell.tools
+    ]
+
+
+def _our_row(cell: CellResult, names: Sequence[str]) -> list[str]:
+    m = cell.measurement
+    run = f"ours, {_workers(cell.workers)}"
+    if m is not None:
+        return [cell.endpoint, run, *(COLUMNS[name].ours(cell, m) for name in names)]
+    failure = next((n for n in _FAILURE_COLUMNS if n in names), names[-1])
+    return [cell.endpoint, run, *(_errors(cell) if n == failure else _DASH for n in names)]
+
+
+def _variant_rows(
+    cells: Sequence[CellResult],
+    write_up_server: str | None,
+    write_up: WriteUp,
+    names: Sequence[str],
+) -> list[list[str]]:
+    """A variant's rows, endpoint by endpoint, the write-up's figures beside ours."""
+    rows = []
+    for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
+        for cell in cells:
+            if cell.endpoint == endpoint:
+                rows += [_our_row(cell, names), *_tool_rows(cell, names)]
+        if write_up_server is None:
+            continue
+        for workers in write_up.workers(write_up_server):
+            figure = write_up.figure(write_up_server, workers, endpoint)
+            if figure is not None:
+                theirs = [COLUMNS[name].theirs(figure) for name in names]
+                rows.append([endpoint, f"write-up, {_workers(workers)}", *theirs])
+    return rows
+
+
+def _server_tables(
+    run: BenchRun, matrix: Matrix, write_up: WriteUp, charts: Mapping[str, str]
+) -> list[str]:
+    totals = any(load.counted for load in run.loads())
+    names = _chosen(matrix, totals)
+    header = ["endpoint", "run", *(COLUMNS[name].header for name in names)]
+    counted = (
+        " For a counted shape (hey's) every request is measured: total s is the whole run "
+        "(hey's Total), requests/s the requests over it, and max hey's Slowest less the "
+        "connect time."
+        if totals
+        else ""
+    )
+    lines = [
+        "## Results per server",
+        "",
+        "Requests are those of the measured phase, after the warm-up of a timed shape "
+        "(wrk's); latency is k6's http_req_duration (sending + waiting + receiving), like "
+        f"wrk's.{counted} Errors by kind: {', '.join(ERROR_KINDS)}. CPU µs/req is the CPU "
+        "time every process of the server under test spent in the measured phase over the "
+        "requests it completed: a cost that does not depend on the load generator. k6 CPU "
+        "is the CPU time k6 itself used in the cell, and in brackets its share of what the "
+        "CPUs it ran on could give: near 100%, k6 rather than the server set the pace of "
+        "that cell; *shared*: k6 ran on CPUs the server used too. Rows named wrk or ab are "
+        "the write-up's own tool run against the same cell after k6.",
+        "",
+    ]
+    if "rps" in charts:
+        lines += [f"![requests/s per endpoint and server]({charts['rps']})", ""]
+    if "cpu" in charts:
+        lines += [f"![server CPU per request per endpoint and server]({charts['cpu']})", ""]
+    if "total" in charts:
+        lines += [f"![total time per endpoint and server]({charts['total']})", ""]
+    for variant in matrix.variants:
+        cells = [cell for cell in run.cells if cell.variant == variant.name]
+        if not cells:
+            continue
+        lines += [f"### {variant.name}", ""]
+        for key, path in charts.items():
+            if key.startswith(f"latency:{variant.name}:"):
+                lines += [f"![latency percentiles, {variant.name}]({path})", ""]
+        lines += _table(header, _variant_rows(cells, variant.write_up, write_up, names))
+    return lines
+
+
+def _assignments(env: Mapping[str, str]) -> str:
+    return " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+
+
+def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
+    lines = ["## Commands", ""]
+    for variant in matrix.variants:
+        for workers in sorted({c.workers for c in run.cells if c.variant == variant.name}):
+            cells = [c for c in run.cells if (c.variant, c.workers) == (variant.name, workers)]
+            ran = next((c for c in cells if c.commands), None)
+            env = _assignments(cells[0].settings)
+            lines += [
+                f"**{variant.name}, {_workers(workers)}** ({cells[0].pinning}):",
+                "",
+                "```sh",
+                f"{env} docker compose --profile {variant.profile} up {variant.service}",
+                f"{env} servelab up --profile {variant.profile} --only {variant.service}",
+            ]
+            if ran is not None:
+                lines += [f"# {name}: {shlex.join(argv)}" for name, argv in ran.commands.items()]
+            lines += ["```", ""]
+    lines += ["Each cell then runs:", "", "```sh", run.k6_command, "```", ""]
+    endpoints = {
+        (c.endpoint, c.script, tuple(c.load.k6_env().items()), tuple(c.env.items())): None
+        for c in run.cells
+    }
+    rows = [
+        (
+            key,
+            f"loadtests/{script}",
+            " ".join(f"-e {k}={shlex.quote(v)}" for k, v in load),
+            " ".join(f"-e {k}={shlex.quote(v)}" for k, v in env),
+        )
+        for key, script, load, env in endpoints
+    ]
+    lines += _table(["endpoint", "script", "load shape", "endpoint env"], rows)
+    return lines
+
+
+def _write_up_charts(charts: Mapping[str, str], write_up: WriteUp) -> list[str]:
+    """The write-up's tables drawn beside ours, each side over its own run's reference."""
+    drawn = [
+        (f"requests/s against workers: this run and {write_up.citation}", path)
+        if key == "workers"
+        else (f"{key.removeprefix('write-up:')}: each row over the reference row", path)
+        for key, path in charts.items()
+        if key == "workers" or key.startswith("write-up:")
+    ]
+    if not drawn:
+        return []
+    lines = [
+        "## Beside the write-up",
+        "",
+        "Each chart is one table of the write-up, its figures and ours side by side as "
+        "ratios to a reference row measured in the same run (the write-up's fastest row "
+        "that this run has too): absolute figures from two machines never share an axis.",
+        "",
+    ]
+    for caption, path in drawn:
+        lines += [f"![{caption}]({path})", ""]
+    return lines
+
+
+def _summary(found: Sequence[Answer]) -> list[str]:
+    if not found:
+        return []
+    return [
+        "## Summary",
+        "",
+        "The write-up's questions, answered by this run's figures (the ratios below).",
+        "",
+        *(f"- **{a.question}** {a.answer} — {a.figures}." for a in found),
+        "",
+    ]
+
+
+def _bench_command(run: BenchRun, family: str, source: Path | None) -> str:
+    """The `servelab bench` command line that wrote the run (its label from the file name)."""
+    command = f"servelab bench {family} --{run.form}"
+    if source is not None and source.stem.startswith(f"{family}."):
+        command += f" --label {source.stem.removeprefix(f'{family}.')}"
+    return command
+
+
+def render(
+    run: BenchRun,
+    matrix: Matrix,
+    write_up: WriteUp,
+    charts: Mapping[str, str],
+    source: Path | None = None,
+) -> str:
+    """The report of `run`; `source` is where its results were saved, when that is not
+    docs/results/<family>.json (a labelled or --out run): the header names that file and
+    the commands that wrote it and render it again."""
+    ratio_lines, measured = _ratios(run, matrix, write_up)
+    failed = [cell for cell in run.cells if cell.measurement is None]
+    specs = {spec.name: spec for spec in matrix.ratios}
+    saved = source.name if source is not None else f"{matrix.family}.json"
+    lines = [
+        f"# {matrix.title}",
+        "",
+        f"Written by `{_bench_command(run, matrix.family, source)}` (started {run.started}, "
+        f"{len(run.cells)} cells in {run.wall_s:.0f} s) on {run.machine.cpu_model}, "
+        f"{run.machine.cpus} CPUs; `servelab report {source or matrix.family}` renders it "
+        f"again from [{saved}]({saved}). The write-up: {write_up.citation}.",
+        "",
+        *_summary(answers(run, specs, measured)),
+        "Compare ratios measured in one run, and CPU per request, not requests/s across "
+        "machines or runs: k6 spends several times the CPU per request that wrk does, and "
+        "may share the machine with the server.",
+        "",
+    ]
+    if failed:
+        lines += [f"**{len(failed)} cell(s) failed**; see the errors column.", ""]
+    lines += _machine(run, write_up)
+    lines += _goals(goal_results(matrix.goals, measured, specs), specs)
+    lines += ratio_lines
+    lines += _write_up_charts(charts, write_up)
+    if matrix.notes:
+        lines += ["## Notes", "", matrix.notes, ""]
+    lines += _server_tables(run, matrix, write_up, charts)
+    lines += _commands(run, matrix)
+    return "\n".join(lines).rstrip() + "\n"

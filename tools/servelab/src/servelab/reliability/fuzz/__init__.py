@@ -1,0 +1,15 @@
+"""`servelab fuzz <family>`: every bad input tried against every deploy variant of a family.
+
+Two kinds of case run against each target (an app server alone, or nginx in front of one):
+property-based requests from the service's OpenAPI schema (schemathesis and all its checks),
+and hand-written requests a schema cannot produce (raw bytes, huge headers, traversal,
+Range edge cases, decompression bombs, slowloris clients). The verdicts go to
+docs/results/reliability/fuzz-<family>.json, one row per case class and target.
+"""
+
+from __future__ import annotations
+
+from servelab.reliability.fuzz.families import FAMILIES, Family, Target, Variant
+from servelab.reliability.fuzz.run import FuzzError, FuzzOptions, run_fuzz
+
+__all__ = ["FAMILIES", "Family", "FuzzError", "FuzzOptions", "Target", "Variant", "run_fuzz"]

@@ -1,0 +1,322 @@
+"""The hand-written cases: requests an OpenAPI schema cannot generate, as raw bytes.
+
+Each generator returns `Case`s of one class. A case passes when the answer comes within
+raw.ANSWER_TIMEOUT_S, is no 5xx, and is the JSON error shape when it is a 4xx; a case
+whose input is plain bad (`success_ok` False) must be refused, not served.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from servelab.reliability.fuzz.families import Family
+from servelab.reliability.fuzz.raw import request_bytes
+
+BIG_ID = 2**63
+# The issue's sizes: a 70 KB header, a 5,000-character query string (and one past
+# nginx's 8 KiB line buffer).
+HUGE_HEADER = 70_000
+HUGE_QUERIES = (5_000, 20_000)
+# Decompression bombs: gzip of this many zero bytes; a PNG this many pixels a side.
+GZIP_BOMB_BYTES = 100 * 2**20
+PNG_BOMB_SIDE = 20_000
+
+
+@dataclass(frozen=True)
+class Case:
+    klass: str
+    name: str
+    request: bytes
+    success_ok: bool = False
+
+
+def _auth(token: str) -> dict[str, str | bytes]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def non_utf8(family: Family, token: str) -> list[Case]:
+    klass = "non-UTF-8 bytes"
+    cases = [
+        Case(klass, "in the path", request_bytes("GET", family.read.encode() + b"/\xff\xfe")),
+        Case(
+            klass,
+            "in the query",
+            request_bytes("GET", family.read.encode() + b"?q=\xff\xfe&word=\xc3\x28"),
+            success_ok=True,
+        ),
+        Case(
+            klass,
+            "percent-encoded in the query",
+            request_bytes("GET", family.read + "?q=%ff%fe&word=%c3%28"),
+            success_ok=True,
+        ),
+        Case(
+            klass,
+            "in a header",
+            request_bytes("GET", family.read, {"X-Fuzz": b"\xff\xfe\xfd"}),
+            success_ok=True,
+        ),
+    ]
+    if family.upload:
+        headers = {**_auth(token), "Content-Type": "application/json", "X-Filename": b"\xff.bin"}
+        body = b'{"command": "\xff\xfe\xc3\x28"}'
+        cases.append(
+            Case(
+                klass,
+                "in a JSON body",
+                request_bytes("POST", family.upload, headers, body),
+                success_ok=family.upload_type == "application/octet-stream",
+            )
+        )
+    return cases
+
+
+def nul_bytes(family: Family, token: str) -> list[Case]:
+    klass = "NUL bytes"
+    cases = [
+        Case(klass, "encoded in the path", request_bytes("GET", family.read + "/a%00b")),
+        Case(klass, "raw in the path", request_bytes("GET", family.read.encode() + b"/a\x00b")),
+        Case(
+            klass,
+            "encoded in the query",
+            request_bytes("GET", family.read + "?q=a%00b&word=a%00b"),
+            success_ok=True,
+        ),
+        Case(klass, "raw in a header", request_bytes("GET", family.read, {"X-Fuzz": b"a\x00b"})),
+    ]
+    if family.upload:
+        headers = {**_auth(token), "Content-Type": family.upload_type}
+        cases.append(
+            Case(
+                klass,
+                "in the body",
+                request_bytes("POST", family.upload, headers, b"\x00" * 1024),
+                success_ok=family.upload_type == "application/octet-stream",
+            )
+        )
+    return cases
+
+
+def huge_headers(family: Family, token: str) -> list[Case]:
+    klass = "huge headers"
+    many: dict[str, str | bytes] = {f"X-Fuzz-{n}": "a" * 1000 for n in range(100)}
+    return [
+        Case(
+            klass,
+            "one 70 KB header",
+            request_bytes("GET", family.read, {"X-Fuzz": "a" * HUGE_HEADER}),
+        ),
+        Case(klass, "100 headers of 1 KB", request_bytes("GET", family.read, many)),
+    ]
+
+
+def huge_queries(family: Family, token: str) -> list[Case]:
+    klass = "huge query strings"
+    return [
+        Case(
+            klass,
+            f"{size:,} characters",
+            request_bytes("GET", f"{family.read}?word={'a' * size}"),
+            success_ok=True,
+        )
+        for size in HUGE_QUERIES
+    ]
+
+
+def big_ids(family: Family, token: str) -> list[Case]:
+    klass = "ids 2**63 and negative"
+    values = (str(BIG_ID), str(2**64), "-1", "0", "1e9", "0x10")
+    return [
+        Case(
+            klass, f"{path.split('?')[0]} with {value}", request_bytes("GET", path.format(id=value))
+        )
+        for path in family.ids
+        for value in values
+    ]
+
+
+_TRAVERSALS = (
+    "/../../../../etc/passwd",
+    "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "/..%2f..%2f..%2fetc%2fpasswd",
+    "/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "/.%2e/.%2e/etc/passwd",
+    "/..\\..\\etc\\passwd",
+    "//etc/passwd",
+    "/etc/passwd%00.json",
+)
+
+
+def path_traversal(family: Family, token: str) -> list[Case]:
+    klass = "traversal in the path"
+    prefixes = sorted(
+        {"", family.read, *(path.split("{id}")[0].rstrip("/") for path in family.ids)}
+    )
+    cases = [
+        Case(klass, f"{prefix or '/'} + {form}", request_bytes("GET", prefix + form))
+        for prefix in prefixes
+        for form in _TRAVERSALS
+    ]
+    cases.append(
+        Case(
+            klass, "absolute-form target", request_bytes("GET", "http://127.0.0.1/../../etc/passwd")
+        )
+    )
+    return cases
+
+
+_FILENAMES = (
+    "../../../etc/passwd",
+    "/etc/passwd",
+    "..%2f..%2fetc%2fpasswd",
+    "a%00.txt",
+    "..\\..\\x",
+)
+
+
+def filename_traversal(family: Family, token: str) -> list[Case]:
+    """Traversal in every filename form an upload takes: ?filename=, X-Filename, and the
+    multipart part's filename. A name is metadata (objects are stored by id), so an upload
+    may succeed; what is checked is that nothing breaks."""
+    if family.upload is None or family.upload_type != "application/octet-stream":
+        return []
+    klass = "traversal in a filename"
+    raw = {**_auth(token), "Content-Type": "application/octet-stream"}
+    cases: list[Case] = []
+    for name in _FILENAMES:
+        cases.append(
+            Case(
+                klass,
+                f"?filename={name}",
+                request_bytes("POST", f"{family.upload}?filename={name}", raw, b"x"),
+                True,
+            )
+        )
+        cases.append(
+            Case(
+                klass,
+                f"X-Filename: {name}",
+                request_bytes("POST", family.upload, {**raw, "X-Filename": name}, b"x"),
+                True,
+            )
+        )
+        boundary = "fuzzboundary"
+        body = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            f"Content-Type: application/octet-stream\r\n\r\nx\r\n--{boundary}--\r\n"
+        ).encode()
+        headers = {**_auth(token), "Content-Type": f"multipart/form-data; boundary={boundary}"}
+        cases.append(
+            Case(
+                klass,
+                f"multipart filename={name}",
+                request_bytes("POST", family.upload, headers, body),
+                True,
+            )
+        )
+    return cases
+
+
+RANGES = (
+    "bytes=0-0",
+    "bytes=-1",
+    "bytes=999-",
+    "bytes=1000-",
+    "bytes=5-2",
+    "bytes=0-18446744073709551616",
+    "bytes=-0",
+    "bytes=abc",
+    "bytes=0-1,2-3,4-5",
+    "items=0-1",
+    "bytes=" + ",".join(f"{n}-{n}" for n in range(200)),
+)
+
+
+def range_cases(family: Family, object_path: str) -> list[Case]:
+    """Range edge cases on a stored object of 1,000 bytes (`object_path`)."""
+    return [
+        Case(
+            "Range edge cases",
+            value[:40],
+            request_bytes("GET", object_path, {"Range": value}),
+            True,
+        )
+        for value in RANGES
+    ]
+
+
+def gzip_bomb(size: int = GZIP_BOMB_BYTES) -> bytes:
+    """`size` zero bytes, gzip-compressed (about a thousandth of the size)."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(2**20)
+    out = [compressor.compress(block) for _ in range(size // len(block))]
+    out.append(compressor.flush())
+    return b"".join(out)
+
+
+def png_bomb(side: int = PNG_BOMB_SIDE) -> bytes:
+    """A `side` x `side` 1-bit greyscale PNG of zeros: a few dozen KB that decode to
+    side² pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    compressor = zlib.compressobj(9)
+    row = bytes(1 + (side + 7) // 8)
+    pieces = [compressor.compress(row) for _ in range(side)]
+    pieces.append(compressor.flush())
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", b"".join(pieces))
+        + chunk(b"IEND", b"")
+    )
+
+
+def bombs(family: Family, token: str) -> list[Case]:
+    if family.upload is None or family.bomb is None:
+        return []
+    klass = "decompression bombs"
+    if family.bomb == "png":
+        headers = {**_auth(token), "Content-Type": "image/png"}
+        return [
+            Case(
+                klass,
+                f"{PNG_BOMB_SIDE}x{PNG_BOMB_SIDE} PNG",
+                request_bytes("POST", family.upload, headers, png_bomb()),
+            )
+        ]
+    headers = {**_auth(token), "Content-Type": family.upload_type, "Content-Encoding": "gzip"}
+    return [
+        Case(
+            klass,
+            f"gzip body of {GZIP_BOMB_BYTES >> 20} MiB",
+            request_bytes("POST", family.upload, headers, gzip_bomb()),
+            # Stored as sent (the server never inflates it) is as good as refused.
+            success_ok=family.upload_type == "application/octet-stream",
+        )
+    ]
+
+
+GENERATORS = (
+    non_utf8,
+    nul_bytes,
+    huge_headers,
+    huge_queries,
+    big_ids,
+    path_traversal,
+    filename_traversal,
+    bombs,
+)
+
+
+def hand_written(family: Family, token: str) -> Iterator[Case]:
+    """Every hand-written case for `family` but the Range ones (they need a stored object)."""
+    for generate in GENERATORS:
+        yield from generate(family, token)

@@ -1,0 +1,48 @@
+"""`servelab fuzz FAMILY...`: every bad input against each deploy variant of the families."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from servelab.project import find_project_dir
+from servelab.reliability.fuzz import FuzzError, FuzzOptions, run_fuzz
+from servelab.stack import StackError
+
+
+def fuzz(args: argparse.Namespace) -> int:
+    options = FuzzOptions(examples=args.examples, quick=args.quick, seed=args.seed)
+    try:
+        for family in args.family:
+            print(
+                f"servelab: wrote {run_fuzz(find_project_dir(), family, options)}", file=sys.stderr
+            )
+    except (FuzzError, StackError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    fuzzing = commands.add_parser(
+        "fuzz",
+        help="every bad input against a family's deploy variants (schemathesis from the "
+        "OpenAPI schema, and hand-written raw requests); write docs/results/reliability.md",
+    )
+    fuzzing.add_argument("family", nargs="+", help="files, entryeditor, health-code, wait, hello")
+    fuzzing.add_argument(
+        "--examples", type=int, default=25, help="schemathesis examples per operation"
+    )
+    fuzzing.add_argument("--seed", type=int, default=1, help="schemathesis seed")
+    fuzz_form = fuzzing.add_mutually_exclusive_group()
+    fuzz_form.add_argument(
+        "--quick",
+        dest="quick",
+        action="store_true",
+        default=True,
+        help="60 s of schema cases a target, 15 s slowloris (default)",
+    )
+    fuzz_form.add_argument(
+        "--full", dest="quick", action="store_false", help="600 s a target, 60 s slowloris"
+    )
+    fuzzing.set_defaults(handler=fuzz)

@@ -1,0 +1,265 @@
+"""Run a family's fuzz: each deploy variant started with the local runner, each target
+given the schema's cases, the hand-written ones and slowloris clients; one Probe row per
+case class and target, saved as the reliability section `fuzz-<family>`."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from dataclasses import dataclass
+from itertools import groupby
+from pathlib import Path
+
+import redis
+
+from servelab.project import work_dir
+from servelab.reliability import Probe, Verdict, write_reliability, write_section
+from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
+from servelab.reliability.fuzz.families import FAMILIES, Family, Target
+from servelab.reliability.fuzz.judge import tally
+from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S, exchange, request_bytes
+from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, schemathesis_argv
+from servelab.reliability.fuzz.slowloris import slowloris
+from servelab.stack import Stack
+from servelab.stack.databases import scratch_database
+
+_SHOWN_FAILURES = 3
+_SERVERS_ALONE = (
+    "App servers alone (uvicorn, gunicorn, uWSGI's http-socket) answer a request their "
+    "HTTP parser cannot read (raw bytes in the request line, a NUL in a header) themselves, "
+    "in plain text or HTML, before the app runs, and do not reliably cut off clients that "
+    "send their headers slowly: the recipes put nginx in front, whose rows show both "
+    "answered (a JSON 400; slow clients cut off after client_header_timeout, 10 s). ST204 "
+    "behind nginx: nginx refuses TRACE itself, a 405 without Allow (it cannot know each "
+    "path's methods). ST201 behind nginx for a query over 8 KiB: nginx's 414, a status "
+    "schemathesis does not count as a refusal."
+)
+
+
+class FuzzError(RuntimeError):
+    """The family is unknown, or a fuzz could not run."""
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    """`examples` per schema operation; the quick form bounds each schema run to 60 s and
+    the slowloris window to 15 s, the full form to 600 s and 60 s (`time_limit_s`, where
+    set, bounds the schema runs instead)."""
+
+    examples: int = 25
+    quick: bool = True
+    seed: int = 1
+    time_limit_s: int | None = None
+
+    @property
+    def max_time_s(self) -> int:
+        if self.time_limit_s is not None:
+            return self.time_limit_s
+        return 60 if self.quick else 600
+
+    @property
+    def slowloris_s(self) -> float:
+        return 15.0 if self.quick else 60.0
+
+
+def _verdict(ok: bool) -> Verdict:
+    return Verdict.PASS if ok else Verdict.FAIL
+
+
+def schema_probe(target: Target, port: int, token: str, options: FuzzOptions, work: Path) -> Probe:
+    assert target.schema is not None
+    label = f"{target.service} ({target.server})"
+    name = "schema: schemathesis, every check"
+    expected = "no 5xx, no hang; every answer as the schema documents it"
+    argv = schemathesis_argv(
+        f"http://127.0.0.1:{port}{target.schema}",
+        token,
+        options.examples,
+        options.max_time_s,
+        options.seed,
+        work / f"{target.service}.schemathesis.json",
+    )
+    try:
+        outcome = run_schemathesis(
+            argv,
+            Path(argv[argv.index("--report-json-path") + 1]),
+            options.max_time_s,
+            work / f"{target.service}.schemathesis.log",
+        )
+    except SchemaRunError as error:
+        return Probe(name, label, expected, str(error), Verdict.FAIL)
+    found = "; ".join(
+        f"{code} ×{count} ({', '.join(operations[:2])}{', ...' if len(operations) > 2 else ''})"
+        for code, count, operations in outcome.failures
+    )
+    errors = "; ".join(f"{title} ×{count}" for title, count in outcome.errors)
+    observed = (
+        f"{outcome.generated} cases over {outcome.operations} operations in "
+        f"{outcome.seconds:.0f} s: {outcome.server_errors} 5xx, "
+        f"{outcome.failure_count} failures"
+        + (f": {found}" if found else "")
+        + (f"; errors: {errors}" if errors else "")
+    )
+    return Probe(
+        name,
+        label,
+        expected,
+        observed,
+        _verdict(not outcome.failures and not outcome.errors),
+        {
+            "cases": outcome.generated,
+            "operations": outcome.operations,
+            "failures": outcome.failure_count,
+            "server_errors": outcome.server_errors,
+            "seconds": round(outcome.seconds, 1),
+        },
+    )
+
+
+def case_probes(label: str, port: int, cases: list[Case]) -> Iterator[Probe]:
+    """One row per case class: every case sent, every answer judged."""
+    for klass, group in groupby(cases, key=lambda case: case.klass):
+        results = [(case, exchange(port, case.request)) for case in group]
+        counted = tally(results)
+        statuses = ", ".join(f"{status} ×{n}" for status, n in sorted(counted.statuses.items()))
+        shown = "; ".join(counted.failures[:_SHOWN_FAILURES])
+        more = len(counted.failures) - _SHOWN_FAILURES
+        observed = f"{counted.cases} cases: {statuses}" + (
+            f". {len(counted.failures)} failed: {shown}" + (f"; {more} more" if more > 0 else "")
+            if counted.failures
+            else ""
+        )
+        yield Probe(
+            klass,
+            label,
+            f"within {ANSWER_TIMEOUT_S:.0f} s; no 5xx; a refusal is a JSON 4xx",
+            observed,
+            _verdict(not counted.failures),
+            {
+                "cases": counted.cases,
+                "failures": len(counted.failures),
+                "server_errors": counted.server_errors,
+                "hangs": counted.hangs,
+                "slowest_s": round(counted.slowest_s, 3),
+            },
+        )
+
+
+def stored_object(port: int, family: Family, token: str) -> list[str]:
+    """Store 1,000 bytes through the target; the paths that answer them."""
+    assert family.upload is not None
+    headers: dict[str, str | bytes] = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/octet-stream",
+    }
+    answer = exchange(port, request_bytes("POST", family.upload, headers, bytes(range(250)) * 4))
+    if answer.status != 201:
+        raise FuzzError(f"storing an object for the Range cases answered {answer.status}")
+    object_id = json.loads(answer.body)["id"]
+    return [path.format(id=object_id) for path in family.ids]
+
+
+def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Probe:
+    outcome = slowloris(port, path, window_s)
+    ok = outcome.closed == outcome.slow_clients and outcome.others_served == outcome.others_asked
+    observed = (
+        f"{outcome.closed} of {outcome.slow_clients} slow clients cut off"
+        + (f" (the last after {outcome.last_closed_s:.0f} s)" if outcome.closed else "")
+        + f" in {window_s:.0f} s; {outcome.others_served} of {outcome.others_asked} "
+        "other requests served meanwhile"
+    )
+    return Probe(
+        "slowloris",
+        label,
+        f"{outcome.slow_clients} clients sending headers at 1 byte/s cut off within "
+        f"{window_s:.0f} s, others served meanwhile",
+        observed,
+        _verdict(ok),
+        {
+            "slow_clients": outcome.slow_clients,
+            "closed": outcome.closed,
+            "last_closed_s": round(outcome.last_closed_s, 1),
+            "others_asked": outcome.others_asked,
+            "others_served": outcome.others_served,
+        },
+    )
+
+
+def fuzz_target(
+    stack: Stack, family: Family, target: Target, options: FuzzOptions, work: Path
+) -> list[Probe]:
+    port = stack.port(target.service)
+    label = f"{target.service} ({target.server})"
+    probes = []
+    if target.schema:
+        probes.append(schema_probe(target, port, stack.api_token, options, work))
+    cases = list(hand_written(family, stack.api_token))
+    if family.range:
+        cases += [
+            case
+            for path in stored_object(port, family, stack.api_token)
+            for case in range_cases(family, path)
+        ]
+    probes += case_probes(label, port, cases)
+    probes.append(slowloris_probe(label, port, family.read, options.slowloris_s))
+    return probes
+
+
+def _database(family: Family) -> AbstractContextManager[str | None]:
+    return scratch_database("ee_fuzz_") if family.database else nullcontext(None)
+
+
+def _clear_cache(prefix: str, db: str) -> None:
+    client = redis.Redis(host="127.0.0.1", port=6379, db=int(db))
+    keys = list(client.scan_iter(f"{prefix}:*"))
+    if keys:
+        client.delete(*keys)
+
+
+def fuzz_family(project_dir: Path, family: Family, options: FuzzOptions) -> list[Probe]:
+    work = work_dir(project_dir, "fuzz", family.name)
+    work.mkdir(parents=True, exist_ok=True)
+    probes: list[Probe] = []
+    with _database(family) as database, (work / "server.log").open("w") as server_log:
+        for variant in family.variants:
+            env = dict(variant.env)
+            if database:
+                env["EE_DATABASE"] = database
+            with ExitStack() as cleanup:
+                if database:
+                    cleanup.callback(_clear_cache, database, env.get("EE_REDIS_DB", "0"))
+                stack = cleanup.enter_context(
+                    Stack(variant.profile, only=list(variant.only), env=env, log=server_log)
+                )
+                for target in variant.targets:
+                    print(f"servelab: fuzzing {target.service} ({target.server})", flush=True)
+                    probes += fuzz_target(stack, family, target, options, work)
+    return probes
+
+
+def run_fuzz(project_dir: Path, name: str, options: FuzzOptions) -> Path:
+    """Fuzz every variant of family `name`; write its section and the reliability page."""
+    if name not in FAMILIES:
+        raise FuzzError(f"no fuzz family {name!r}: one of {', '.join(FAMILIES)}")
+    family = FAMILIES[name]
+    started = time.monotonic()
+    probes = fuzz_family(project_dir, family, options)
+    form = "--quick" if options.quick else "--full"
+    write_section(
+        project_dir,
+        f"fuzz-{name}",
+        f"Fuzz: {name}",
+        f"servelab fuzz {name} --examples {options.examples} {form}",
+        probes,
+        notes=(
+            f"{sum(int(p.figures.get('cases', 0)) for p in probes)} cases in "
+            f"{time.monotonic() - started:.0f} s. Schema rows: schemathesis "
+            f"{options.examples} examples per operation, seed {options.seed}, checks `all`; "
+            "its failure codes (ST103 ...) are explained by `schemathesis explain`. "
+            "Hand-written rows: raw requests a schema cannot produce "
+            f"(servelab/reliability/fuzz/cases.py). {_SERVERS_ALONE} {family.notes}"
+        ).strip(),
+    )
+    return write_reliability(project_dir)

@@ -1,0 +1,124 @@
+"""Property-based requests from a target's OpenAPI schema: schemathesis's `run` with every
+check (no 5xx, responses that match the schema, documented status codes, content types and
+Allow headers, schema-valid requests accepted and invalid ones refused), bounded in
+examples per operation and in time, its JSON report read back."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S
+
+# How long past its own time budget schemathesis may run before it counts as hung.
+_GRACE_S = 120.0
+
+
+class SchemaRunError(RuntimeError):
+    """schemathesis could not run (no schema at the URL, a crash): no report to read."""
+
+
+@dataclass(frozen=True)
+class SchemaOutcome:
+    generated: int
+    operations: int
+    seconds: float
+    # (failure code and title, count, operations) for every kind of failure found.
+    failures: list[tuple[str, int, list[str]]]
+    errors: list[tuple[str, int]]
+    command: list[str]
+
+    @property
+    def failure_count(self) -> int:
+        return sum(count for _, count, _ in self.failures)
+
+    @property
+    def server_errors(self) -> int:
+        return sum(count for code, count, _ in self.failures if "Server error" in code)
+
+
+def schemathesis_argv(
+    schema_url: str, token: str, examples: int, max_time_s: int, seed: int, report: Path
+) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "schemathesis.cli",
+        "run",
+        schema_url,
+        "--checks",
+        "all",
+        "--max-examples",
+        str(examples),
+        "--max-time",
+        str(max_time_s),
+        "--request-timeout",
+        str(ANSWER_TIMEOUT_S),
+        "--seed",
+        str(seed),
+        "--workers",
+        "1",
+        "--header",
+        f"Authorization: Bearer {token}",
+        "--suppress-health-check",
+        "all",
+        "--report",
+        "json",
+        "--report-json-path",
+        str(report),
+        "--no-color",
+    ]
+
+
+def run_schemathesis(argv: list[str], report: Path, max_time_s: int, log: Path) -> SchemaOutcome:
+    report.unlink(missing_ok=True)
+    # In the log's directory: schemathesis keeps a cache (.schemathesis/) where it runs.
+    with log.open("w") as out:
+        subprocess.run(
+            argv,
+            cwd=log.parent,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=max_time_s + _GRACE_S,
+            check=False,
+        )
+    if not report.is_file():
+        raise SchemaRunError(f"schemathesis wrote no report (its output: {log})")
+    return read_report(json.loads(report.read_text()), argv)
+
+
+def read_report(raw: dict[str, object], argv: list[str]) -> SchemaOutcome:
+    cases = raw["test_cases"]
+    operations = raw["operations"]
+    assert isinstance(cases, dict) and isinstance(operations, dict)
+    failures = [
+        (
+            f"{f['code']} {f['title']}",
+            int(str(f["count"])),
+            [str(o) for o in _items(f["operations"])],
+        )
+        for f in _list(raw["failures"])
+    ]
+    errors = [(str(e["title"]), int(str(e["count"]))) for e in _list(raw["errors"])]
+    running_time = raw["running_time"]
+    assert isinstance(running_time, int | float)
+    return SchemaOutcome(
+        generated=int(cases["generated"]),
+        operations=int(operations["tested"]),
+        seconds=float(running_time),
+        failures=failures,
+        errors=errors,
+        command=argv,
+    )
+
+
+def _items(value: object) -> list[object]:
+    assert isinstance(value, list)
+    return list(value)
+
+
+def _list(value: object) -> list[dict[str, object]]:
+    return [item for item in _items(value) if isinstance(item, dict)]

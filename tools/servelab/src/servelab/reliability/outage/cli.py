@@ -1,0 +1,43 @@
+"""`servelab outage DRILL|--kind KIND|--all`: each drill's report and its reliability
+section."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from servelab.project import find_project_dir
+from servelab.reliability.outage import KINDS, DrillError, drill_names, write_drill
+from servelab.stack import StackError
+
+
+def outage(args: argparse.Namespace) -> int:
+    project_dir = find_project_dir()
+    names = list(args.drill)
+    if args.all or args.kind:
+        names += drill_names(project_dir, args.kind)
+    if not names:
+        print("servelab: name a drill, or give --kind or --all", file=sys.stderr)
+        return 2
+    failed = 0
+    for name in names:
+        try:
+            report = write_drill(name, project_dir=project_dir)
+        except (DrillError, StackError) as error:
+            print(f"servelab: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"servelab: wrote {report}", file=sys.stderr)
+    return 2 if failed else 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    drill = commands.add_parser(
+        "outage",
+        help="kill, stop, restart or reload part of a stack under constant load; "
+        "write docs/results/outage-<drill>.md",
+    )
+    drill.add_argument("drill", nargs="*", help="loadtests/outage/<drill>.toml")
+    drill.add_argument("--kind", choices=KINDS, help="every drill of this kind")
+    drill.add_argument("--all", action="store_true", help="every drill")
+    drill.set_defaults(handler=outage)

@@ -1,0 +1,130 @@
+"""Run a drill: the stack and k6 at a constant rate, and beside them the runner acting on
+the stack (killing the victim and starting it again, or one of the outage's actions)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.bench.load.k6 import k6_argv, k6_binary
+from servelab.project import LOADTESTS, work_dir
+from servelab.reliability.outage.actions import ACTIONS, Acted
+from servelab.reliability.outage.analysis import Answer, Events, Outcome, analyse, read_answers
+from servelab.reliability.outage.drill import Drill, DrillError
+from servelab.stack import Stack, StackError
+
+# How long k6 may run past the drill before it counts as hung.
+_K6_GRACE_S = 60.0
+
+
+def answers_argv(env: Mapping[str, str], answers_csv: Path) -> list[str]:
+    """k6's command line for loadtests/outage.js under `env`, every answer written to
+    `answers_csv` (read_answers reads it back)."""
+    return k6_argv(
+        k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]
+    )
+
+
+def run_k6(
+    argv: Sequence[str], project_dir: Path, timeout_s: float
+) -> subprocess.CompletedProcess[str]:
+    """Run answers_argv's k6, its CSV times in Unix milliseconds as read_answers reads them
+    (raises subprocess.TimeoutExpired after `timeout_s`)."""
+    return subprocess.run(
+        argv,
+        cwd=project_dir,
+        env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
+
+
+def _act(stack: Stack, drill: Drill, started: float, events: dict[str, float]) -> None:
+    """The runner's side, in a thread beside k6: kill, then start again and wait healthy."""
+    time.sleep(max(0.0, started + drill.kill_at_s - time.monotonic()))
+    events["killed_ms"] = time.time() * 1000
+    stack.kill(drill.victim)
+    time.sleep(max(0.0, started + drill.restart_at_s - time.monotonic()))
+    events["restarted_ms"] = time.time() * 1000
+    stack.restart(drill.victim)
+    events["healthy_ms"] = time.time() * 1000
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A drill's run: what clients saw (`answers`, `outcome`), what the runner did
+    (`acted`, `events`) and k6's command line."""
+
+    answers: list[Answer]
+    outcome: Outcome
+    events: Events
+    acted: Acted
+    command: list[str]
+
+
+def _kill_and_restart(stack: Stack, drill: Drill, started: float) -> Acted:
+    events: dict[str, float] = {}
+    _act(stack, drill, started, events)
+    acted = Acted()
+    acted.mark("killed", events["killed_ms"] / 1000)
+    acted.mark("started again", events["restarted_ms"] / 1000)
+    acted.mark("healthy", events["healthy_ms"] / 1000)
+    return acted
+
+
+def execute(project_dir: Path, drill: Drill) -> Ran:
+    """Run the drill, whatever its kind."""
+    action = ACTIONS.get(drill.kind, _kill_and_restart)
+    work = work_dir(project_dir, "outage", drill.name)
+    work.mkdir(parents=True, exist_ok=True)
+    answers_csv = work / "answers.csv"
+    answers_csv.unlink(missing_ok=True)
+    done: list[Acted] = []
+    failures: list[BaseException] = []
+    with (
+        (work / "server.log").open("w") as server_log,
+        # Volumes in the system's temp dir: a unix socket's path must stay under 108 bytes.
+        Stack(drill.profile, only=[drill.service], env=drill.env, log=server_log) as stack,
+    ):
+        argv = answers_argv(drill.k6_env(stack.url(drill.service)), answers_csv)
+        started = time.monotonic()
+
+        def act() -> None:
+            try:
+                done.append(action(stack, drill, started))
+            except (StackError, DrillError, OSError) as error:
+                failures.append(error)
+
+        actor = threading.Thread(target=act)
+        actor.start()
+        try:
+            result = run_k6(argv, project_dir, drill.duration_s + _K6_GRACE_S)
+        except subprocess.TimeoutExpired:
+            raise DrillError(
+                f"k6 still running {_K6_GRACE_S:.0f} s after the drill's end, stopped"
+            ) from None
+        finally:
+            actor.join()
+    if failures:
+        raise DrillError(f"{drill.name}: {failures[0]}")
+    if not answers_csv.is_file():
+        raise DrillError(
+            f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}"
+        )
+    acted = done[0]
+    events = acted.events()
+    answers = read_answers(answers_csv)
+    command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
+    return Ran(answers, analyse(answers, events), events, acted, command)
+
+
+def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[str]]:
+    ran = execute(project_dir, drill)
+    return ran.outcome, ran.events, ran.command

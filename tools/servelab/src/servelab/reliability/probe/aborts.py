@@ -1,0 +1,177 @@
+"""`servelab probe aborts`: clients that hang up mid-upload (raw and multipart bodies of
+several sizes) and mid-download, against the files service's app server alone and behind
+nginx.
+
+Each abort is a raw socket that sends the request line, headers and part of the body (or
+reads part of a download) and closes. Goal: 0 partial or temporary files left, the server
+still serving every request after them, and no file descriptors leaked (the servers'
+process groups hold as many as before, within FD_SLACK).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+
+import httpx
+
+from servelab.project import work_dir
+from servelab.reliability import Probe, Verdict
+from servelab.reliability.probe.files_stack import (
+    VARIANTS,
+    FilesVariant,
+    Store,
+    files_stack,
+    open_fds,
+)
+from servelab.stack.ports import LOOPBACK
+
+SIZES = (64 * 1024, 1024 * 1024, 8 * 1024 * 1024)
+REPEAT = 3
+DOWNLOAD_BYTES = 8 * 1024 * 1024
+# Descriptors a server may open or close on its own between two counts (a log file, a
+# keep-alive connection of the probe's own client).
+FD_SLACK = 2
+SETTLE_S = 5.0
+MIN_WAIT_S = 0.5
+BOUNDARY = "servelab-abort"
+
+
+def _head(port: int, token: str, size: int, multipart: bool) -> tuple[bytes, bytes]:
+    """The request head and the full body of an upload of `size` bytes."""
+    data = os.urandom(size)
+    if multipart:
+        body = (
+            (
+                f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+            + data
+            + f"\r\n--{BOUNDARY}--\r\n".encode()
+        )
+        kind = f"multipart/form-data; boundary={BOUNDARY}"
+    else:
+        body, kind = data, "application/octet-stream"
+    head = (
+        f"POST /files HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: {kind}\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    return head, body
+
+
+def abort_upload(port: int, token: str, size: int, multipart: bool) -> None:
+    """Send half the body, then reset the connection."""
+    head, body = _head(port, token, size, multipart)
+    with socket.create_connection((LOOPBACK, port), timeout=10) as sock:
+        sock.sendall(head + body[: len(body) // 2])
+        time.sleep(0.05)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+
+
+def abort_download(port: int, object_id: str) -> None:
+    """Read the first 64 KiB of a download, then reset the connection."""
+    with socket.create_connection((LOOPBACK, port), timeout=10) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        sock.sendall(f"GET /files/{object_id} HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\n\r\n".encode())
+        received = 0
+        while received < 65536:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += len(chunk)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+
+
+def _settled(data: Path, objects: int) -> Store:
+    """The store once every aborted upload has been cleaned up (or SETTLE_S passed); it
+    waits MIN_WAIT_S first, so that an upload the server has not begun counts too."""
+    time.sleep(MIN_WAIT_S)
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        store = Store.of(data)
+        if (not store.leftovers and store.objects == objects) or time.monotonic() > deadline:
+            return store
+        time.sleep(0.1)
+
+
+def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
+    work = work_dir(project_dir, "probe", "aborts", variant.name)
+    work.mkdir(parents=True, exist_ok=True)
+    probes = []
+    with files_stack(variant, work / "server.log") as (stack, data):
+        port = stack.port(variant.front)
+        headers = {"Authorization": f"Bearer {stack.api_token}"}
+        with httpx.Client(base_url=stack.url(variant.front), headers=headers, timeout=30) as client:
+            created = client.post("/files", content=os.urandom(DOWNLOAD_BYTES))
+            object_id = created.json()["id"]
+            client.get("/files").raise_for_status()
+            fds_before = open_fds(stack, variant.servers)
+            # What each abort is called, and the abort.
+            cases: list[tuple[str, Callable[[], None]]] = [
+                (
+                    f"{'multipart' if multipart else 'raw'} upload of {size // 1024} KiB "
+                    "cut halfway",
+                    partial(abort_upload, port, stack.api_token, size, multipart),
+                )
+                for multipart in (False, True)
+                for size in SIZES
+            ]
+            cases.append(
+                (
+                    f"download of {DOWNLOAD_BYTES // 1024} KiB cut after 64 KiB",
+                    partial(abort_download, port, object_id),
+                )
+            )
+            for label, abort in cases:
+                started = time.monotonic()
+                for _ in range(REPEAT):
+                    abort()
+                store = _settled(data, objects=1)
+                settle_s = time.monotonic() - started
+                after = client.get(f"/files/{object_id}")
+                serving = after.status_code == 200 and len(after.content) == DOWNLOAD_BYTES
+                fds = open_fds(stack, variant.servers)
+                passed = not store.leftovers and store.objects == 1 and serving
+                probes.append(
+                    Probe(
+                        probe=f"{REPEAT} x {label}",
+                        target=f"files {variant.name}",
+                        expected="0 partial or temp files; the next request served",
+                        observed=(
+                            f"{len(store.leftovers)} files left, {store.objects} object(s) "
+                            f"stored; next download {after.status_code}; server fds "
+                            f"{fds_before} before, {fds} after"
+                        ),
+                        verdict=Verdict.PASS if passed else Verdict.FAIL,
+                        figures={
+                            "leftover_files": len(store.leftovers),
+                            "objects": store.objects,
+                            "next_status": after.status_code,
+                            "fds": fds,
+                            "settle_s": round(settle_s, 2),
+                        },
+                    )
+                )
+            client.close()
+            time.sleep(1.0)
+            fds_after = open_fds(stack, variant.servers)
+    leaked = fds_after - fds_before
+    probes.append(
+        Probe(
+            probe=f"file descriptors over {REPEAT * len(cases)} aborts",
+            target=f"files {variant.name} ({', '.join(variant.servers)})",
+            expected=f"no growth (within {FD_SLACK})",
+            observed=f"{fds_before} open before the aborts, {fds_after} after",
+            verdict=Verdict.PASS if leaked <= FD_SLACK else Verdict.FAIL,
+            figures={"fds_before": fds_before, "fds_after": fds_after, "fds_growth": leaked},
+        )
+    )
+    return probes
+
+
+def probe_aborts(project_dir: Path, variants: Sequence[str] = tuple(VARIANTS)) -> list[Probe]:
+    return [probe for name in variants for probe in probe_variant(project_dir, VARIANTS[name])]

@@ -1,0 +1,104 @@
+"""Constant-rate load (loadtests/outage.js) with a timeline of faults beside it: every
+answer k6 got, read back with servelab.reliability.outage.analysis, and when each fault happened."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.bench.load.k6 import k6_argv, k6_binary
+from servelab.project import LOADTESTS
+from servelab.reliability.outage.analysis import Answer, read_answers
+
+# How long k6 may run past the load's end before it counts as hung.
+_GRACE_S = 60.0
+
+
+class LoadError(RuntimeError):
+    """k6 did not run, or a fault of the timeline failed."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """`act` at `at_s` seconds into the load, recorded in the events as `name`."""
+
+    at_s: float
+    name: str
+    act: Callable[[], None]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    answers: list[Answer]
+    events_ms: dict[str, float]  # unix ms of each step
+    command: list[str]
+
+
+def run_load(
+    project_dir: Path,
+    url: str,
+    endpoint: str,
+    *,
+    rate: int | None,
+    duration_s: float,
+    steps: Sequence[Step],
+    work: Path,
+    vus: int | None = None,
+) -> Loaded:
+    """GET `url + endpoint` at `rate` per second for `duration_s`, running `steps` on time;
+    `vus`: k6's preallocated VUs (each opens a connection of its own when first used). With
+    no rate, `vus` clients send back to back (wrk's shape): what the server can answer."""
+    work.mkdir(parents=True, exist_ok=True)
+    answers_csv = work / "answers.csv"
+    answers_csv.unlink(missing_ok=True)
+    env = {
+        "BASE_URL": url,
+        "ENDPOINT": endpoint,
+        **({"SHAPE": "vegeta", "RATE": str(rate)} if rate else {"SHAPE": "wrk"}),
+        "DURATION": f"{duration_s:g}s",
+        **({"VUS": str(vus)} if vus else {}),
+    }
+    argv = k6_argv(
+        k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]
+    )
+    events: dict[str, float] = {}
+    failures: list[BaseException] = []
+    started = time.monotonic()
+
+    def act() -> None:
+        for step in steps:
+            time.sleep(max(0.0, started + step.at_s - time.monotonic()))
+            events[step.name] = time.time() * 1000
+            try:
+                step.act()
+            except Exception as error:  # reported as the load's failure
+                failures.append(error)
+                return
+
+    actor = threading.Thread(target=act)
+    actor.start()
+    try:
+        result = subprocess.run(
+            argv,
+            cwd=project_dir,
+            env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
+            capture_output=True,
+            text=True,
+            timeout=duration_s + _GRACE_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise LoadError(f"k6 still running {_GRACE_S:.0f} s after the load's end") from None
+    finally:
+        actor.join()
+    if failures:
+        raise LoadError(f"a fault step failed: {failures[0]!r}")
+    if not answers_csv.is_file():
+        raise LoadError(f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}")
+    command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
+    return Loaded(read_answers(answers_csv), events, command)

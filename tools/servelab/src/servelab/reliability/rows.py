@@ -1,0 +1,105 @@
+"""One row of the reliability report (`Probe`), and the sections they are saved in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from servelab.bench.load.k6 import k6_binary, k6_version
+from servelab.bench.measure.machine import this_machine
+from servelab.project import results_dir
+
+
+class Verdict(StrEnum):
+    PASS = "pass"  # noqa: S105 (a verdict, not a password)
+    FAIL = "fail"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What was tried against what, what the goal expects, what was seen, and the figures
+    behind it (names with their unit: `failed`, `recovered_s`, `rss_growth_mib`)."""
+
+    probe: str
+    target: str
+    expected: str
+    observed: str
+    verdict: Verdict
+    figures: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One probe class's rows from one run: `servelab fuzz files` is section `fuzz-files`."""
+
+    name: str
+    title: str
+    command: str
+    written: str
+    machine: str
+    probes: Sequence[Probe]
+    notes: str = ""
+
+
+def sections_dir(project_dir: Path) -> Path:
+    return results_dir(project_dir) / "reliability"
+
+
+def write_section(
+    project_dir: Path,
+    name: str,
+    title: str,
+    command: str,
+    probes: Sequence[Probe],
+    notes: str = "",
+) -> Path:
+    """Save a section (replacing the same section's last run); returns its JSON path."""
+    section = Section(
+        name=name,
+        title=title,
+        command=command,
+        written=f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        machine=this_machine(k6_version(k6_binary())).describe(),
+        probes=list(probes),
+        notes=notes,
+    )
+    path = sections_dir(project_dir) / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(asdict(section), indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def _section(raw: Mapping[str, Any]) -> Section:
+    probes = [
+        Probe(
+            probe=str(p["probe"]),
+            target=str(p["target"]),
+            expected=str(p["expected"]),
+            observed=str(p["observed"]),
+            verdict=Verdict(p["verdict"]),
+            figures={str(k): float(v) for k, v in dict(p.get("figures", {})).items()},
+        )
+        for p in raw["probes"]
+    ]
+    return Section(
+        name=str(raw["name"]),
+        title=str(raw["title"]),
+        command=str(raw["command"]),
+        written=str(raw["written"]),
+        machine=str(raw["machine"]),
+        probes=probes,
+        notes=str(raw.get("notes", "")),
+    )
+
+
+def load_sections(project_dir: Path) -> list[Section]:
+    """Every saved section, by name."""
+    return [
+        _section(json.loads(path.read_text()))
+        for path in sorted(sections_dir(project_dir).glob("*.json"))
+    ]

@@ -1,0 +1,45 @@
+"""`servelab soak FAMILY [--quick|--full] [--rate N]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from servelab.project import find_project_dir
+from servelab.reliability.probe.load import LoadError
+from servelab.reliability.soak import TARGETS, SoakError, write_soak
+from servelab.stack import StackError
+
+
+def soak(args: argparse.Namespace) -> int:
+    try:
+        for family in args.family or sorted(TARGETS):
+            path = write_soak(find_project_dir(), family, args.form, args.rate)
+            print(f"servelab: wrote {path} (soak-{family})", file=sys.stderr)
+    except (SoakError, StackError, LoadError) as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "soak",
+        help="run a family at half its measured capacity and check memory, fds, DB "
+        "connections and temp files stay flat (docs/results/reliability.md)",
+    )
+    parser.add_argument(
+        "family", nargs="*", help=f"one of {', '.join(sorted(TARGETS))} (default: all)"
+    )
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument(
+        "--quick",
+        dest="form",
+        action="store_const",
+        const="quick",
+        default="quick",
+        help="1 minute (default)",
+    )
+    form.add_argument("--full", dest="form", action="store_const", const="full", help="10 minutes")
+    parser.add_argument("--rate", type=int, help="requests/s instead of half the measured capacity")
+    parser.set_defaults(handler=soak)

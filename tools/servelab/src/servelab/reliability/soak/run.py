@@ -1,0 +1,231 @@
+"""Run a soak: the family's target at half its measured capacity for a while, sampled every
+few seconds; a verdict per measure (flat after warm-up, within a stated tolerance)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from servelab.project import work_dir
+from servelab.reliability import Probe, Verdict
+from servelab.reliability.probe.load import run_load
+from servelab.reliability.soak.sampling import Sample, sample
+from servelab.reliability.soak.targets import SoakError, Target, measured_capacity, target
+from servelab.stack import Stack
+from servelab.stack.databases import scratch_database
+
+# The first WARMUP_SHARE of the samples are the warm-up: not judged.
+WARMUP_SHARE = 0.2
+CORPUS_LIMIT = 300
+REDIS_DB = 2
+PAYLOAD_BYTES = 256 * 1024
+# Without a measured capacity, a short run of this many clients back to back measures it.
+PROBE_VUS = 16
+PROBE_S = 5.0
+# k6's preallocated VUs: one per VUS_PER requests/s (it adds more if answers slow down), so
+# the server's connections, each a descriptor, reach their number in the warm-up.
+VUS_PER = 20
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    unit: str
+    value: Callable[[Sample], float]
+    tolerance: Callable[[float], float]  # the growth allowed over a baseline
+    stated: str
+
+
+MEASURES = (
+    Measure(
+        "memory (RSS)",
+        "MiB",
+        lambda s: s.rss_mib,
+        lambda base: max(0.1 * base, 16.0),
+        "10 % or 16 MiB, whichever is more",
+    ),
+    Measure("file descriptors (not sockets)", "", lambda s: s.fds, lambda base: 5.0, "5"),
+    Measure("sockets left in CLOSE_WAIT", "", lambda s: s.close_wait, lambda base: 2.0, "2"),
+    Measure("DB connections", "", lambda s: s.db_connections, lambda base: 2.0, "2"),
+    Measure("temp files", "", lambda s: s.temp_files, lambda base: 2.0, "2"),
+)
+
+
+@dataclass(frozen=True)
+class Soaked:
+    probes: list[Probe]
+    samples: list[Sample]
+    rate: int
+    capacity: float
+    capacity_from: str  # where the capacity comes from
+    command: list[str]
+
+
+def judge(target: Target, samples: Sequence[Sample], duration_s: float) -> list[Probe]:
+    """Flat or growing: the median of the last third of the samples after warm-up against
+    the median of the first third."""
+    judged = list(samples[max(1, int(len(samples) * WARMUP_SHARE)) :]) or list(samples)
+    third = max(1, len(judged) // 3)
+    probes = []
+    for measure in MEASURES:
+        if measure.name == "DB connections" and not target.database:
+            continue
+        values = [measure.value(s) for s in judged]
+        baseline = statistics.median(values[:third])
+        final = statistics.median(values[-third:])
+        growth = final - baseline
+        allowed = measure.tolerance(baseline)
+        unit = f" {measure.unit}" if measure.unit else ""
+        probes.append(
+            Probe(
+                probe=f"soak {duration_s:g} s: {measure.name}",
+                target=f"{target.family} {target.variant} ({', '.join(target.servers)})",
+                expected=f"flat after warm-up: growth within {measure.stated}",
+                observed=(
+                    f"{baseline:g}{unit} early, {final:g}{unit} late (growth {growth:+g}); "
+                    f"range {min(values):g} to {max(values):g} over {len(values)} samples"
+                ),
+                verdict=Verdict.PASS if growth <= allowed else Verdict.FAIL,
+                figures={
+                    "baseline": baseline,
+                    "final": final,
+                    "growth": round(growth, 2),
+                    "max": max(values),
+                    "samples": len(values),
+                },
+            )
+        )
+    return probes
+
+
+@contextmanager
+def soak_stack(target: Target, log: Path) -> Iterator[tuple[Stack, str | None]]:
+    with ExitStack() as stack_of:
+        database = None
+        env = dict(target.env)
+        if target.database:
+            database = stack_of.enter_context(scratch_database("ee_soak_"))
+            env.update(
+                {
+                    "EE_DATABASE": database,
+                    "EE_REDIS_DB": str(REDIS_DB),
+                    "CORPUS_LIMIT": str(CORPUS_LIMIT),
+                }
+            )
+        server_log = stack_of.enter_context(log.open("w"))
+        stack = stack_of.enter_context(
+            Stack(target.profile, only=[target.front], env=env, log=server_log)
+        )
+        yield stack, database
+
+
+def _endpoint(stack: Stack, target: Target) -> str:
+    """The target's endpoint, with {id} a file uploaded for it."""
+    if "{id}" not in target.endpoint:
+        return target.endpoint
+    created = httpx.post(
+        stack.url(target.front) + "/files",
+        content=os.urandom(PAYLOAD_BYTES),
+        headers={"Authorization": f"Bearer {stack.api_token}"},
+        timeout=30,
+    )
+    created.raise_for_status()
+    return target.endpoint.replace("{id}", created.json()["id"])
+
+
+def run_soak(
+    project_dir: Path,
+    family: str,
+    duration_s: float,
+    interval_s: float,
+    rate: int | None = None,
+) -> Soaked:
+    chosen = target(family)
+    capacity = measured_capacity(project_dir, chosen)
+    capacity_from = f"docs/results/{family}.json" if capacity else ""
+    work = work_dir(project_dir, "soak", family)
+    work.mkdir(parents=True, exist_ok=True)
+    samples: list[Sample] = []
+    with soak_stack(chosen, work / "server.log") as (stack, database):
+        endpoint = _endpoint(stack, chosen)
+        if rate is None and capacity is None:
+            capacity = probe_capacity(project_dir, stack.url(chosen.front), endpoint, work)
+            capacity_from = f"a {PROBE_S:g} s run of {PROBE_VUS} clients back to back"
+        if rate is None:
+            if not capacity:
+                raise SoakError(f"{family}: no successful answer to measure a capacity by")
+            rate = max(1, int(capacity / 2))
+        dirs = [stack.run_dir / "tmp", *(stack.run_dir / "volumes" / d for d in chosen.temp_dirs)]
+        stop = threading.Event()
+        started = time.monotonic()
+
+        def sampler() -> None:
+            while True:
+                samples.append(sample(stack, chosen.servers, database, dirs, started))
+                if stop.wait(interval_s):
+                    return
+
+        thread = threading.Thread(target=sampler)
+        thread.start()
+        try:
+            loaded = run_load(
+                project_dir,
+                stack.url(chosen.front),
+                endpoint,
+                rate=rate,
+                duration_s=duration_s,
+                steps=[],
+                work=work,
+                vus=max(2, rate // VUS_PER),
+            )
+        finally:
+            stop.set()
+            thread.join()
+    probes = judge(chosen, samples, duration_s)
+    failed = sum(not answer.ok for answer in loaded.answers)
+    sent = int(rate * duration_s)
+    sockets = [s.sockets for s in samples]
+    probes.append(
+        Probe(
+            probe=f"soak {duration_s:g} s: answers at {rate} req/s",
+            target=f"{chosen.family} {chosen.variant}, GET {chosen.endpoint}",
+            expected="every answer a 2xx at half the measured capacity",
+            observed=(
+                f"{len(loaded.answers)} answers of {sent} scheduled ({failed} not 2xx); "
+                f"the servers held {min(sockets, default=0)} to {max(sockets, default=0)} "
+                "sockets, as many as k6 opened connections"
+            ),
+            verdict=Verdict.PASS if failed == 0 and loaded.answers else Verdict.FAIL,
+            figures={
+                "answers": len(loaded.answers),
+                "scheduled": sent,
+                "failed": failed,
+                "rate": rate,
+                "sockets_max": max(sockets, default=0),
+            },
+        )
+    )
+    return Soaked(probes, samples, rate, capacity or 0.0, capacity_from, loaded.command)
+
+
+def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path) -> float:
+    """Successful answers per second of PROBE_VUS clients back to back for PROBE_S."""
+    loaded = run_load(
+        project_dir,
+        url,
+        endpoint,
+        rate=None,
+        duration_s=PROBE_S,
+        steps=[],
+        work=work / "capacity",
+        vus=PROBE_VUS,
+    )
+    return sum(answer.ok for answer in loaded.answers) / PROBE_S

@@ -1,0 +1,89 @@
+"""Charts: the write-up's tables beside ours as ratios, health-code's curves against
+workers, and no colour used twice in one chart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from servelab.bench.plan.matrix import load_matrix
+from servelab.bench.report.charts import _colours, write_charts
+from servelab.bench.report.results import load_run, run_from_json
+from servelab.bench.report.writeup import load_write_up
+from servelab.testing.records import run_record
+
+
+def _cell(variant: str, endpoint: str, server_cpu_s: float | None) -> dict[str, Any]:
+    measured = {
+        "requests": 3000,
+        "rps": 1000.0,
+        "avg_ms": 10.0,
+        "p50_ms": 9.0,
+        "p75_ms": 11.0,
+        "p90_ms": 12.0,
+        "p99_ms": 20.0,
+        "max_ms": 30.0,
+        "failed_rate": 0.0,
+        "checks_rate": 1.0,
+        "errors": {},
+    }
+    return {
+        "variant": variant,
+        "workers": 1,
+        "endpoint": endpoint,
+        "script": "upload.js",
+        "env": {},
+        "pinning": "server on CPU 1, k6 on CPU 0",
+        "commands": {},
+        "k6_cpu_s": 1.0,
+        "k6_wall_s": 4.0,
+        "k6_cpus": 1,
+        "wall_s": 5.0,
+        "measurement": measured,
+        "server_cpu_s": server_cpu_s,
+    }
+
+
+def _run(cpu: float | None) -> dict[str, Any]:
+    load = {"vus": 100, "duration_s": 3.0, "warmup_s": 1.0}
+    cells = [_cell("uvicorn", "POST /files raw", cpu), _cell("gunicorn", "POST /files raw", cpu)]
+    return run_record("files", load, cells)
+
+
+def test_no_colour_is_used_twice_in_a_chart() -> None:
+    for count in (1, 10, 14, 20, 33):
+        colours = [tuple(colour) for colour in _colours(count)]
+        assert len(colours) == count
+        assert len(set(colours)) == count
+
+
+def test_each_write_up_table_gets_a_chart_beside_ours(project_root: Path, tmp_path: Path) -> None:
+    matrix = load_matrix(project_root, "files")
+    write_up = load_write_up(project_root / matrix.write_up)
+    run = load_run(project_root / "docs" / "results" / "files.json")
+    charts = write_charts(run, tmp_path / "files", tmp_path, matrix, write_up)
+    # The write-up printed one table per server and number of workers.
+    assert sorted(key for key in charts if key.startswith("write-up:")) == [
+        "write-up:gunicorn, 1 worker",
+        "write-up:gunicorn, 40 workers",
+        "write-up:uvicorn, 1 worker",
+        "write-up:uvicorn, 40 workers",
+    ]
+    for key, path in charts.items():
+        assert (tmp_path / path).read_bytes().startswith(b"\x89PNG"), key
+
+
+def test_health_code_is_drawn_against_workers(project_root: Path, tmp_path: Path) -> None:
+    matrix = load_matrix(project_root, "health-code")
+    write_up = load_write_up(project_root / matrix.write_up)
+    run = load_run(project_root / "docs" / "results" / "health-code.json")
+    charts = write_charts(run, tmp_path / "hc", tmp_path, matrix, write_up)
+    assert charts["workers"] == "hc/workers.png"
+    assert not any(key.startswith("write-up:") for key in charts)
+
+
+def test_cpu_per_request_is_drawn_where_it_was_measured(tmp_path: Path) -> None:
+    charts = write_charts(run_from_json(_run(0.3)), tmp_path / "files", tmp_path)
+    assert charts["cpu"] == "files/cpu.png"
+    assert (tmp_path / "files" / "cpu.png").read_bytes().startswith(b"\x89PNG")
+    assert "cpu" not in write_charts(run_from_json(_run(None)), tmp_path / "old", tmp_path)

@@ -1,0 +1,68 @@
+"""scripts/device/run.sh end to end on this machine's CPU: the CPU cells measured with every
+answer right, the GPU cells and evaluations skipped with the reason, and the report saying
+that its GPU figures wait for a machine with a GPU."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servelab.device.bundle import COMPOSE, SAMPLES, resolve_compose
+from servelab.device.report import render
+from servelab.device.results import load_device_run
+
+
+@pytest.mark.timeout(420)
+def test_the_device_script_runs_its_smoke_form_here(
+    project_root: Path, tmp_path: Path, starts_servers: None
+) -> None:
+    bundle = tmp_path / "bundle"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "health_code_service.evaluation.eval_cli",
+            "--save",
+            str(bundle / SAMPLES),
+            "--count",
+            "1",
+            "--usage",
+            "health-code",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    resolve_compose(project_root, bundle / COMPOSE)
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHON": sys.executable, "BUNDLE": str(bundle), "OUT": str(out)}
+    done = subprocess.run(
+        [project_root / "scripts" / "device" / "run.sh", "--form", "smoke", "--budget-s", "400"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "not run: no NVIDIA GPU on this machine" in done.stderr
+    # The output folder holds the results alone: the GPU machine sends back few files.
+    assert [path.name for path in out.iterdir()] == ["health-code.gpu.json"]
+    run = load_device_run(out / "health-code.gpu.json")
+    assert run.no_gpu and run.machine["cpus"] == len(os.sched_getaffinity(0))
+    ran = [stack for stack in run.stacks if stack.ran]
+    assert {stack.variant for stack in ran} == {"cpu-process", "cpu-threadpool"}
+    for stack in ran:
+        assert [load.name for load in stack.loads] == ["c20", "c64"]
+        for load in stack.loads:
+            assert (load.answered, load.failed) == (load.requests, 0), stack
+    skipped = [stack for stack in run.stacks if stack.gpu]
+    assert skipped and all(s.skipped.startswith("not run: no NVIDIA GPU") for s in skipped)
+    reference, *on_gpu = run.evals
+    assert reference.scores and reference.scores[0]["usage"] == "health-code"
+    assert on_gpu and all(e.skipped.startswith("not run: no NVIDIA GPU") for e in on_gpu)
+    assert "The GPU figures wait for a machine with an NVIDIA GPU." in render(run)

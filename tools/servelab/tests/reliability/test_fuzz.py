@@ -1,0 +1,132 @@
+"""servelab fuzz: the hand-written cases' generators, the judging of answers, the reading of
+schemathesis's report."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import pytest
+
+from servelab.cli import main
+from servelab.reliability.fuzz import FAMILIES
+from servelab.reliability.fuzz.cases import (
+    BIG_ID,
+    HUGE_HEADER,
+    Case,
+    gzip_bomb,
+    hand_written,
+    png_bomb,
+    range_cases,
+)
+from servelab.reliability.fuzz.judge import ACCEPTED, HANG, NOT_JSON, SERVER_ERROR, judge, tally
+from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
+from servelab.reliability.fuzz.schema import read_report
+
+FILES = FAMILIES["files"]
+
+
+def test_a_gzip_bomb_inflates_to_its_size_from_a_thousandth_of_it() -> None:
+    bomb = gzip_bomb(8 * 2**20)
+    assert len(bomb) < 8 * 2**20 // 500
+    assert zlib.decompress(bomb, 31) == bytes(8 * 2**20)
+
+
+def test_a_png_bomb_declares_side_squared_pixels_in_a_few_bytes() -> None:
+    bomb = png_bomb(4000)
+    assert bomb.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", bomb[16:24])
+    assert (width, height) == (4000, 4000)
+    idat = bomb.index(b"IDAT")
+    length = struct.unpack(">I", bomb[idat - 4 : idat])[0]
+    assert len(zlib.decompress(bomb[idat + 4 : idat + 4 + length])) == 4000 * (1 + 500)
+    assert len(bomb) < 10_000
+
+
+def test_every_case_class_is_generated_for_files() -> None:
+    cases = list(hand_written(FILES, "token"))
+    classes = {case.klass for case in cases}
+    assert classes == {
+        "non-UTF-8 bytes",
+        "NUL bytes",
+        "huge headers",
+        "huge query strings",
+        "ids 2**63 and negative",
+        "traversal in the path",
+        "traversal in a filename",
+        "decompression bombs",
+    }
+    raw = b"\n".join(case.request for case in cases)
+    for form in (b"/../", b"/%2e%2e/", b"%2f", b"//etc/passwd", b"%00", b"\x00", b"\xff"):
+        assert form in raw, form
+    assert f"/files/{BIG_ID}".encode() in raw and b"/files/-1 " in raw
+    assert any(len(case.request) > HUGE_HEADER for case in cases)
+    assert b'filename="../../../etc/passwd"' in raw
+
+
+def test_families_without_uploads_get_no_body_cases() -> None:
+    classes = {case.klass for case in hand_written(FAMILIES["hello"], "token")}
+    assert "decompression bombs" not in classes and "traversal in a filename" not in classes
+
+
+def test_range_cases_aim_at_the_stored_object() -> None:
+    cases = range_cases(FILES, "/files/abc")
+    assert all(case.request.startswith(b"GET /files/abc HTTP/1.1\r\n") for case in cases)
+    assert any(b"Range: bytes=5-2\r\n" in case.request for case in cases)
+
+
+def test_a_request_is_written_byte_for_byte() -> None:
+    raw = request_bytes("POST", b"/a\xff", {"X-A": b"\x00"}, b"body")
+    assert raw == (
+        b"POST /a\xff HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: \x00\r\nContent-Length: 4\r\n"
+        b"Connection: close\r\n\r\nbody"
+    )
+
+
+def test_a_chunked_answer_is_read() -> None:
+    status, headers, body = parse_answer(
+        b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"
+        b'Transfer-Encoding: chunked\r\n\r\n5\r\n{"err\r\n4\r\nor":\r\n0\r\n\r\n'
+    )
+    assert (status, headers["content-type"], body) == (404, "application/json", b'{"error":')
+    assert parse_answer(b"garbage") == (None, {}, b"")
+
+
+def _answer(status: int | None, body: bytes = b"", kind: str = "application/json") -> Answer:
+    return Answer(status, {"content-type": kind}, body, 0.01)
+
+
+def test_answers_are_judged() -> None:
+    bad = Case("k", "bad", b"")
+    fine = Case("k", "fine", b"", success_ok=True)
+    error = b'{"error": {"code": "not_found", "message": "no"}}'
+    assert judge(bad, _answer(404, error)) is None
+    assert judge(bad, _answer(400, b"Bad Request", "text/plain")) == NOT_JSON
+    assert judge(bad, _answer(502, error)) == SERVER_ERROR
+    assert judge(bad, _answer(200)) == ACCEPTED
+    assert judge(fine, _answer(206)) is None
+    assert judge(bad, Answer(None, {}, b"", 10.0, hung=True)) == HANG
+    counted = tally([(bad, _answer(503)), (fine, _answer(200))])
+    assert (counted.cases, counted.server_errors, counted.hangs) == (2, 1, 0)
+
+
+def test_schemathesis_report_is_read() -> None:
+    report = {
+        "running_time": 3.5,
+        "operations": {"tested": 20},
+        "test_cases": {"generated": 327},
+        "failures": [
+            {"code": "ST101", "title": "Server error", "count": 2, "operations": ["POST /a"]},
+            {"code": "ST103", "title": "Undocumented status code", "count": 3, "operations": []},
+        ],
+        "errors": [{"title": "Network Error", "count": 1}],
+    }
+    outcome = read_report(report, ["st"])
+    assert (outcome.generated, outcome.operations, outcome.failure_count) == (327, 20, 5)
+    assert outcome.server_errors == 2
+    assert outcome.errors == [("Network Error", 1)]
+
+
+def test_an_unknown_family_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz", "nosuch"]) == 2
+    assert "no fuzz family 'nosuch'" in capsys.readouterr().err
