@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 UV=$(command -v uv 2>/dev/null || echo "python3 -m uv")
-exec $UV run --frozen python -m servelab.device bundle "$@"
+exec $UV run --frozen python -m servelab.bench.device bundle "$@"

@@ -6,7 +6,7 @@
 #   servelab report <that folder>/health-code.gpu.json   # -> docs/results/health-code.gpu.md
 #
 # Env: PYTHON (python3: the machine's, with PyTorch), BUNDLE (.device-bundle), SITE (where
-# the wheels go; /tmp/servelab-site), OUT. Arguments go to `python -m servelab.device run`
+# the wheels go; /tmp/servelab-site), OUT. Arguments go to `python -m servelab.bench.device run`
 # (--form smoke, --budget-s N). Without a bundle's wheels the environment is used as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,4 +28,4 @@ fi
 # The project's own code, from the tree.
 export PYTHONPATH="tools/servelab/src:packages/servicekit/src:services/health-code/src${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
-exec "$PYTHON" -m servelab.device run --bundle "$BUNDLE" --out "$OUT" "$@"
+exec "$PYTHON" -m servelab.bench.device run --bundle "$BUNDLE" --out "$OUT" "$@"

@@ -19,7 +19,6 @@ import pytest
 import yaml
 
 from servelab.containers.engine import Engine, alive, engine_processes, private_engine
-from servelab.containers.fixtures import require_engine
 from servelab.images.stand_ins import (
     DESCRIPTION,
     OFFICIAL_ONLY,
@@ -32,6 +31,7 @@ from servelab.images.stand_ins import (
     up_to_date,
 )
 from servelab.project import find_project_dir
+from servelab.testing.containers import require_engine
 
 ROOT = find_project_dir(Path(__file__).parent)
 

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from servelab.bench import BenchError, BenchOptions, render_report, results_path, run_bench
+from servelab.bench.device.report import write_device_report
+from servelab.bench.device.results import RESULTS_NAME, is_device_run
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.compare import NOISE, check_comparable
 from servelab.bench.report.compare import render as render_comparison
 from servelab.bench.report.results import load_run
-from servelab.device.report import write_device_report
-from servelab.device.results import RESULTS_NAME, is_device_run
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
 

@@ -1,4 +1,4 @@
-"""`python -m servelab.device bundle|run`: kept apart from the `servelab` command, whose
+"""`python -m servelab.bench.device bundle|run`: kept apart from the `servelab` command, whose
 other commands import what the GPU machine does not have (schemathesis, the test kit)."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from servelab.device.bundle import BUNDLE_DIR, BundleError, build_bundle
-from servelab.device.plan import FORMS, PlanError, load_plan
-from servelab.device.run import Runner
+from servelab.bench.device.bundle import BUNDLE_DIR, BundleError, build_bundle
+from servelab.bench.device.plan import FORMS, PlanError, load_plan
+from servelab.bench.device.run import Runner
 from servelab.interrupts import stop_on_signals
 from servelab.project import find_project_dir, work_dir
 
 
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
-        prog="python -m servelab.device",
+        prog="python -m servelab.bench.device",
         description="The health-code run on a machine with an NVIDIA GPU.",
     )
     commands = root.add_subparsers(dest="command", required=True)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from servelab.device.results import (
+from servelab.bench.device.results import (
     RESULTS_NAME,
     DeviceRun,
     EvalResult,

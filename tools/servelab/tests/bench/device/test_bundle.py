@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.device.bundle import (
+from servelab.bench.device.bundle import (
     BUNDLE_LIMIT,
     CARRIED_LIMIT,
     COMPOSE,
@@ -21,7 +21,7 @@ from servelab.device.bundle import (
     WHEELS,
     build_bundle,
 )
-from servelab.device.plan import FORMS, load_plan
+from servelab.bench.device.plan import FORMS, load_plan
 from servelab.stack.compose import RESOLVED_ENV, load_project
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from servelab.device.bundle import COMPOSE, SAMPLES, resolve_compose
-from servelab.device.report import render
-from servelab.device.results import load_device_run
+from servelab.bench.device.bundle import COMPOSE, SAMPLES, resolve_compose
+from servelab.bench.device.report import render
+from servelab.bench.device.results import load_device_run
 
 
 @pytest.mark.timeout(420)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.device.plan import FORMS, PlanError, load_plan, parse_plan
+from servelab.bench.device.plan import FORMS, PlanError, load_plan, parse_plan
 from servelab.stack.compose import load_project
 
 

@@ -1,4 +1,4 @@
-"""`python -m servelab.device run`: the device matrix, stack by stack, then the accuracy of
+"""`python -m servelab.bench.device run`: the device matrix, stack by stack, then the accuracy of
 each engine, within a time budget; one JSON in the output folder.
 
 Each stack is the compose service started as `servelab up` starts it (servelab.stack), with
@@ -24,21 +24,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from servelab.bench.load.k6 import K6Error, k6_argv, k6_binary, k6_version, run_k6
-from servelab.bench.load.shape import Load
-from servelab.bench.measure.machine import this_machine
-from servelab.bench.measure.summary import SummaryError, measurement
-from servelab.bench.runner import RECORD_FAILURES
-from servelab.device import gpu
-from servelab.device.bundle import K6_FILE, MANIFEST, SAMPLES
-from servelab.device.plan import Eval, Plan, Stack
-from servelab.device.results import (
+from servelab.bench.device import gpu
+from servelab.bench.device.bundle import K6_FILE, MANIFEST, SAMPLES
+from servelab.bench.device.plan import Eval, Plan, Stack
+from servelab.bench.device.results import (
     RESULTS_NAME,
     DeviceRun,
     EvalResult,
     LoadResult,
     StackResult,
 )
+from servelab.bench.load.k6 import K6Error, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.load.shape import Load
+from servelab.bench.measure.machine import this_machine
+from servelab.bench.measure.summary import SummaryError, measurement
+from servelab.bench.runner import RECORD_FAILURES
 from servelab.project import LOADTESTS, work_dir
 from servelab.stack import Stack as Servers
 from servelab.stack import StackError

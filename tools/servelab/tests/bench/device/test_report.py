@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servelab.device.report import answers, goals, render, write_device_report
-from servelab.device.results import DeviceRun, EvalResult, LoadResult, StackResult
+from servelab.bench.device.report import answers, goals, render, write_device_report
+from servelab.bench.device.results import DeviceRun, EvalResult, LoadResult, StackResult
 
 MACHINE = {
     "cpu_model": "Intel Xeon",

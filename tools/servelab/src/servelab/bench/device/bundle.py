@@ -1,4 +1,4 @@
-"""`python -m servelab.device bundle`: everything the GPU machine lacks, in one folder that
+"""`python -m servelab.bench.device bundle`: everything the GPU machine lacks, in one folder that
 travels with the working tree (`.device-bundle/`, git-ignored).
 
 That machine has Python 3.12 with PyTorch, onnxruntime, OpenCV, NumPy, Pillow, PyYAML and
@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
+from servelab.bench.device.plan import FORMS, load_plan
 from servelab.bench.load.k6 import k6_binary, k6_version
-from servelab.device.plan import FORMS, load_plan
 from servelab.stack.compose import save_resolved
 
 BUNDLE_DIR = ".device-bundle"
