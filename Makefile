@@ -40,11 +40,13 @@ test: bootstrap lint
 test-fast: bootstrap
 	$(RUN) pytest -m "not stack" -n auto
 
-## make lint: ruff, and mypy (strict) over the files [tool.mypy] lists in pyproject.toml
+## make lint: ruff, and mypy (strict) over the files [tool.mypy] lists in pyproject.toml and
+## the gunicorn configs (deploy/gunicorn: files named *.conf.py, so by their paths)
 lint: bootstrap
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	$(RUN) mypy
+	$(RUN) mypy --explicit-package-bases deploy/gunicorn
 
 ## make up PROFILE=gunicorn: run a compose profile as local processes (Ctrl-C stops it)
 up: bootstrap

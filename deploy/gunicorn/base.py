@@ -1,14 +1,13 @@
 """The gunicorn settings every servelab config shares; each <service>.conf.py imports them
-and sets only what differs:
+by name and sets only what differs:
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from base import *  # bind, backlog, workers, control socket, proxies, logging, metrics hooks
+    from deploy.gunicorn.base import bind, backlog, workers, ...  # every name in __all__
 
-gunicorn execs a config file by path, as a module named __config__, without putting its
-folder on sys.path (gunicorn.app.base.get_config_from_filename), so a config puts it there
-itself to import this file beside it, and `-c deploy/gunicorn/<service>.conf.py` stays the
-one command-line argument. Every value can be changed per deployment through the
-environment variables read here.
+gunicorn puts its working directory (the project's root, /app in the image) on sys.path
+before it execs a config file (Application.chdir), so `deploy.gunicorn.base` imports as a
+namespace package there, and `-c deploy/gunicorn/<service>.conf.py` stays the one
+command-line argument. The configs are type-checked with the rest (`make lint`). Every
+value can be changed per deployment through the environment variables read here.
 """
 
 import os

@@ -8,12 +8,19 @@ The control socket and logging come from base.py.
 """
 
 import os
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
-from base import *  # noqa: F403
-from base import env_int
+from deploy.gunicorn.base import (  # noqa: F401  (gunicorn reads these names from this module)
+    access_log_format,
+    accesslog,
+    child_exit,
+    control_socket_disable,
+    env_int,
+    errorlog,
+    forwarded_allow_ips,
+    limit_request_line,
+    on_starting,
+    worker_tmp_dir,
+)
 
 # The unix socket nginx passes requests to, and HTTP for Prometheus on the private network
 # (GET /metrics; not published, and nginx refuses /metrics on the public side). The socket's

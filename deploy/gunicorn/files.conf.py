@@ -6,11 +6,20 @@ bind (HOST/PORT), backlog (BACKLOG), workers (WEB_CONCURRENCY, one per core is t
 start for async workers), the control socket and logging come from base.py.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
-from base import *  # noqa: F403
+from deploy.gunicorn.base import (  # noqa: F401  (gunicorn reads these names from this module)
+    access_log_format,
+    accesslog,
+    backlog,
+    bind,
+    child_exit,
+    control_socket_disable,
+    errorlog,
+    forwarded_allow_ips,
+    limit_request_line,
+    on_starting,
+    worker_tmp_dir,
+    workers,
+)
 
 # Each worker is a full uvicorn event loop; gunicorn only supervises them
 # (restarts on crash, graceful reloads on HUP). uvicorn.workers is deprecated in

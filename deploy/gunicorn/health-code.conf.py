@@ -7,11 +7,20 @@ The command line names the worker class, as in the write-up (WEB_CONCURRENCY wor
 bind, backlog (BACKLOG, 2048), workers, the control socket and logging come from base.py.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
-from base import *  # noqa: F403
+from deploy.gunicorn.base import (  # noqa: F401  (gunicorn reads these names from this module)
+    access_log_format,
+    accesslog,
+    backlog,
+    bind,
+    child_exit,
+    control_socket_disable,
+    errorlog,
+    forwarded_allow_ips,
+    limit_request_line,
+    on_starting,
+    worker_tmp_dir,
+    workers,
+)
 
 # A worker loads its OCR models before it serves (tens of seconds on a slow disk), and
 # under the async-blocking mode it answers nothing, not even the arbiter's heartbeat,

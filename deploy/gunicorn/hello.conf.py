@@ -8,12 +8,19 @@ bind, the control socket and logging come from base.py; workers (WEB_CONCURRENCY
 backlog (BACKLOG) too, with hello's own defaults below.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
-from base import *  # noqa: F403
-from base import env_int
+from deploy.gunicorn.base import (  # noqa: F401  (gunicorn reads these names from this module)
+    access_log_format,
+    accesslog,
+    bind,
+    child_exit,
+    control_socket_disable,
+    env_int,
+    errorlog,
+    forwarded_allow_ips,
+    limit_request_line,
+    on_starting,
+    worker_tmp_dir,
+)
 
 # Two processes unless WEB_CONCURRENCY says otherwise, as every hello variant.
 workers = env_int("WEB_CONCURRENCY", 2)

@@ -8,12 +8,20 @@ bind, workers, the control socket and logging come from base.py; backlog (BACKLO
 with the wait service's own default below.
 """
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # for base.py: see its docstring
-from base import *  # noqa: F403
-from base import env_int
+from deploy.gunicorn.base import (  # noqa: F401  (gunicorn reads these names from this module)
+    access_log_format,
+    accesslog,
+    bind,
+    child_exit,
+    control_socket_disable,
+    env_int,
+    errorlog,
+    forwarded_allow_ips,
+    limit_request_line,
+    on_starting,
+    worker_tmp_dir,
+    workers,
+)
 
 # A burst of 1000 clients needs room for all of them in the listen queue: 4096,
 # net.core.somaxconn's default since Linux 5.4.
