@@ -3,6 +3,6 @@ and answers 200 with no body, so the same server running it shows what the serve
 spends on a request (the empty/get and empty/upload rows of loadtests/matrix/files.toml).
 """
 
-from servicekit.empty import asgi_app
+from floor_apps import asgi_app
 
 app = asgi_app(b"", "application/octet-stream")

@@ -4,8 +4,9 @@
 hello bytes, so a server running them shows what that server costs on its own.
 """
 
+from floor_apps import asgi_app, wsgi_app
+
 from hello_service.body import BODY, CONTENT_TYPE
-from servicekit.empty import asgi_app, wsgi_app
 
 wsgi = wsgi_app(BODY, CONTENT_TYPE)
 asgi = asgi_app(BODY, CONTENT_TYPE)
