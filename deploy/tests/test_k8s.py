@@ -476,6 +476,29 @@ def test_memory_requests_cover_the_measured_memory(rendered: dict[str, list[Doc]
             assert quantity_mib(limits["memory"]) >= quantity_mib(requests["memory"])
 
 
+def test_memory_holds_the_benchmarks_peak_with_headroom(
+    rendered: dict[str, list[Doc]], benchmark_peaks: dict[tuple[str, int], tuple[float, str]]
+) -> None:
+    """Requests and limits hold 1.25 x the peak the committed reports measured for the
+    container's compose service at its workers, run at the recipe's defaults."""
+    checked = []
+    for name, workload in workloads(rendered):
+        if workload["kind"] != "Deployment":
+            continue
+        for container in workload["spec"]["template"]["spec"]["containers"]:
+            service = compose_for(workload, container["name"]) or ""
+            env = container_env(container, rendered[name])
+            key = (service, int(env.get("WEB_CONCURRENCY", 1)))
+            if key not in benchmark_peaks:
+                continue
+            peak, where = benchmark_peaks[key]
+            checked.append(service)
+            for kind in ("requests", "limits"):
+                memory = quantity_mib(container["resources"][kind]["memory"])
+                assert memory >= 1.25 * peak, f"{name} {service} {kind}: {memory} MiB ({where})"
+    assert {"health-code-uvicorn", "health-code-gunicorn", "files-uvicorn"} <= set(checked)
+
+
 def test_pods_run_unprivileged(rendered: dict[str, list[Doc]]) -> None:
     for name, workload in workloads(rendered):
         pod = workload["spec"]["template"]["spec"]
