@@ -213,7 +213,7 @@ def test_no_benchmark_cell_sends_writes_faster_than_nginx_lets_them(
 
 
 def test_a_long_query_string_reaches_uwsgi_instead_of_a_503(project_root: Path) -> None:
-    """5,000 characters of query string (issue 17's get_instance): within nginx's header
+    """5,000 characters of query string (the entry editor's get_instance): within nginx's header
     buffers, so uWSGI's buffer-size must hold it too, or nginx answers a misleading 503."""
     from servelab.stack import Stack
 

@@ -3,8 +3,8 @@ threads each server worker gets, when the settings leave them at 0 ("sized to th
 
 The CPUs this process may run on are divided among the server workers, because every worker
 builds its own engines: on 16 CPUs, 4 workers that each started one engine process per CPU
-ran 64 processes and served 33 requests/s against 60 for one worker (issue 10). A mode
-that cannot use the machine as configured says so in one line at start-up.
+ran 64 processes and served 33 requests/s against 60 for one worker (a 16-CPU GPU machine).
+A mode that cannot use the machine as configured says so in one line at start-up.
 """
 
 import logging

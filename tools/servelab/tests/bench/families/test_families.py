@@ -1,5 +1,5 @@
 """The wait and hello matrices: the write-ups' shapes, every variant that compose.yaml
-has, and the goals of the issue."""
+has, and their goals."""
 
 from __future__ import annotations
 

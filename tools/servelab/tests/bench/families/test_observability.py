@@ -1,5 +1,5 @@
 """`servelab bench observability`: each hello and files cell observed (METRICS=1
-ACCESS_LOG=1) and bare (both 0) on the same server, and the issue's goal, observed over
+ACCESS_LOG=1) and bare (both 0) on the same server, and the goal, observed over
 bare CPU per request at most 1.10, on each pair."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Cell by cell (successful requests/s, p99, server CPU per request) and ratio by ratio (the
 matrix's ratio specs computed on each run), each figure as A, B and B/A, with the ones
 that moved by more than the noise flagged. The default noise, 10%, is the spread seen
-between two runs of the same quick command on the development machine, and the issue's
+between two runs of the same quick command on the development machine, and the goal's
 bar for a headline ratio that repeats.
 """
 

@@ -16,7 +16,7 @@ from servelab.reliability.fuzz.families import Family
 from servelab.reliability.fuzz.raw import request_bytes
 
 BIG_ID = 2**63
-# The sizes: a 70 KB header, a 5,000-character query string (and one past
+# The sizes a user reported: a 70 KB header, a 5,000-character query string (and one past
 # nginx's 8 KiB line buffer).
 HUGE_HEADER = 70_000
 HUGE_QUERIES = (5_000, 20_000)

@@ -9,7 +9,7 @@ from servelab.reliability import Probe, Verdict
 from servelab.reliability.outage.drill import Drill
 from servelab.reliability.outage.loss import Loss
 
-# The goals: a killed worker costs at most its in-flight requests and the service
+# The goals: a killed worker costs at most its in-flight requests and the service
 # is whole again within 2 s; a SIGTERM or a rolling restart loses nothing, and the
 # requests a stopping server refuses fail fast: at once, not after a wait for nobody (the
 # servers that close their listening socket refuse in well under 0.2 s here).
