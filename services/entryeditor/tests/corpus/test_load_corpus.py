@@ -14,7 +14,7 @@ from django.test import Client
 from entryeditor_service.corpus import source
 from entryeditor_service.corpus.models import CorpusLoad, Sentence, Token, WordFreq
 
-from .conftest import CORPUS_LIMIT
+from ..conftest import CORPUS_LIMIT
 
 
 def load(limit: int) -> str:

@@ -19,7 +19,7 @@ from strsimpy.qgram import QGram
 from entryeditor_service.corpus.models import Token, WordFreq
 from entryeditor_service.entries import diff
 
-from .conftest import API_TOKEN
+from ..conftest import API_TOKEN
 
 BASE = "/entryeditor/entryeditor/"
 
