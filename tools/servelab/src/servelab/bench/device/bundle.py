@@ -208,7 +208,8 @@ def resolve_compose(project_dir: Path, folder: Path) -> int:
     return len(saved)
 
 
-def _commit(project_dir: Path) -> str:
+def source_commit(project_dir: Path) -> str:
+    """HEAD's short hash, marked where the tracked files differ from it."""
     head = subprocess.run(
         ["git", "rev-parse", "--short=12", "HEAD"],
         cwd=project_dir,
@@ -239,7 +240,7 @@ def build_bundle(project_dir: Path, out: Path, say: Callable[[str], object] = pr
     say("the compose recipes of every stack, resolved")
     configs = resolve_compose(project_dir, out / COMPOSE)
     manifest = {
-        "commit": _commit(project_dir),
+        "commit": source_commit(project_dir),
         "made": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": PYTHON_VERSION,
         "wheels": wheels,

@@ -98,15 +98,10 @@ def answers(run: DeviceRun) -> list[str]:
         best = _best(run, load, _batched_gpu)
         if best is None:
             continue
-        fewer = [
-            each
-            for each in (
-                _best(run, load, _batched_at(w))
-                for w in sorted({s.workers for s in run.stacks if _batched_gpu(s)})
-            )
-            if each is not None and each.rps >= best.rps * (1 - NOISE / 2)
-        ]
-        chosen = min(fewer, key=lambda each: each.stack.workers, default=best)
+        counts = sorted({stack.workers for stack in run.stacks if _batched_gpu(stack)})
+        per_count = [_best(run, load, _batched_at(count)) for count in counts]
+        close = [b for b in per_count if b is not None and b.rps >= best.rps * (1 - NOISE / 2)]
+        chosen = min(close, key=lambda each: each.stack.workers, default=best)
         out.append(
             f"- **How many workers on the GPU, {_clients(run, load)} clients?** "
             f"{chosen.stack.workers} ({_name(chosen)}; the fewest within "

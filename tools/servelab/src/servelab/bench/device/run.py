@@ -19,13 +19,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
 from servelab.bench.device import gpu
-from servelab.bench.device.bundle import K6_FILE, MANIFEST, SAMPLES
+from servelab.bench.device.bundle import K6_FILE, MANIFEST, SAMPLES, source_commit
 from servelab.bench.device.plan import Eval, Plan, Stack
 from servelab.bench.device.results import (
     RESULTS_NAME,
@@ -88,14 +88,7 @@ def _commit(project_dir: Path, bundle: Path) -> str:
     manifest = bundle / MANIFEST
     if manifest.is_file():
         return str(json.loads(manifest.read_text()).get("commit", "unknown"))
-    done = subprocess.run(
-        ["git", "rev-parse", "--short=12", "HEAD"],
-        cwd=project_dir,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or "unknown"
+    return source_commit(project_dir)
 
 
 class Runner:
@@ -134,7 +127,8 @@ class Runner:
         shutil.rmtree(self.work_dir, ignore_errors=True)
         self.work_dir.mkdir(parents=True)
         k6 = _k6(self.bundle, self.work_dir)
-        machine = asdict(this_machine(k6_version(k6)))
+        version = k6_version(k6)
+        machine = asdict(this_machine(version))
         record = DeviceRun(
             title=self.plan.title,
             form=self.plan.form,
@@ -144,7 +138,7 @@ class Runner:
             machine=machine,
             gpus=[asdict(found) for found in self.gpus.found],
             no_gpu=self.gpus.missing,
-            k6=k6_version(k6),
+            k6=version,
         )
         results = self.out / f"{RESULTS_NAME}.json"
         where = ", ".join(f"{g.name} (driver {g.driver})" for g in self.gpus.found)
@@ -169,22 +163,18 @@ class Runner:
         self.say(f"results: {results}")
         return results
 
-    def _skip(self, stack: Stack, why: str) -> StackResult:
-        variant = stack.variant
-        return StackResult(
-            variant.name, stack.workers, variant.service, variant.gpu, dict(variant.env), why
-        )
-
     def _stack(self, k6: str, stack: Stack, estimate_s: float) -> StackResult:
-        if stack.variant.gpu and not self.gpus.found:
-            return self._skip(stack, f"not run: {self.gpus.missing}")
+        variant = stack.variant
+        result = StackResult(
+            variant.name, stack.workers, variant.service, variant.gpu, dict(variant.env)
+        )
+        if variant.gpu and not self.gpus.found:
+            return replace(result, skipped=f"not run: {self.gpus.missing}")
         left = self.budget_s - self.eval_reserve_s - self.elapsed()
         if estimate_s > left:
-            return self._skip(
-                stack, f"not run: {left:.0f} s of the run's {self.budget_s:.0f} s budget left"
-            )
+            why = f"not run: {left:.0f} s of the run's {self.budget_s:.0f} s budget left"
+            return replace(result, skipped=why)
         started = time.monotonic()
-        variant = stack.variant
         env = {**stack.env, "API_TOKEN": self.token}
         slug = f"{variant.name}-w{stack.workers}"
         log = ServerLog(self.work_dir / f"{slug}.server.log")
@@ -195,9 +185,6 @@ class Runner:
             project_dir=self.project_dir,
             run_parent=self.work_dir,
             log=log,
-        )
-        result = StackResult(
-            variant.name, stack.workers, variant.service, variant.gpu, dict(variant.env)
         )
         try:
             with servers:
@@ -211,22 +198,22 @@ class Runner:
                     ]
                 command = servers.command(variant.service)
         except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
+            return replace(
+                result, error=str(failure), out_of_memory=log.out_of_memory, wall_s=since(started)
+            )
+        finally:
             log.close()
-            return _failed(result, str(failure), log.out_of_memory, started)
-        log.close()
         sampled = watch.samples > 0
-        return StackResult(
-            **{
-                **asdict(result),
-                "loads": loads,
-                "command": command,
-                "start_s": round(start_s, 1),
-                "wall_s": round(time.monotonic() - started, 1),
-                "gpu_peak_total_mib": watch.peak_total_mib if sampled else None,
-                "gpu_peak_process_mib": watch.peak_process_mib if sampled else None,
-                "gpu_processes": watch.processes if sampled else None,
-                "out_of_memory": log.out_of_memory,
-            }
+        return replace(
+            result,
+            loads=loads,
+            command=command,
+            start_s=round(start_s, 1),
+            wall_s=since(started),
+            gpu_peak_total_mib=watch.peak_total_mib if sampled else None,
+            gpu_peak_process_mib=watch.peak_process_mib if sampled else None,
+            gpu_processes=watch.processes if sampled else None,
+            out_of_memory=log.out_of_memory,
         )
 
     def _k6(self, k6: str, url: str, load: Load, name: str) -> tuple[Path, float]:
@@ -274,16 +261,12 @@ class Runner:
         base = EvalResult(item.name, list(item.args), item.gpu)
         samples = self.bundle / SAMPLES
         if item.gpu and not self.gpus.found:
-            return EvalResult(**{**asdict(base), "skipped": f"not run: {self.gpus.missing}"})
+            return replace(base, skipped=f"not run: {self.gpus.missing}")
         if not (samples / "samples.json").is_file():
-            return EvalResult(
-                **{**asdict(base), "skipped": f"not run: no screenshots in {samples}"}
-            )
+            return replace(base, skipped=f"not run: no screenshots in {samples}")
         left = self.budget_s - self.elapsed()
         if left < 30:
-            return EvalResult(
-                **{**asdict(base), "skipped": f"not run: {left:.0f} s of budget left"}
-            )
+            return replace(base, skipped=f"not run: {left:.0f} s of budget left")
         module = "health_code_service.evaluation.eval_cli"
         argv = [sys.executable, "-m", module, "--images", str(samples)]
         started = time.monotonic()
@@ -297,18 +280,17 @@ class Runner:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            return EvalResult(**{**asdict(base), "error": f"still running after {left:.0f} s"})
-        seconds = round(time.monotonic() - started, 1)
+            return replace(base, error=f"still running after {left:.0f} s")
+        seconds = since(started)
         if done.returncode != 0:
             tail = "\n".join(done.stderr.strip().splitlines()[-5:])
-            return EvalResult(**{**asdict(base), "error": tail, "seconds": seconds})
+            return replace(base, error=tail, seconds=seconds)
         scores = json.loads(done.stdout.strip().splitlines()[-1])
-        return EvalResult(**{**asdict(base), "seconds": seconds, "scores": scores})
+        return replace(base, seconds=seconds, scores=scores)
 
 
-def _failed(result: StackResult, error: str, oom: int, started: float) -> StackResult:
-    wall_s = round(time.monotonic() - started, 1)
-    return StackResult(**{**asdict(result), "error": error, "out_of_memory": oom, "wall_s": wall_s})
+def since(started: float) -> float:
+    return round(time.monotonic() - started, 1)
 
 
 def describe(result: StackResult) -> str:
