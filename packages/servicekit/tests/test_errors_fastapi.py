@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive, Scope, Send
 
@@ -38,6 +38,18 @@ def make_app() -> FastAPI:
     @app.delete("/items/{number}")
     async def delete_item(number: int) -> None:
         return None
+
+    files = APIRouter(prefix="/files")
+
+    @files.get("/{name}")
+    async def read_file(name: str) -> dict[str, str]:
+        return {"name": name}
+
+    @files.delete("/{name}")
+    async def delete_file(name: str) -> None:
+        return None
+
+    app.include_router(files)
 
     @app.post("/form")
     async def form(request: Request) -> dict[str, int]:
@@ -143,4 +155,11 @@ def test_a_405_allows_every_method_of_every_route_at_the_path(client: Client) ->
     response = client.request("PUT", "/items/1")
     assert response.status_code == 405
     assert error_of(response)["code"] == "method_not_allowed"
+    assert response.headers["allow"] == "DELETE, GET"
+
+
+def test_a_405_allows_the_methods_of_an_included_router(client: Client) -> None:
+    """Routes that come from app.include_router count as the app's own."""
+    response = client.request("PUT", "/files/a")
+    assert response.status_code == 405
     assert response.headers["allow"] == "DELETE, GET"

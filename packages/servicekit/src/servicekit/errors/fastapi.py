@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Match, Route
+from starlette.routing import Match
 
 from servicekit.errors import ApiError, code_for, error_body, phrase_for
 
@@ -50,18 +50,23 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     return error_response(exc.status_code, code_for(exc.status_code), message, headers=headers)
 
 
+# The methods a 405's Allow may name; HEAD goes with GET where the app answers it.
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
 def _allowed_methods(request: Request) -> set[str]:
     """Every method some route answers at this path: Starlette's 405 names only the first
-    route that matched the path (GET /files and POST /files are two routes)."""
-    allowed: set[str] = set()
-    for route in request.app.router.routes:
-        if (
-            isinstance(route, Route)
-            and route.methods
-            and route.matches(request.scope)[0] != Match.NONE
-        ):
-            allowed |= route.methods
-    return allowed
+    route that matched the path (GET /files and POST /files are two routes). Each method is
+    tried against the app's routes as they match a request, so routes of included routers
+    count as the app's own."""
+    routes = request.app.router.routes
+    return {
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    }
 
 
 async def _validation_error(_: Request, exc: Exception) -> Response:
