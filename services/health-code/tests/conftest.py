@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import struct
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -17,7 +19,7 @@ import numpy as np
 import pytest
 
 from health_code_service.reading.analyzer import Analyzer
-from health_code_service.reading.imaging import decode_image
+from health_code_service.reading.imaging import ImageLimits, decode_image
 from health_code_service.settings import Settings
 from health_code_service.synth import generate
 from health_code_service.usages import Usage
@@ -93,6 +95,25 @@ def post_at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx.
     return asyncio.run(_at_once(url, requests))
 
 
+def grey_png(width: int, height: int) -> bytes:
+    """A grey 8-bit PNG built with zlib: a few tens of KB for 24,000,000 pixels."""
+    idat = zlib.compress((b"\x00" + b"\x80" * width) * height, 9)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.fixture(name="grey_png")
+def grey_png_fixture() -> Callable[[int, int], bytes]:
+    return grey_png
+
+
 @pytest.fixture(name="sample")
 def sample_fixture() -> Callable[..., Sample]:
     return sample
@@ -131,7 +152,7 @@ def screenshot(usage: Usage, seed: int, **options: Any) -> tuple[np.ndarray, dic
     """A generated screenshot, decoded, and the fields its result must have."""
     jpeg, truth = generate(usage, seed, **options)
     fields = {key: value for key, value in truth.items() if key != "synth"}
-    return decode_image(jpeg, 25_000_000), fields
+    return decode_image(jpeg, ImageLimits(25_000_000)), fields
 
 
 @pytest.fixture(params=ENGINES)

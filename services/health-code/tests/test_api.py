@@ -154,6 +154,16 @@ def test_an_image_over_the_pixel_limit_is_refused_before_decoding(url: str, post
     assert error_of(post(url, "health-code", bomb), 413) == "too_many_pixels"
 
 
+@pytest.mark.parametrize("usage", list(Usage))
+@pytest.mark.parametrize("size", [(1, MAX_PIXELS - 1), (MAX_PIXELS - 1, 1)], ids=["tall", "wide"])
+def test_a_long_thin_image_is_refused_before_decoding_on_every_usage(
+    url: str, post: Post, grey_png: Callable[[int, int], bytes], usage: Usage, size: tuple[int, int]
+) -> None:
+    """Within the area limit, and a few KB: refused for its side before a pixel is decoded."""
+    response = post(url, usage, grey_png(*size), "raw")
+    assert error_of(response, 413) == "image_side_too_long"
+
+
 @pytest.mark.parametrize(
     ("usage", "image"),
     [("health-code", "a trip code"), ("trip-code", "blank"), ("nucleic-acid", "blank")],

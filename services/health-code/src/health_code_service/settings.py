@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from health_code_service.reading.imaging import MAX_SIDE
+
 MiB = 1024 * 1024
 
 Engine = Literal["onnxruntime", "torch", "paddle"]
@@ -70,6 +72,14 @@ class Settings(BaseSettings):
         ge=1,
         description="Largest image accepted, in pixels (width x height), checked before "
         "decoding: a decompression bomb gets a 413/422 instead of eating memory.",
+    )
+    max_image_side: int = Field(
+        MAX_SIDE,
+        ge=1,
+        le=MAX_SIDE,
+        description="Longest side of an image accepted, in pixels, checked with the area "
+        "before decoding: a 1 x 24,000,000 image is under MAX_PIXELS, yet no step after "
+        "decoding takes it (413).",
     )
     batch_max_size: int = Field(
         8,

@@ -29,7 +29,7 @@ from health_code_service.engines.torch_engine import (  # noqa: E402
     bucket,
 )
 from health_code_service.reading.analyzer import Analyzer  # noqa: E402
-from health_code_service.reading.imaging import decode_image  # noqa: E402
+from health_code_service.reading.imaging import ImageLimits, decode_image  # noqa: E402
 from health_code_service.serving.network import Batched  # noqa: E402
 from health_code_service.settings import Settings  # noqa: E402
 from health_code_service.usages import Usage  # noqa: E402
@@ -181,7 +181,10 @@ def read_in_one_batch(
 def test_the_recogniser_in_float16_reads_what_float32_reads(plain: TorchEngine) -> None:
     analyzer = Analyzer(Settings(ocr_engine="torch"))
     items = [
-        (Usage(usage), decode_image((SAMPLES / f"{usage}.jpg").read_bytes(), 25_000_000))
+        (
+            Usage(usage),
+            decode_image((SAMPLES / f"{usage}.jpg").read_bytes(), ImageLimits(25_000_000)),
+        )
         for usage in ("health-code", "trip-code", "nucleic-acid")
     ]
     want = read_in_one_batch(analyzer, plain, items)
@@ -197,7 +200,10 @@ def test_bucketed_batches_read_what_exact_shapes_read(
     their regions and crops pad to shared shapes, and every field reads the same."""
     analyzer = Analyzer(Settings(ocr_engine="torch"))
     items = [
-        (Usage(usage), decode_image((SAMPLES / f"{usage}.jpg").read_bytes(), 25_000_000))
+        (
+            Usage(usage),
+            decode_image((SAMPLES / f"{usage}.jpg").read_bytes(), ImageLimits(25_000_000)),
+        )
         for usage in ("health-code", "trip-code", "nucleic-acid")
     ]
     items += [(usage, screenshot(usage, 3)[0]) for usage in Usage]

@@ -15,8 +15,8 @@ import pytest
 import zxingcpp
 from PIL import Image, ImageDraw
 
-from health_code_service.reading.analyzer import AnalysisError, Analyzer
-from health_code_service.reading.imaging import decode_image
+from health_code_service.reading.analyzer import DET_MAX_HEIGHT, DET_WIDTH, AnalysisError, Analyzer
+from health_code_service.reading.imaging import MAX_SIDE, ImageLimits, decode_image
 from health_code_service.serving.network import Batched as BatchedNetwork
 from health_code_service.synth import content, generate, layouts_of
 from health_code_service.synth.layouts import LAYOUTS
@@ -52,7 +52,9 @@ def test_every_masking_rule_is_read_in_every_name_layout(
         for usage in (Usage.HEALTH_CODE, Usage.NUCLEIC_ACID):
             for layout in layouts_of(usage, split):
                 jpeg, truth = generate(usage, 0, split=split, layout=layout, scale=0.75)
-                found = default_analyzer.analyze(usage, decode_image(jpeg, 25_000_000)).name
+                found = default_analyzer.analyze(
+                    usage, decode_image(jpeg, ImageLimits(25_000_000))
+                ).name
                 assert found == truth["name"], (split, layout, truth["name"])
 
 
@@ -63,7 +65,7 @@ def test_the_held_out_split_gives_the_ground_truth(
     for seed in SEEDS:
         for layout in layouts_of(usage, "held-out"):
             jpeg, truth = generate(usage, seed, split="held-out", layout=layout)
-            image = decode_image(jpeg, 25_000_000)
+            image = decode_image(jpeg, ImageLimits(25_000_000))
             fields = {key: value for key, value in truth.items() if key != "synth"}
             assert answer(default_analyzer, usage, image) == fields
 
@@ -154,7 +156,7 @@ def test_the_committed_samples_get_their_answers_directly_and_batched(
     default_analyzer: Analyzer, usage: Usage, project_root: Path
 ) -> None:
     data = project_root / "loadtests" / "data"
-    image = decode_image((data / f"{usage}.jpg").read_bytes(), 25_000_000)
+    image = decode_image((data / f"{usage}.jpg").read_bytes(), ImageLimits(25_000_000))
     expected = json.loads((data / f"{usage}.answer.json").read_text(encoding="utf-8"))
     assert answer(default_analyzer, usage, image) == expected
     network = BatchedNetwork(default_analyzer.engine, max_size=8, max_wait_s=0.001)
@@ -187,3 +189,32 @@ def test_a_black_qr_code_is_not_a_health_code(default_analyzer: Analyzer) -> Non
     with pytest.raises(AnalysisError, match="green, yellow or red") as caught:
         default_analyzer.analyze(Usage.HEALTH_CODE, np.asarray(image))
     assert caught.value.code == "no_code_found"
+
+
+STRIPS = [(MAX_SIDE, 1), (1, MAX_SIDE), (320, MAX_SIDE), (MAX_SIDE, 3)]
+
+
+@pytest.mark.parametrize("usage", list(Usage))
+@pytest.mark.parametrize("size", STRIPS, ids=[f"{w}x{h}" for w, h in STRIPS])
+def test_a_strip_within_the_limits_is_no_code_found(
+    default_analyzer: Analyzer, usage: Usage, size: tuple[int, int]
+) -> None:
+    """However long and thin the image, every step takes it and says what it found."""
+    width, height = size
+    strip = np.full((height, width, 3), 128, np.uint8)
+    with pytest.raises(AnalysisError) as caught:
+        default_analyzer.analyze(usage, strip)
+    assert (caught.value.code, caught.value.status) == ("no_code_found", 422)
+
+
+@pytest.mark.parametrize("usage", [Usage.TRIP_CODE, Usage.NUCLEIC_ACID])
+@pytest.mark.parametrize("size", STRIPS, ids=[f"{w}x{h}" for w, h in STRIPS])
+def test_the_detector_input_is_bounded_whatever_the_shape(
+    default_analyzer: Analyzer, usage: Usage, size: tuple[int, int]
+) -> None:
+    width, height = size
+    prepared = default_analyzer.prepare(usage, np.zeros((height, width, 3), np.uint8))
+    for tensor in prepared.page.inputs:
+        _, rows, columns = tensor.shape
+        assert rows <= DET_MAX_HEIGHT + 32
+        assert columns <= DET_WIDTH + 32

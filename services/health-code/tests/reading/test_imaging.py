@@ -6,16 +6,24 @@ import io
 import struct
 import time
 import zlib
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from health_code_service.reading.imaging import ImageError, decode_image
+from health_code_service.reading.imaging import (
+    MAX_SIDE,
+    ImageError,
+    ImageLimits,
+    decode_image,
+    image_size,
+)
 from health_code_service.synth import generate
 from health_code_service.usages import Usage
 
-LIMIT = 25_000_000
+LIMIT = ImageLimits(25_000_000)
+GreyPng = Callable[[int, int], bytes]
 
 
 def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
@@ -24,9 +32,9 @@ def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
     return out.getvalue()
 
 
-def refused(data: bytes, max_pixels: int = LIMIT) -> ImageError:
+def refused(data: bytes, limits: ImageLimits = LIMIT) -> ImageError:
     with pytest.raises(ImageError) as caught:
-        decode_image(data, max_pixels)
+        decode_image(data, limits)
     return caught.value
 
 
@@ -92,5 +100,24 @@ def test_pixel_bombs_are_413_before_decoding(size: tuple[int, int]) -> None:
 
 def test_the_pixel_limit_is_the_callers() -> None:
     data = encoded(Image.new("RGB", (100, 100)), "PNG")
-    assert decode_image(data, 10_000).shape == (100, 100, 3)
-    assert refused(data, 9_999).code == "too_many_pixels"
+    assert decode_image(data, ImageLimits(10_000)).shape == (100, 100, 3)
+    assert refused(data, ImageLimits(9_999)).code == "too_many_pixels"
+
+
+@pytest.mark.parametrize("size", [(1, 24_000_000), (24_000_000, 1), (MAX_SIDE + 1, 2)])
+def test_a_side_over_the_limit_is_413_though_the_area_is_within_it(
+    grey_png: GreyPng, size: tuple[int, int]
+) -> None:
+    data = grey_png(*size)
+    assert len(data) < 100_000
+    error = refused(data)
+    assert (error.code, error.status) == ("image_side_too_long", 413)
+    assert f"{size[0]}x{size[1]}" in error.message
+    assert str(MAX_SIDE) in error.message
+
+
+def test_the_size_is_read_from_the_header_alone(grey_png: GreyPng) -> None:
+    assert image_size(grey_png(3, 7), LIMIT) == (3, 7)
+    with pytest.raises(ImageError) as caught:
+        image_size(_png_declaring(1, 24_000_000), LIMIT)
+    assert caught.value.code == "image_side_too_long"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from health_code_service.reading.analyzer import AnalysisError, Analyzer
-from health_code_service.reading.imaging import decode_image
+from health_code_service.reading.imaging import ImageLimits, decode_image
 from health_code_service.settings import Settings
 from health_code_service.synth import SPLITS, generate
 from health_code_service.usages import Usage
@@ -110,7 +110,10 @@ def evaluate(settings: Settings, samples: Iterable[Sample]) -> list[UsageScore]:
 def _score(analyzer: Analyzer, settings: Settings, score: UsageScore, sample: Sample) -> None:
     started = time.process_time()
     try:
-        answer = analyzer.analyze(sample.usage, decode_image(sample.jpeg, settings.max_pixels))
+        answer = analyzer.analyze(
+            sample.usage,
+            decode_image(sample.jpeg, ImageLimits(settings.max_pixels, settings.max_image_side)),
+        )
         found = answer.model_dump(mode="json")
     except AnalysisError as error:
         found = {}

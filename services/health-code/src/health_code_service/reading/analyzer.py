@@ -22,6 +22,9 @@ from health_code_service.usages import Colour, Result, Usage
 # Text is detected on a copy this wide (screens are drawn for ~1080 px; 448 keeps their
 # smallest text about 12 px high, which the detector still finds).
 DET_WIDTH = 320
+# ... and at most this high: the detector's input and working memory grow with its area, so
+# a long narrow image (320 x 16,384) is detected on a copy no larger than a long screenshot's.
+DET_MAX_HEIGHT = 2560
 # The name and time of a health code lie within these multiples of the code's side above
 # and below it.
 ABOVE_QR = 1.0
@@ -65,7 +68,7 @@ class Analyzer:
         """The CPU work before the networks; AnalysisError when the image has no code."""
         usage = Usage(usage)
         height, width = image.shape[:2]
-        scale = min(1.0, DET_WIDTH / width)
+        scale = min(1.0, DET_WIDTH / width, DET_MAX_HEIGHT / height)
         if usage is not Usage.HEALTH_CODE:
             top = int(height * STATUS_BAR)
             return Prepared(usage, page(image, [Region(0, top, width, height, scale)]))

@@ -3,9 +3,16 @@
 import io
 import re
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+
+# The longest side any step after decoding takes (zxing stops at 65,535; the detector's
+# input is bounded by its own caps): long screenshots of a phone stay well within it.
+MAX_SIDE = 16_384
 
 
 class ImageError(Exception):
@@ -24,13 +31,35 @@ def not_an_image(
     return ImageError("not_an_image", 415, message)
 
 
-def decode_image(data: bytes, max_pixels: int) -> np.ndarray:
+@dataclass(frozen=True, slots=True)
+class ImageLimits:
+    """What an image may declare: its area, and each side on its own (a 1 x 24,000,000
+    image is under any sane area limit, yet no step after decoding takes it)."""
+
+    max_pixels: int
+    max_side: int = MAX_SIDE
+
+
+def image_size(data: bytes, limits: ImageLimits) -> tuple[int, int]:
+    """The (width, height) the header declares, checked against `limits`; no pixel decoded."""
+    with _opened(data, limits) as image:
+        return image.size
+
+
+def decode_image(data: bytes, limits: ImageLimits) -> np.ndarray:
     """Decode `data` to an HxWx3 uint8 RGB array (EXIF orientation applied).
 
-    The pixel count is read from the header and checked before any pixel is decoded, so a
-    small file declaring a huge image costs nothing. Truncated or corrupt pixel data is an
-    error, never an image padded with grey.
+    The size is read from the header and checked (each side, then the area) before any
+    pixel is decoded, so a small file declaring a huge image costs nothing. Truncated or
+    corrupt pixel data is an error, never an image padded with grey.
     """
+    with _opened(data, limits) as image:
+        return _pixels(image)
+
+
+@contextmanager
+def _opened(data: bytes, limits: ImageLimits) -> Iterator[ImageFile.ImageFile]:
+    """The image, its header read and its size within `limits` (Image.open is lazy)."""
     if not data:
         raise not_an_image("the body is empty")
     with warnings.catch_warnings():
@@ -40,16 +69,22 @@ def decode_image(data: bytes, max_pixels: int) -> np.ndarray:
         except Image.DecompressionBombError as exc:
             # PIL's own limit (twice Image.MAX_IMAGE_PIXELS) fired while reading the header.
             declared = re.search(r"\((\d+) pixels\)", str(exc))
-            raise _too_many_pixels(max_pixels, int(declared[1]) if declared else 0) from exc
+            raise _too_many_pixels(limits, int(declared[1]) if declared else 0) from exc
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
             raise not_an_image() from exc
         with image:
             width, height = image.size
-            if width * height > max_pixels:
-                raise _too_many_pixels(max_pixels, width * height, f"{width}x{height}")
+            if max(width, height) > limits.max_side:
+                raise ImageError(
+                    "image_side_too_long",
+                    413,
+                    f"{width}x{height} has a side over the limit of {limits.max_side} pixels",
+                )
+            if width * height > limits.max_pixels:
+                raise _too_many_pixels(limits, width * height, f"{width}x{height}")
             if width == 0 or height == 0:
                 raise not_an_image("the image has no pixels")
-            return _pixels(image)
+            yield image
 
 
 def _pixels(image: ImageFile.ImageFile | Image.Image) -> np.ndarray:
@@ -65,8 +100,8 @@ def _pixels(image: ImageFile.ImageFile | Image.Image) -> np.ndarray:
         ) from exc
 
 
-def _too_many_pixels(max_pixels: int, pixels: int, size: str = "") -> ImageError:
+def _too_many_pixels(limits: ImageLimits, pixels: int, size: str = "") -> ImageError:
     what = f"{size} = {pixels} pixels" if size else f"{pixels} pixels" if pixels else "the image"
     return ImageError(
-        "too_many_pixels", 413, f"{what} is more than the limit of {max_pixels} pixels"
+        "too_many_pixels", 413, f"{what} is more than the limit of {limits.max_pixels} pixels"
     )

@@ -39,7 +39,8 @@ def find_qr(image: np.ndarray) -> QrCode | None:
     """The largest QR code in `image` (RGB), or None."""
     factor = min(1.0, SEARCH_WIDTH / image.shape[1])
     if factor < 1.0:
-        size = (round(image.shape[1] * factor), round(image.shape[0] * factor))
+        # At least one pixel high: a strip 16,384 x 1 shrinks to 480 x 1, not to nothing.
+        size = (round(image.shape[1] * factor), max(1, round(image.shape[0] * factor)))
         image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     # The darkest channel turns green, yellow and red modules dark on white alike.
     found = zxingcpp.read_barcodes(

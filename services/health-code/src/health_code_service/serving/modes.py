@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from health_code_service.errors import ApiError, api_error
 from health_code_service.reading.analyzer import AnalysisError, Analyzer
-from health_code_service.reading.imaging import ImageError, decode_image
+from health_code_service.reading.imaging import ImageError, ImageLimits, decode_image
 from health_code_service.serving.network import Batched as BatchedNetwork
 from health_code_service.serving.network import Network
 from health_code_service.serving.sizing import available_cpus, report, server_workers, size
@@ -43,6 +43,10 @@ from health_code_service.usages import Usage
 logger = logging.getLogger(__name__)
 
 
+def image_limits(settings: Settings) -> ImageLimits:
+    return ImageLimits(settings.max_pixels, settings.max_image_side)
+
+
 class Inline:
     """The engine in this process, called by whichever thread serves the request (through
     `network` when one is given)."""
@@ -50,13 +54,13 @@ class Inline:
     def __init__(
         self, settings: Settings, analyzer: Analyzer | None = None, network: Network | None = None
     ) -> None:
-        self.max_pixels = settings.max_pixels
+        self.limits = image_limits(settings)
         self.analyzer = analyzer or Analyzer(settings)
         self.network = network
 
     def analyze(self, usage: Usage, data: bytes) -> BaseModel:
         try:
-            image = decode_image(data, self.max_pixels)
+            image = decode_image(data, self.limits)
             return self.analyzer.analyze(usage, image, self.network)
         except (ImageError, AnalysisError) as error:
             raise api_error(error) from None
@@ -86,10 +90,10 @@ def _child_ready() -> None:
     """Returns once the process's initializer has built its analyzer."""
 
 
-def _analyze_in_child(usage: Usage, data: bytes, max_pixels: int) -> BaseModel | Failure:
+def _analyze_in_child(usage: Usage, data: bytes, limits: ImageLimits) -> BaseModel | Failure:
     assert _child_analyzer is not None, "the pool's initializer builds the analyzer"
     try:
-        return _child_analyzer.analyze(usage, decode_image(data, max_pixels))
+        return _child_analyzer.analyze(usage, decode_image(data, limits))
     except (ImageError, AnalysisError) as error:
         return Failure(error.status, error.code, error.message)
 
@@ -105,7 +109,7 @@ class ProcessPool:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.max_pixels = settings.max_pixels
+        self.limits = image_limits(settings)
         self.size = settings.process_workers
         self._replacing = threading.Lock()
         self.pool = self._start()
@@ -136,7 +140,7 @@ class ProcessPool:
             pool = self.pool
             try:
                 outcome = await loop.run_in_executor(
-                    pool, _analyze_in_child, usage, data, self.max_pixels
+                    pool, _analyze_in_child, usage, data, self.limits
                 )
             except BrokenProcessPool:
                 await to_thread.run_sync(self._replace, pool)
