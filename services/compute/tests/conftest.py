@@ -21,11 +21,13 @@ from compute_contract.computeidl import Compute
 from compute_service.healthcheck import check
 from servelab.stack import groups
 from servelab.stack.ports import free_port
-from servelab.testing import MARIADB, mariadb_url
+from servelab.testing import mariadb, mariadb_url
 
 # Sentences loaded into each test database: enough for a vocabulary, fast to train.
 SENTENCES = 2000
-CONNECT = {"host": MARIADB.host, "port": MARIADB.port, "user": "root", "charset": "utf8mb4"}
+# The machine's MariaDB, or the private one the tests start where it has none.
+SERVER = mariadb()
+CONNECT = {"host": SERVER.host, "port": SERVER.port, "user": "root", "charset": "utf8mb4"}
 BIN = Path(sys.executable).parent
 
 

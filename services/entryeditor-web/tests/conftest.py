@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from servelab.stack import Stack
-from servelab.testing import scratch_database
+from servelab.testing import redis_url, scratch_database
 
 SERVICE = "entryeditor-web"
 CORPUS_LIMIT = 300
@@ -36,7 +36,7 @@ def stack() -> Iterator[Stack]:
         with Stack(SERVICE, only=[SERVICE], env=env, log=None) as running:
             yield running
         # The cache's keys carry the database's name (CACHE_KEY_PREFIX): only this run's.
-        client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+        client = redis.Redis.from_url(redis_url(REDIS_DB))
         keys = list(client.scan_iter(f"{database}:*"))
         if keys:
             client.delete(*keys)

@@ -16,14 +16,14 @@ import django
 import pytest
 import redis
 
-from servelab.testing import mariadb_url
+from servelab.testing import mariadb_url, redis_url
 
 if TYPE_CHECKING:
     from django.test import Client
 
 # Per process, so that two sessions running these tests at once do not meet.
 TEST_DATABASE = f"ee_test_app_{os.getpid()}"
-REDIS_URL = "redis://127.0.0.1:6379/1"
+REDIS_URL = redis_url(1)
 KEY_PREFIX = f"ee_test:{os.getpid()}"
 CORPUS_LIMIT = 2000
 API_TOKEN = "entryeditor-tests-token"  # noqa: S105  (a test token)

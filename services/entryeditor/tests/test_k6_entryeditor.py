@@ -15,7 +15,7 @@ from servelab.bench.load.k6 import THRESHOLDS_FAILED
 from servelab.bench.load.shape import Load
 from servelab.bench.measure.summary import measurement
 from servelab.stack import Stack
-from servelab.testing import scratch_database, serve_service
+from servelab.testing import redis_url, scratch_database, serve_service
 from servelab.testing.k6 import K6Outcome, run_k6
 
 # Every test here drives the uwsgi stack with k6.
@@ -43,7 +43,7 @@ def stack() -> Iterator[Stack]:
         }
         with serve_service("uwsgi", "entryeditor-nginx", env) as running:
             yield running
-        client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+        client = redis.Redis.from_url(redis_url(REDIS_DB))
         keys = list(client.scan_iter(f"{database}:*"))
         if keys:
             client.delete(*keys)

@@ -15,7 +15,7 @@ import pytest
 import redis
 
 from servelab.stack import Stack, StackError
-from servelab.testing import scratch_database, serve_service
+from servelab.testing import redis_url, scratch_database, serve_service
 
 # Every test here runs the uwsgi stack.
 pytestmark = pytest.mark.stack
@@ -32,7 +32,7 @@ IDS = [variant[0] for variant in VARIANTS]
 
 
 def clear_cache(prefix: str) -> None:
-    client = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+    client = redis.Redis.from_url(redis_url(REDIS_DB))
     keys = list(client.scan_iter(f"{prefix}:*"))
     if keys:
         client.delete(*keys)

@@ -17,7 +17,7 @@ import redis
 from servelab.bench.load.k6 import k6_argv, k6_binary
 from servelab.stack import Stack
 from servelab.stack.groups import members
-from servelab.testing import scratch_database
+from servelab.testing import redis_url, scratch_database
 
 # The test runs the uwsgi stack with the compute service.
 pytestmark = pytest.mark.stack
@@ -30,7 +30,7 @@ NEIGHBORS = "/corpus/sentence/100/neighbors/?k=5"
 def database() -> Iterator[str]:
     with scratch_database("compute_test_") as name:
         yield name
-        cache = redis.Redis(host="127.0.0.1", port=6379, db=REDIS_DB)
+        cache = redis.Redis.from_url(redis_url(REDIS_DB))
         keys = list(cache.scan_iter(f"{name}:*"))
         if keys:
             cache.delete(*keys)

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from servelab.bench import cli as bench
+from servelab.bench.findings import cli as findings
 from servelab.images import cli as images
 from servelab.interrupts import stop_on_signals
 from servelab.reliability import cli as reliability
@@ -16,9 +17,10 @@ from servelab.reliability.outage import cli as outage
 from servelab.reliability.probe import cli as probe
 from servelab.reliability.soak import cli as soak
 from servelab.stack import cli as stack
+from servelab.stack.servers import servers
 
 # In the order `servelab --help` lists them.
-COMMANDS = (stack, bench, outage, probe, fuzz, soak, reliability, images)
+COMMANDS = (stack, bench, findings, outage, probe, fuzz, soak, reliability, images)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -33,16 +35,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    with stop_on_signals():
+    # A private database or cache server, where a command needs one, serves all its stacks.
+    with stop_on_signals(), servers().keeping():
         try:
             return int(args.handler(args))
         except KeyboardInterrupt:
             print("servelab: interrupted; the servers it started are stopped", file=sys.stderr)
             return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The local runner's one-shot services and the machine's own servers (x-local.server)."""
+"""The local runner's one-shot services and the database and cache servers it uses in place of
+an image (x-local.server)."""
 
 from __future__ import annotations
 
@@ -15,19 +16,20 @@ from servelab.bench.measure.dbwatch import ConnectionWatch
 from servelab.stack import Stack, StackError
 from servelab.stack.groups import members
 from servelab.stack.ports import free_port
+from servelab.testing import mariadb
 
-# Every test here runs the local runner against the machine's MariaDB and Redis.
+# Every test here runs the local runner against a MariaDB and a Redis: the machine's, or
+# where it has none the private ones the tests share.
 pytestmark = pytest.mark.stack
 
-MARIADB = "127.0.0.1:3306"
 SQL = shutil.which("mariadb") or shutil.which("mysql")
 
 
 def sql(statement: str) -> str:
     assert SQL is not None
-    host, port = MARIADB.split(":")
+    server = mariadb()
     result = subprocess.run(
-        [SQL, "-h", host, "-P", port, "-u", "root", "-N", "-e", statement],
+        [SQL, "-h", server.host, "-P", str(server.port), "-u", "root", "-N", "-e", statement],
         capture_output=True,
         text=True,
         check=True,
@@ -145,10 +147,13 @@ def test_a_service_on_the_machines_server_starts_nothing_and_lends_its_port(
         assert stack.running["app"].env["REDIS_URL"] == f"redis://127.0.0.1:{listener}/2"
 
 
-def test_a_server_that_does_not_answer_is_a_clear_error(project: Callable[[str], Path]) -> None:
+def test_a_named_server_that_does_not_answer_is_a_clear_error(
+    project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     port = free_port()
+    monkeypatch.setenv("SERVELAB_REDIS", f"127.0.0.1:{port}")
     directory = project(
-        f"""
+        """
         services:
           cache:
             profiles: [app]
@@ -158,10 +163,11 @@ def test_a_server_that_does_not_answer_is_a_clear_error(project: Callable[[str],
               interval: 200ms
               retries: 2
             x-local:
-              server: 127.0.0.1:{port}
+              server: 127.0.0.1:6379
         """
     )
-    with pytest.raises(StackError, match=f"nothing accepts connections at 127\\.0\\.0\\.1:{port}"):
+    where = f"127\\.0\\.0\\.1:{port}"
+    with pytest.raises(StackError, match=f"nothing accepts connections at {where}.*SERVELAB_REDIS"):
         Stack("app", project_dir=directory, log=None).start()
 
 
@@ -194,12 +200,12 @@ def test_mariadb_gets_the_images_database_on_the_machines_server(
               MARIADB_ALLOW_EMPTY_ROOT_PASSWORD: "1"
               MARIADB_DATABASE: ${{DB_NAME:-app}}
             x-local:
-              server: {MARIADB}
+              server: {mariadb()}
         """
     )
     for _ in range(2):  # the second start finds the database there already
         with Stack("app", env={"DB_NAME": database}, project_dir=directory, log=None) as stack:
-            assert stack.port("db") == 3306
+            assert stack.port("db") == mariadb().port
             assert sql(f"SHOW DATABASES LIKE '{database}'").split() == [database]
 
 
@@ -216,13 +222,14 @@ def test_the_connection_watch_counts_the_stacks_connections_to_its_database(
             environment:
               MARIADB_DATABASE: {database}
             x-local:
-              server: {MARIADB}
+              server: {mariadb()}
         """
     )
     with Stack("app", project_dir=directory, log=None) as stack:
         assert stack.databases == {"db": database}
-        host, port = MARIADB.split(":")
-        client = [SQL, "-h", host, "-P", port, "-u", "root", database, "-e", "SELECT SLEEP(1.5)"]
+        server = mariadb()
+        client = [SQL, "-h", server.host, "-P", str(server.port), "-u", "root", database]
+        client += ["-e", "SELECT SLEEP(1.5)"]
         with ConnectionWatch(stack, interval_s=0.1) as watch:
             held = [subprocess.Popen(client, stdout=subprocess.DEVNULL) for _ in range(3)]
             for process in held:

@@ -1,11 +1,13 @@
-"""Infrastructure the machine already runs, used in place of a compose image.
+"""A database or cache server used in place of a compose image.
 
-A service whose `x-local.server` names "host:port" (the machine's MariaDB or Redis)
-starts no process in a local run: the runner waits until the server accepts
-connections, then does what the image's entrypoint does on a first start that the
-app relies on. For mariadb and mysql images that is creating the database named by
-MARIADB_DATABASE / MYSQL_DATABASE, so each stack can use a database of its own on the
-shared server (and keep it between runs: a loaded corpus stays loaded).
+A service whose `x-local.server` names "host:port" (the default address of the machine's
+MariaDB or Redis) runs no container in a local run: the runner uses the server there, the
+one the user names instead (servelab.stack.servers.settings) or a private one it starts
+(servelab.stack.servers), waits until it accepts connections, then does what the image's
+entrypoint does on a first start that the app relies on. For mariadb and mysql images
+that is creating the database named by MARIADB_DATABASE / MYSQL_DATABASE, so each stack
+can use a database of its own on a shared server (and, on one that outlives the stack,
+keep it between runs: a loaded corpus stays loaded).
 """
 
 from __future__ import annotations
@@ -17,11 +19,19 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from servelab.stack.compose import ComposeError, Service
 
-# Images the runner knows how to use on the machine's own server.
+# Images the runner knows how to stand in for, and the server each is.
 KNOWN = ("mariadb", "mysql", "redis")
+_KINDS: dict[str, Literal["mariadb", "redis"]] = {
+    "mariadb": "mariadb",
+    "mysql": "mariadb",
+    "redis": "redis",
+}
+# The server binaries an image's command may start with, before its options.
+_BINARIES = ("mariadbd", "mysqld", "redis-server")
 _POLL = 0.2
 
 
@@ -51,18 +61,34 @@ def accepts_connections(where: Address, timeout: float = 1.0) -> bool:
         return False
 
 
-def wait_accepting(service: Service, deadline_s: float) -> Address:
-    """Wait until the service's server accepts TCP connections."""
-    where = address(service)
+def kind(service: Service) -> Literal["mariadb", "redis"]:
+    """The server that stands in for the service's image."""
+    found = _KINDS.get(service.infrastructure or "")
+    if found is None:
+        raise ComposeError(
+            f"{service.name}: x-local.server is for the images {', '.join(KNOWN)}, "
+            f"not {service.image!r}"
+        )
+    return found
+
+
+def options(service: Service) -> list[str]:
+    """The service's command-line options for its server (the command less the binary)."""
+    command = list(service.command)
+    if command and command[0] in _BINARIES:
+        command = command[1:]
+    return command
+
+
+def wait_accepting(service: Service, where: Address, what: str, deadline_s: float) -> None:
+    """Wait until the server at `where` (`what` says whose) accepts TCP connections."""
     deadline = time.monotonic() + deadline_s
     while not accepts_connections(where):
         if time.monotonic() > deadline:
             raise ComposeError(
-                f"{service.name}: nothing accepts connections at {where} "
-                f"(x-local.server: is the machine's {service.infrastructure} running?)"
+                f"{service.name}: nothing accepts connections at {where} ({what}: is it running?)"
             )
         time.sleep(_POLL)
-    return where
 
 
 def _first(env: Mapping[str, str], *names: str) -> str:
@@ -127,14 +153,8 @@ def create_database(service: Service, where: Address) -> str | None:
     return name
 
 
-def attach(service: Service, deadline_s: float) -> Address:
-    """Make the machine's server ready for the stack, as the image would be."""
-    if service.infrastructure not in KNOWN:
-        raise ComposeError(
-            f"{service.name}: x-local.server is for the images {', '.join(KNOWN)}, "
-            f"not {service.image!r}"
-        )
-    where = wait_accepting(service, deadline_s)
-    if service.infrastructure in ("mariadb", "mysql"):
+def attach(service: Service, where: Address, what: str, deadline_s: float) -> None:
+    """Make the server at `where` ready for the stack, as the image would be."""
+    wait_accepting(service, where, what, deadline_s)
+    if kind(service) == "mariadb":
         create_database(service, where)
-    return where

@@ -20,8 +20,8 @@ def up(args: argparse.Namespace) -> int:
             record = sessions.record(
                 project_dir, stack.profiles, {n: r.pgid for n, r in stack.running.items()}
             )
-            for name, address in stack.attached.items():
-                print(f"servelab: {name} is this machine's server at {address}", file=sys.stderr)
+            for name, lease in stack.leases.items():
+                print(f"servelab: {name} is {lease.describe()}", file=sys.stderr)
             for name, running in stack.running.items():
                 if running.process.poll() == 0:
                     print(f"servelab: {name} ran to completion", file=sys.stderr)

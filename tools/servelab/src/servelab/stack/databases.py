@@ -1,5 +1,11 @@
-"""The machine's MariaDB, as compose.yaml's x-local.server names it, and scratch databases
-on it: what the reliability suite and the tests create for a stack and drop afterwards."""
+"""The database and cache servers outside a stack, and scratch databases on the former: what
+the reliability suite and the tests create for a stack and drop afterwards.
+
+The default addresses are compose.yaml's `x-local.server`s: the machine's MariaDB (root, no
+password) and Redis. Where SERVELAB_MARIADB or SERVELAB_REDIS names another, or nothing
+answers at the default, these are the same servers the stacks of this process use
+(servelab.stack.servers).
+"""
 
 from __future__ import annotations
 
@@ -8,20 +14,37 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from servelab.stack.attached import Address, run_sql
+from servelab.stack.servers import servers
 
-# The machine's MariaDB (root, no password).
-MARIADB = Address("127.0.0.1", 3306)
+MARIADB_DEFAULT = Address("127.0.0.1", 3306)
+REDIS_DEFAULT = Address("127.0.0.1", 6379)
 
 
-def mariadb_url(database: str, server: Address = MARIADB) -> str:
-    """The DATABASE_URL of `database` on the machine's MariaDB (root, no password)."""
-    return f"mysql://root@{server}/{database}"
+def mariadb() -> Address:
+    """The MariaDB this process uses (root, no password)."""
+    return servers().address("mariadb", MARIADB_DEFAULT)
+
+
+def redis() -> Address:
+    """The Redis this process uses."""
+    return servers().address("redis", REDIS_DEFAULT)
+
+
+def mariadb_url(database: str, server: Address | None = None) -> str:
+    """The DATABASE_URL of `database` on `server` (default: mariadb()), as root."""
+    return f"mysql://root@{server or mariadb()}/{database}"
+
+
+def redis_url(db: int, server: Address | None = None) -> str:
+    """The REDIS_URL of database `db` on `server` (default: redis())."""
+    return f"redis://{server or redis()}/{db}"
 
 
 @contextmanager
-def scratch_database(prefix: str, server: Address = MARIADB) -> Iterator[str]:
-    """A new database name `<prefix><random>` for a stack to create on the machine's
-    MariaDB (its MARIADB_DATABASE); the database is dropped afterwards."""
+def scratch_database(prefix: str) -> Iterator[str]:
+    """A new database name `<prefix><random>` for a stack to create on mariadb() (its
+    MARIADB_DATABASE); the database is dropped afterwards."""
+    server = mariadb()
     name = f"{prefix}{uuid.uuid4().hex[:10]}"
     try:
         yield name

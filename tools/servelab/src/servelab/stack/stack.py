@@ -5,12 +5,13 @@ Each service runs its compose command with its compose environment (plus the
 assigns. Services start in dependency order and the stack waits on each one's own
 healthcheck, or for a one-shot service (one that another depends on with
 `service_completed_successfully`) until it exits 0. A service whose `x-local.server` names
-a server the machine runs (MariaDB, Redis) starts nothing: the stack uses that server
-(servelab.stack.attached). A service with `deploy.replicas: N` runs N processes,
-`<service>-1` to `<service>-N`, each on a port of its own; an nginx in front that names
-`{port:<service>}` in an upstream gets one `server` line per replica, as a service name
-that resolves to every replica's address gives it under Docker. Leaving the context stops
-every process group it started.
+the default address of a database or cache (MariaDB, Redis) runs no container: the stack
+uses the server the user names, the machine's at that address, or a private one it starts
+and stops with itself (servelab.stack.servers, servelab.stack.attached). A service with
+`deploy.replicas: N` runs N processes, `<service>-1` to `<service>-N`, each on a port of
+its own; an nginx in front that names `{port:<service>}` in an upstream gets one `server`
+line per replica, as a service name that resolves to every replica's address gives it
+under Docker. Leaving the context stops every process group it started.
 """
 
 from __future__ import annotations
@@ -32,13 +33,16 @@ from servelab.stack import attached, groups, nginx
 from servelab.stack.compose import ComposeError, Service, load_project
 from servelab.stack.logs import LogPump, Sink
 from servelab.stack.ports import LOOPBACK, free_port
+from servelab.stack.servers import Lease, servers
+from servelab.stack.servers.binaries import ServerError
+from servelab.stack.servers.settings import SettingsError
 from servelab.stack.watchdog import Watchdog
 
 _PLACEHOLDER = re.compile(r"\{(port|volume|tmp|project):([\w./-]+)\}")
 _BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")
 _POLL = 0.1
 _COMPLETED = "service_completed_successfully"
-# How long to wait for the machine's server when its service has no healthcheck.
+# How long to wait for a database or cache server when its service has no healthcheck.
 _ATTACH_S = 30.0
 
 
@@ -111,9 +115,11 @@ class Stack:
         # Every process started, by name: a service's, or `<service>-<n>` for its replicas.
         self.running: dict[str, Running] = {}
         self.replicas: dict[str, list[str]] = {}
-        # Services served by the machine's own server (x-local.server), by address, and the
-        # database each of those has there (MariaDB's MARIADB_DATABASE).
+        # Services served by a database or cache server (x-local.server), by address, the
+        # server each uses (the user's, the machine's or a private one), and the database
+        # each of those has there (MariaDB's MARIADB_DATABASE).
         self.attached: dict[str, attached.Address] = {}
+        self.leases: dict[str, Lease] = {}
         self.databases: dict[str, str] = {}
         self._one_shots: set[str] = set()
         self._watchdog: Watchdog | None = None
@@ -146,7 +152,7 @@ class Stack:
     def process_groups(self) -> dict[str, int]:
         """The process group id of every long-running process this stack started, by
         name (a replica's is `<service>-<n>`): the servers and what they fork, not the
-        one-shots (which have exited) nor the machine's own servers it attached to."""
+        one-shots (which have exited) nor the database and cache servers it attached to."""
         return {
             name: running.pgid
             for name, running in self.running.items()
@@ -180,18 +186,19 @@ class Stack:
             if condition == _COMPLETED
         }
         for name in names:
-            service = project.services[name]
-            self.replicas[name] = _replica_names(service)
-            if service.local.server:
-                self.ports[name] = self._address(service).port
-            elif service.local.port_env:
-                preferred = service.published_port if self.publish else None
-                for replica in self.replicas[name]:
-                    self.ports[replica] = free_port(preferred if replica == name else None)
-                self.ports.setdefault(name, self.ports[self.replicas[name][0]])
+            self.replicas[name] = _replica_names(project.services[name])
         width = max(len(replica) for name in names for replica in self.replicas[name])
         self._watchdog = Watchdog()
         try:
+            for name in names:
+                service = project.services[name]
+                if service.local.server:
+                    self.ports[name] = self._lease(service).address.port
+                elif service.local.port_env:
+                    preferred = service.published_port if self.publish else None
+                    for replica in self.replicas[name]:
+                        self.ports[replica] = free_port(preferred if replica == name else None)
+                    self.ports.setdefault(name, self.ports[self.replicas[name][0]])
             for name in names:
                 service = project.services[name]
                 self._wait_dependencies(service)
@@ -223,12 +230,16 @@ class Stack:
         self._wait_healthy(self.running[service])
 
     def stop(self) -> None:
-        """Stop every process group this stack started, last started first."""
+        """Stop every process group this stack started, last started first, then give back
+        its database and cache servers (a private one stops once nothing else holds it)."""
         for running in reversed(list(self.running.values())):
             groups.stop_group(running.pgid, running.service.stop_grace_period, running.process)
             running.process.wait()
             running.log.join(timeout=2)
         self.running.clear()
+        for lease in reversed(list(self.leases.values())):
+            servers().release(lease)
+        self.leases.clear()
         if self._watchdog is not None:
             self._watchdog.release()
             self._watchdog = None
@@ -333,17 +344,25 @@ class Stack:
             raise StackError(f"{service} is not a process of this stack")
         return self.running[service]
 
-    def _address(self, service: Service) -> attached.Address:
+    def _lease(self, service: Service) -> Lease:
+        """The server standing in for the service's image: the user's, the machine's at
+        x-local.server, or a private one started now."""
         try:
-            return attached.address(service)
-        except ComposeError as error:
+            kind = attached.kind(service)
+            default = attached.address(service)
+            lease = servers().acquire(kind, default, attached.options(service))
+        except (ComposeError, ServerError, SettingsError, OSError) as error:
             raise StackError(str(error)) from error
+        self.leases[service.name] = lease
+        return lease
 
     def _attach(self, service: Service) -> None:
         check = service.healthcheck
         deadline = check.start_period + check.interval * check.retries if check else _ATTACH_S
+        lease = self.leases[service.name]
         try:
-            self.attached[service.name] = attached.attach(service, deadline)
+            attached.attach(service, lease.address, lease.describe(), deadline)
+            self.attached[service.name] = lease.address
             name = attached.database(service)
             if name:
                 self.databases[service.name] = name

@@ -1,6 +1,7 @@
-"""Test support: run one compose service and check that it stops cleanly; a scratch
-database on the machine's MariaDB (servelab.stack.databases, which the reliability suite
-uses too); a log sink that keeps what a stack's processes write.
+"""Test support: run one compose service and check that it stops cleanly; the MariaDB and
+Redis the stacks use (the machine's, the ones SERVELAB_MARIADB and SERVELAB_REDIS name, or
+private ones: servelab.stack.databases, which the reliability suite uses too) and scratch
+databases on that MariaDB; a log sink that keeps what a stack's processes write.
 The fixtures are in servelab.testing.plugin."""
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 
 from servelab.stack import Stack
-from servelab.stack.databases import MARIADB as MARIADB
+from servelab.stack.databases import mariadb as mariadb
 from servelab.stack.databases import mariadb_url as mariadb_url
+from servelab.stack.databases import redis as redis
+from servelab.stack.databases import redis_url as redis_url
 from servelab.stack.databases import scratch_database as scratch_database
 from servelab.stack.groups import members
 

@@ -7,17 +7,23 @@ the local runner, a service's own server process, nginx) or drive one with k6; `
 the mark at collection; a test that starts servers itself carries `@pytest.mark.stack`.
 A test without the mark that starts a process group through the runner fails at once,
 so the fast lane cannot start a server by mistake.
+
+The database and the cache are the machine's where they answer, else private servers
+(servelab.stack.servers): one of each per test process at most, started when a test first
+needs it and stopped when the session ends.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
 from servelab.stack import groups
+from servelab.stack.servers import servers
 from servelab.testing import Serve, serve_service
 from servelab.testing.k6 import K6Outcome, K6Smoke, run_k6
 
@@ -26,6 +32,17 @@ from servelab.testing.k6 import K6Outcome, K6Smoke, run_k6
 SMOKE = {"VUS": "4", "DURATION": "2s"}
 
 STACK = "stack"
+
+
+_SESSION = ExitStack()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _SESSION.enter_context(servers().keeping())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    _SESSION.close()
 
 
 def pytest_collection_modifyitems(items: Sequence[pytest.Item]) -> None:

@@ -29,8 +29,11 @@ _MEASUREMENT = {
 }
 
 
-def _cell(variant: str, rounds_cpu_us: list[float | None], rps: float) -> dict[str, Any]:
-    """A cell whose kept round is its median by CPU, 1,000 requests in it."""
+def _cell(
+    variant: str, rounds_cpu_us: list[float | None], rps: float, k6_cpu_s: float = 0.5
+) -> dict[str, Any]:
+    """A cell whose kept round is its median by CPU, 1,000 requests in it; k6 used
+    `k6_cpu_s` of its one CPU's second."""
     kept = sorted(value for value in rounds_cpu_us if value is not None)
     return {
         "variant": variant,
@@ -40,7 +43,7 @@ def _cell(variant: str, rounds_cpu_us: list[float | None], rps: float) -> dict[s
         "env": {},
         "pinning": "server on CPU 1, k6 on CPU 0",
         "commands": {},
-        "k6_cpu_s": 1.0,
+        "k6_cpu_s": k6_cpu_s,
         "k6_wall_s": 1.0,
         "k6_cpus": 1,
         "wall_s": 2.0,
@@ -102,11 +105,22 @@ def test_a_round_missing_on_either_side_is_left_out(matrix: Matrix) -> None:
     assert _value(matrix, run, "cpu") == pytest.approx((2.0 + 1.1) / 2)
 
 
-def test_other_metrics_and_runs_without_rounds_read_the_median_cells(matrix: Matrix) -> None:
+def test_runs_without_rounds_read_the_median_cells(matrix: Matrix) -> None:
     run = _run(APP, EMPTY)
     assert _value(matrix, run, "rps") == pytest.approx(0.5)
     one_round = replace(run, rounds=1)
     assert _value(matrix, one_round, "cpu") == pytest.approx(250.0 / 100.0)
+
+
+def test_a_client_bound_cell_leaves_requests_per_second_ratios_not_cpu_ones(
+    matrix: Matrix,
+) -> None:
+    # k6 used 95% of its CPU on the empty app's cell: its requests/s are k6's.
+    cells = [_cell("app", APP, 500.0), _cell("empty", EMPTY, 1000.0, k6_cpu_s=0.95)]
+    run = run_from_json(run_record("hello", {"vus": 10, "duration_s": 1.0}, cells, rounds=3))
+    [spec] = [spec for spec in matrix.ratios if spec.name == "rps"]
+    assert run_ratio_values(spec, run, ["app", "empty"]) == []
+    assert _value(matrix, run, "cpu") == pytest.approx(2.0)
 
 
 def test_a_mean_over_endpoints_keeps_the_rounds_that_measured_them_all(matrix: Matrix) -> None:

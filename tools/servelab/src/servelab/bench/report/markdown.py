@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.errors import BenchError
+from servelab.bench.findings.catalogue import QUESTIONS
+from servelab.bench.findings.verdict import Answer, answer
 from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import Matrix
 from servelab.bench.report.apart import apart
-from servelab.bench.report.findings import Answer, answers
 from servelab.bench.report.ratios import (
     GoalResult,
     RatioSpec,
@@ -668,15 +669,25 @@ def _write_up_charts(charts: Mapping[str, str], write_up: WriteUp) -> list[str]:
     return lines
 
 
-def _summary(found: Sequence[Answer]) -> list[str]:
+def _findings_link(source: Path | None) -> str:
+    """docs/findings.md from docs/results/; a run kept apart has findings.md beside it."""
+    if source is None or (source.parent.name, source.parent.parent.name) == ("results", "docs"):
+        return "../findings.md"
+    return "findings.md"
+
+
+def _summary(found: Sequence[Answer], findings: str) -> list[str]:
     if not found:
         return []
     return [
         "## Summary",
         "",
-        "The write-up's questions, answered by this run's figures (the ratios below).",
+        "The write-up's questions, answered by this run's figures alone, each value with its "
+        "range (min–max over rounds; ±10% for a value measured once); an option wins only "
+        f"where every range lies on its side. [The findings]({findings}) answer them from "
+        "every run of this family, beside the write-up's own answers.",
         "",
-        *(f"- **{a.question}** {a.answer} — {a.figures}." for a in found),
+        *(f"- **{a.question}** {a.verdict} — {a.figures}." for a in found),
         "",
     ]
 
@@ -711,7 +722,10 @@ def render(
         f"{run.machine.cpus} CPUs; `servelab report {source or matrix.family}` renders it "
         f"again from [{saved}]({saved}). The write-up: {write_up.citation}.",
         "",
-        *_summary(answers(run, specs, measured)),
+        *_summary(
+            [answer(rule, [run], matrix) for rule in QUESTIONS.get(matrix.family, ())],
+            _findings_link(source),
+        ),
         "Compare ratios measured in one run, and CPU per request, not requests/s across "
         "machines or runs: k6 spends several times the CPU per request that wrk does, and "
         "may share the machine with the server.",

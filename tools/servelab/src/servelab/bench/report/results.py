@@ -106,12 +106,13 @@ class BenchRun:
 
     def round_values(self, metric: str) -> list[dict[Key, float]]:
         """Each round's values of `metric`, keyed for ratios, where the cells recorded it
-        round by round (the server's CPU per request, CPU_US); empty otherwise. A cell of
-        a shape with one round has its value in the first round only."""
-        if metric != CPU_US or self.rounds < 2:
+        round by round (the server's CPU per request, CPU_US, and successful requests/s:
+        each round's requests/s times the median round's success share); empty otherwise.
+        A cell of a shape with one round has its value in the first round only."""
+        if metric not in ROUND_METRICS or self.rounds < 2:
             return []
         per_cell = {
-            cell.key: cell.rounds_cpu_us or (cell.cpu_us_per_request,) for cell in self.cells
+            cell.key: _rounds(cell, metric) for cell in self.cells if cell.measurement is not None
         }
         return [
             {
@@ -138,6 +139,22 @@ class BenchRun:
     @property
     def k6_cpu_s(self) -> float:
         return sum(cell.k6_cpu_s for cell in self.cells)
+
+
+# The metrics a cell records round by round.
+ROUND_METRICS = frozenset({CPU_US, "ok_rps"})
+
+
+def _rounds(cell: CellResult, metric: str) -> tuple[float | None, ...]:
+    """The cell's values of `metric` (one of ROUND_METRICS) round by round; its one value
+    where it ran a single round."""
+    if metric == CPU_US:
+        return cell.rounds_cpu_us or (cell.cpu_us_per_request,)
+    assert cell.measurement is not None
+    share = 1.0 - cell.measurement.failed_rate
+    if not cell.rounds_rps:
+        return (cell.measurement.ok_rps,)
+    return tuple(None if rps is None else rps * share for rps in cell.rounds_rps)
 
 
 def _metric(cell: CellResult, metric: str) -> float | None:

@@ -22,7 +22,7 @@ from servelab.reliability.fuzz.judge import tally
 from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S, exchange, request_bytes
 from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, schemathesis_argv
 from servelab.reliability.fuzz.slowloris import slowloris
-from servelab.stack import Stack
+from servelab.stack import Stack, databases
 from servelab.stack.databases import scratch_database
 
 _SHOWN_FAILURES = 3
@@ -212,7 +212,8 @@ def _database(family: Family) -> AbstractContextManager[str | None]:
 
 
 def _clear_cache(prefix: str, db: str) -> None:
-    client = redis.Redis(host="127.0.0.1", port=6379, db=int(db))
+    server = databases.redis()
+    client = redis.Redis(host=server.host, port=server.port, db=int(db))
     keys = list(client.scan_iter(f"{prefix}:*"))
     if keys:
         client.delete(*keys)

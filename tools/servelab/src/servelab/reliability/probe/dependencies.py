@@ -35,12 +35,11 @@ from servelab.reliability.outage.analysis import Events, Outcome, analyse
 from servelab.reliability.probe.load import Loaded, Step, run_load
 from servelab.reliability.probe.proxy import Proxy
 from servelab.reliability.probe.timeline import seconds_table
-from servelab.stack import Stack
+from servelab.stack import Stack, databases
 from servelab.stack.attached import Address
-from servelab.stack.databases import MARIADB, scratch_database
+from servelab.stack.databases import scratch_database
 from servelab.stack.ports import LOOPBACK
 
-REDIS = Address("127.0.0.1", 6379)
 REDIS_DB = 2
 CORPUS_LIMIT = 300
 WORD = quote("水")
@@ -202,8 +201,8 @@ def proxied_stack(
     """The profile's stack with MariaDB, Redis and the compute service behind a Proxy each
     (the compute service's, pointed at it once the stack has given it a port)."""
     with (
-        Proxy(MARIADB) as mariadb,
-        Proxy(REDIS) as cache,
+        Proxy(databases.mariadb()) as mariadb,
+        Proxy(databases.redis()) as cache,
         Proxy(Address(LOOPBACK, 0)) as compute,
         log.open("w") as server_log,
         Stack(
@@ -235,7 +234,8 @@ def proxied_stack(
 
 
 def _clear_cache(prefix: str) -> None:
-    client = redis.Redis(host=REDIS.host, port=REDIS.port, db=REDIS_DB)
+    server = databases.redis()
+    client = redis.Redis(host=server.host, port=server.port, db=REDIS_DB)
     keys = list(client.scan_iter(f"{prefix}:*"))
     if keys:
         client.delete(*keys)

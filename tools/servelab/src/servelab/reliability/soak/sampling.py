@@ -13,7 +13,7 @@ from pathlib import Path
 from servelab.bench.measure.dbwatch import connections
 from servelab.reliability.soak.targets import SoakError
 from servelab.stack import Stack
-from servelab.stack.databases import MARIADB
+from servelab.stack.databases import mariadb
 from servelab.stack.groups import members
 
 PAGE_KIB = 4
@@ -78,11 +78,11 @@ def close_wait_inodes() -> set[str]:
 
 
 def db_connections(database: str | None) -> int:
-    """Connections to `database` on the machine's MariaDB, counted as the benchmark counts
+    """Connections to `database` on the MariaDB the stacks use, counted as the benchmark counts
     them (bench.measure.dbwatch)."""
     if not database:
         return 0
-    count = connections(MARIADB, database)
+    count = connections(mariadb(), database)
     if count is None:
         raise SoakError(f"cannot count the connections to database {database!r}")
     return count

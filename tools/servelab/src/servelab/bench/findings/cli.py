@@ -1,0 +1,52 @@
+"""`servelab findings`: docs/findings.md from the committed runs, or a results folder's own
+findings page compared with the reference."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from servelab.bench.errors import BenchError
+from servelab.bench.findings.write import compare_findings, write_findings
+from servelab.project import find_project_dir, results_dir
+
+
+def findings(args: argparse.Namespace) -> int:
+    project_dir = find_project_dir()
+    results = args.results or results_dir(project_dir)
+    if not results.is_dir():
+        print(f"servelab: no results folder at {results}", file=sys.stderr)
+        return 2
+    try:
+        print(f"servelab: wrote {write_findings(project_dir, results)}", file=sys.stderr)
+        if args.against is not None:
+            found = compare_findings(project_dir, results, args.against)
+            print(found.summary(f"This run ({results}) and {args.against}"))
+            for asked, ours, theirs in found.differ:
+                print(f"  differs: {asked}: {ours} / {theirs}")
+    except BenchError as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    page = commands.add_parser(
+        "findings",
+        help="answer every write-up question from saved runs, with how sure each answer is",
+    )
+    page.add_argument(
+        "--results",
+        type=Path,
+        metavar="DIR",
+        help="the saved runs to read (default: docs/results, writing docs/findings.md; "
+        "another folder gets its own findings.md)",
+    )
+    page.add_argument(
+        "--against",
+        type=Path,
+        metavar="DIR",
+        help="then compare each answer with those from the runs in DIR (e.g. docs/results)",
+    )
+    page.set_defaults(handler=findings)

@@ -1,0 +1,172 @@
+"""What a verdict may rest on: a ratio's values, or a metric's per cell, each with its
+spread over rounds, from the cells that can resolve a difference.
+
+Two kinds of cell are left out, and said so: one with fewer than MIN_REQUESTS requests
+(where one request is more than a quarter of the NOISE a verdict must clear: a cell of 10
+requests moves by a tenth with one slow request), and, for requests/s, one where the client
+set the pace (report.client_bound).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from servelab.bench.findings.spread import Spread
+from servelab.bench.report.client_bound import RATES, client_bound
+from servelab.bench.report.ratios import RatioSpec, RatioValue, Side, ratio_values
+from servelab.bench.report.results import ROUND_METRICS, BenchRun, CellResult
+
+MIN_REQUESTS = 40
+
+# (ratio, variant, workers, endpoint)
+_Key = tuple[str, str, int, str | None]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One value of a ratio (its median over rounds) and its spread."""
+
+    value: RatioValue
+    spread: Spread
+
+    @property
+    def key(self) -> _Key:
+        v = self.value
+        return (v.ratio, v.variant, v.workers, v.endpoint)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    variant: str
+    workers: int
+    endpoint: str
+    why: str
+
+    @property
+    def cell(self) -> str:
+        workers = f"{self.workers} worker" + ("" if self.workers == 1 else "s")
+        return f"{self.variant}, {workers}, {self.endpoint}"
+
+
+def _why_not(cell: CellResult, metric: str) -> str | None:
+    assert cell.measurement is not None
+    if cell.measurement.requests < MIN_REQUESTS:
+        return f"{cell.measurement.requests} requests, too few"
+    return client_bound(cell) if metric in RATES else None
+
+
+def usable(run: BenchRun, metric: str) -> tuple[BenchRun, list[LeftOut]]:
+    """`run` with only the measured cells that can resolve `metric`, and those left out."""
+    kept, left = [], []
+    for cell in run.cells:
+        if cell.measurement is None:
+            continue
+        why = _why_not(cell, metric)
+        if why is None:
+            kept.append(cell)
+        else:
+            left.append(LeftOut(cell.variant, cell.workers, cell.endpoint, why))
+    return replace(run, cells=tuple(kept)), left
+
+
+def _touches(side: Side | None, variants: Sequence[str], out: LeftOut) -> bool:
+    """Whether a ratio's side reads the left-out cell: its variant and its endpoint."""
+    if side is None or out.variant not in (side.variants or variants):
+        return False
+    if side.endpoint is not None:
+        return out.endpoint == side.endpoint
+    if side.endpoints:
+        return out.endpoint in side.endpoints
+    return side.combines(out.endpoint)
+
+
+def _relevant(spec: RatioSpec, variants: Sequence[str], left: Iterable[LeftOut]) -> list[LeftOut]:
+    """The left-out cells either side of the ratio would have read."""
+    return [
+        out
+        for out in left
+        if _touches(spec.numerator, variants, out) or _touches(spec.denominator, variants, out)
+    ]
+
+
+def estimates(
+    spec: RatioSpec, run: BenchRun, variants: Sequence[str]
+) -> tuple[list[Estimate], list[LeftOut]]:
+    """The ratio's values in `run` with their spreads: over the rounds' ratios where the
+    cells ran rounds (both sides of each round measured in the same pass), else the value
+    measured once with its NOISE band."""
+    kept, left = usable(run, spec.metric)
+    settings = kept.settings()
+    rounds = [] if spec.per_cell else kept.round_values(spec.metric)
+    if rounds:
+        found: dict[_Key, list[RatioValue]] = {}
+        for round_ in rounds:
+            for value in ratio_values(spec, round_, variants, settings):
+                key = (value.ratio, value.variant, value.workers, value.endpoint)
+                found.setdefault(key, []).append(value)
+        result = []
+        for each in found.values():
+            most = max(value.pairs for value in each)
+            full = [value.value for value in each if value.pairs == most]
+            spread = Spread.of(full)
+            result.append(Estimate(replace(each[0], value=spread.value, pairs=most), spread))
+        return result, _relevant(spec, variants, left)
+    over = spec.denominator.metric if spec.denominator is not None else None
+    divisors = kept.values(over) if over else None
+    once = ratio_values(spec, kept.values(spec.metric), variants, settings, divisors)
+    return [Estimate(v, Spread.once(v.value)) for v in once], _relevant(spec, variants, left)
+
+
+def merged(per_run: Iterable[Sequence[Estimate]]) -> list[Estimate]:
+    """The estimates of several runs, each value's spread over every run that has it."""
+    found: dict[_Key, Estimate] = {}
+    for estimates_ in per_run:
+        for estimate in estimates_:
+            held = found.get(estimate.key)
+            if held is None:
+                found[estimate.key] = estimate
+                continue
+            spread = held.spread.merge(estimate.spread)
+            found[estimate.key] = Estimate(replace(held.value, value=spread.value), spread)
+    return list(found.values())
+
+
+# (variant, workers)
+Where = tuple[str, int]
+
+
+def cell_spreads(
+    run: BenchRun, metric: str, endpoint: str, variants: Sequence[str] | None
+) -> tuple[dict[Where, Spread], list[LeftOut]]:
+    """`metric` of each usable cell at `endpoint` (of `variants`, None: all), with its
+    spread over the cell's rounds (ROUND_METRICS), else its NOISE band."""
+    kept, left = usable(run, metric)
+    found: dict[Where, Spread] = {}
+    for cell in kept.cells:
+        if cell.endpoint != endpoint or (variants is not None and cell.variant not in variants):
+            continue
+        rounds = [value for value in _round_values(kept, cell, metric) if value]
+        if rounds:
+            found[(cell.variant, cell.workers)] = Spread.of(rounds)
+    mine = [
+        out
+        for out in left
+        if out.endpoint == endpoint and (variants is None or out.variant in variants)
+    ]
+    return found, mine
+
+
+def _round_values(run: BenchRun, cell: CellResult, metric: str) -> list[float | None]:
+    if metric in ROUND_METRICS and run.rounds > 1:
+        return [values.get(cell.key) for values in run.round_values(metric)]
+    return [run.values(metric).get(cell.key)]
+
+
+def merged_cells(per_run: Iterable[Mapping[Where, Spread]]) -> dict[Where, Spread]:
+    found: dict[Where, Spread] = {}
+    for spreads in per_run:
+        for where, spread in spreads.items():
+            held = found.get(where)
+            found[where] = spread if held is None else held.merge(spread)
+    return found

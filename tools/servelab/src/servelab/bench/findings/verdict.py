@@ -1,0 +1,217 @@
+"""A question answered from one or more runs of its family, only as far as the figures'
+spread allows: an option wins where every value's range lies on its side of 1; where the
+ranges hold 1 there is no measurable difference; where values disagree in direction the
+answer depends on where, and says how it splits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from servelab.bench.findings.evidence import (
+    Estimate,
+    LeftOut,
+    cell_spreads,
+    estimates,
+    merged,
+    merged_cells,
+)
+from servelab.bench.findings.rules import Cheapest, Choice, Question, Within, Workers
+from servelab.bench.findings.spread import NOISE, Spread, geometric
+from servelab.bench.measure.summary import CPU_US, MEMORY_MIB
+from servelab.bench.plan.matrix import Matrix
+from servelab.bench.report.results import BenchRun
+
+NO_DIFFERENCE = "no measurable difference"
+DEPENDS = "depends on where"
+CANNOT = "cannot answer here"
+
+_WHAT = {CPU_US: "server CPU per request", MEMORY_MIB: "server memory"}
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    # The answer itself: an option, NO_DIFFERENCE, DEPENDS or CANNOT, with a few words.
+    verdict: str
+    # The figures behind it, each value with its range.
+    figures: str
+    # How many runs and rounds the ranges are over.
+    sure: str = ""
+    left_out: tuple[LeftOut, ...] = ()
+
+    @property
+    def settled(self) -> bool:
+        """An answer that picks an option beyond the noise."""
+        return not self.verdict.startswith((NO_DIFFERENCE, DEPENDS, CANNOT))
+
+
+def _workers(count: int) -> str:
+    return f"{count} worker" + ("" if count == 1 else "s")
+
+
+def _where(estimate: Estimate) -> str:
+    return f"{estimate.value.where}, {_workers(estimate.value.workers)}"
+
+
+def _listed(found: Sequence[Estimate]) -> str:
+    return "; ".join(f"{_where(e)}: {e.spread.shown()}" for e in found)
+
+
+def _sure(runs: Sequence[BenchRun], counts: Sequence[int]) -> str:
+    forms = " and ".join(f"{run.form} ({run.started[:10]})" for run in runs)
+    most = max(counts, default=1)
+    if most <= len(runs):
+        spread = f"±{NOISE:.0%} either side of a single measurement per run"
+    else:
+        spread = f"min–max over up to {most} rounds"
+    return f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {forms}; ranges: {spread}"
+
+
+def _mean(rule: Choice, what: str, group: Sequence[Estimate]) -> str:
+    """The group's geometric mean, as the first option over the second."""
+    overall = geometric([e.spread for e in group])
+    return f"{rule.first} {overall.shown()} the {what} of {rule.second}"
+
+
+def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
+    specs = {spec.name: spec for spec in matrix.ratios}
+    names = [variant.name for variant in matrix.variants]
+    for name in rule.ratios:
+        spec = specs.get(name)
+        if spec is None:
+            continue
+        per_run = [estimates(spec, run, names) for run in runs]
+        found = merged(found for found, _ in per_run)
+        left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+        if not found:
+            continue
+        sign = -1 if spec.lower_is_better else 1
+        first = [e for e in found if e.spread.side() == sign]
+        second = [e for e in found if e.spread.side() == -sign]
+        even = [e for e in found if e.spread.side() == 0]
+        what = _WHAT.get(spec.metric, "successful requests/s")
+        sure = _sure(runs, [e.spread.count for e in found])
+
+        if first and second:
+            verdict = (
+                f"{DEPENDS}: {rule.first} on {', '.join(map(_where, first))}; "
+                f"{rule.second} on {', '.join(map(_where, second))}"
+            )
+            return Answer(rule.question, verdict, f"{name}: {_listed(found)}", sure, left)
+        winners = first or second
+        if not winners:
+            figures = f"{_mean(rule, what, found)} ({_listed(found)})"
+            return Answer(rule.question, NO_DIFFERENCE, figures, sure, left)
+        figures = f"{_mean(rule, what, winners)} ({_listed(winners)})"
+        if even:
+            figures += f"; {NO_DIFFERENCE} on {_listed(even)}"
+        winner = rule.first if first else rule.second
+        return Answer(rule.question, winner, figures, sure, left)
+    return None
+
+
+def _us(spread: Spread) -> str:
+    return spread.shown(0, " µs")
+
+
+def _cheapest(rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
+    spec = next((spec for spec in matrix.ratios if spec.name == rule.ratio), None)
+    if spec is None:
+        return None
+    per_run = [cell_spreads(run, CPU_US, rule.endpoint, spec.numerator.variants) for run in runs]
+    costs = merged_cells(found for found, _ in per_run)
+    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+    if not costs:
+        return None
+    ranked = sorted(costs.items(), key=lambda item: item[1].value)
+    best = ranked[0][1]
+    tied = [where for where, spread in ranked if spread.overlaps(best)]
+    listed = "; ".join(
+        f"{variant}, {_workers(workers)}: {_us(spread)}" for (variant, workers), spread in ranked
+    )
+    figures = f"server CPU per request at {rule.endpoint}, least first: {listed}"
+    sure = _sure(runs, [spread.count for spread in costs.values()])
+    if len(tied) > 1:
+        names = ", ".join(dict.fromkeys(variant for variant, _ in tied))
+        return Answer(rule.question, f"{NO_DIFFERENCE} between {names}", figures, sure, left)
+    return Answer(rule.question, ranked[0][0][0], figures, sure, left)
+
+
+def _enough(rule: Workers, runs: Sequence[BenchRun]) -> Answer | None:
+    per_run = [cell_spreads(run, "ok_rps", rule.endpoint, rule.variants) for run in runs]
+    rates = merged_cells(found for found, _ in per_run)
+    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+    if not rates:
+        return None
+    (variant, _), top = max(rates.items(), key=lambda item: item[1].value)
+    curve = sorted((w, spread) for (v, w), spread in rates.items() if v == variant)
+    rivals = sorted({v for (v, _), rate in rates.items() if v != variant and rate.overlaps(top)})
+    shown = "; ".join(f"{_workers(w)}: {spread.shown(1, '/s')}" for w, spread in curve)
+    figures = f"successful requests/s of {variant} at {rule.endpoint}: {shown}"
+    if rivals:
+        figures += f"; {NO_DIFFERENCE} from {', '.join(rivals)} at their best"
+    sure = _sure(runs, [spread.count for spread in rates.values()])
+    cpus = max(run.machine.cpus for run in runs)
+    if len(curve) == 1:
+        verdict = (
+            f"{CANNOT}: only {_workers(curve[0][0])} measured; run `servelab bench "
+            f"{runs[0].family} --workers 1,2,4,8` on a machine with 8 or more CPUs"
+        )
+        return Answer(rule.question, verdict, figures, sure, left)
+    enough = next(w for w, spread in curve if spread.overlaps(top) or spread.low > top.low)
+    name = variant if not rivals else f"{variant}, or alike {', '.join(rivals)}"
+    verdict = f"{_workers(enough)} on {cpus} CPUs; {name}"
+    return Answer(rule.question, verdict, figures, sure, left)
+
+
+def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
+    spec = next((spec for spec in matrix.ratios if spec.name == rule.ratio), None)
+    if spec is None:
+        return None
+    names = [variant.name for variant in matrix.variants]
+    per_run = [estimates(spec, run, names) for run in runs]
+    found = merged(found for found, _ in per_run)
+    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+    if not found:
+        return None
+    worst = max(found, key=lambda e: e.spread.value)
+    figures = f"{rule.ratio}, the limit {rule.maximum:.2f}×: {_listed(found)}"
+    sure = _sure(runs, [e.spread.count for e in found])
+    over = [e for e in found if e.spread.side(rule.maximum) > 0]
+    if over:
+        most = max(over, key=lambda e: e.spread.value)
+        verdict = f"no: {most.spread.value - 1:+.0%} on {_where(most)}"
+    elif all(e.spread.side(rule.maximum) < 0 for e in found):
+        verdict = f"yes: {worst.spread.value - 1:+.0%} at most"
+    else:
+        excess = f"{worst.spread.value - 1:+.0%} on {_where(worst)}"
+        verdict = f"{NO_DIFFERENCE} from the limit: {excess}"
+    return Answer(rule.question, verdict, figures, sure, left)
+
+
+def _needs(rule: Question) -> str:
+    if isinstance(rule, Choice):
+        return f"needs both sides of {' or '.join(rule.ratios)}"
+    if isinstance(rule, (Within, Cheapest)):
+        return f"needs both sides of {rule.ratio}"
+    if isinstance(rule, Workers):
+        return f"needs {rule.endpoint} measured"
+    return rule.needs
+
+
+def answer(rule: Question, runs: Sequence[BenchRun], matrix: Matrix) -> Answer:
+    """The question answered from `runs` (one family's), or CANNOT with what it needs."""
+    found: Answer | None = None
+    if runs and isinstance(rule, Choice):
+        found = _choice(rule, runs, matrix)
+    elif runs and isinstance(rule, Cheapest):
+        found = _cheapest(rule, runs, matrix)
+    elif runs and isinstance(rule, Workers):
+        found = _enough(rule, runs)
+    elif runs and isinstance(rule, Within):
+        found = _within(rule, runs, matrix)
+    if found is not None:
+        return found
+    forms = " and ".join(run.form for run in runs) or "no"
+    return Answer(rule.question, f"{CANNOT}: {_needs(rule)}", f"not in the {forms} run")

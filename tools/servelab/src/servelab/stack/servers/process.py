@@ -1,0 +1,87 @@
+"""A private server process: started in a process group of its own, its output in a log file
+beside its data, ready once it accepts connections, stopped by its group.
+
+A watchdog process stops the group if the process that started it dies without stopping it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.stack.attached import Address, accepts_connections
+from servelab.stack.groups import stop_group
+from servelab.stack.ports import LOOPBACK
+from servelab.stack.servers.binaries import ServerError
+from servelab.stack.watchdog import Watchdog
+
+_POLL_S = 0.05
+_TAIL = 20
+# MariaDB's own shutdown flushes its buffer pool: well within this for a private one.
+GRACE_S = 30.0
+
+
+@dataclass
+class PrivateServer:
+    name: str
+    address: Address
+    directory: Path
+    process: subprocess.Popen[bytes]
+    watchdog: Watchdog
+
+    @property
+    def pgid(self) -> int:
+        return self.process.pid
+
+    def stop(self) -> None:
+        """SIGTERM its group, SIGKILL what is left after the grace period; then remove its
+        directory, data included."""
+        stop_group(self.pgid, GRACE_S, self.process)
+        self.process.wait()
+        self.watchdog.release()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def log_tail(directory: Path) -> str:
+    lines = [
+        line
+        for log in sorted(directory.glob("*.log"))
+        for line in log.read_text(errors="replace").splitlines()
+    ]
+    return "\n".join(lines[-_TAIL:])
+
+
+def start(
+    name: str, argv: Sequence[str], directory: Path, port: int, deadline_s: float
+) -> PrivateServer:
+    """Run `argv` and wait until 127.0.0.1:`port` accepts connections."""
+    address = Address(LOOPBACK, port)
+    with (directory / "server.log").open("wb") as log:
+        try:
+            process = subprocess.Popen(
+                list(argv),
+                cwd=directory,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise ServerError(f"cannot start {name}: {error}") from error
+    watchdog = Watchdog()
+    watchdog.watch(process.pid, GRACE_S)
+    server = PrivateServer(name, address, directory, process, watchdog)
+    deadline = time.monotonic() + deadline_s
+    while not accepts_connections(address, timeout=0.5):
+        code = process.poll()
+        if code is not None or time.monotonic() > deadline:
+            tail = log_tail(directory)
+            server.stop()
+            why = f"exited with status {code}" if code is not None else "did not start in time"
+            raise ServerError(f"{name} {why} (command: {' '.join(argv)})\n{tail}")
+        time.sleep(_POLL_S)
+    return server
