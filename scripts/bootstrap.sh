@@ -5,7 +5,12 @@
 #                            builds against them), fonts-noto-cjk and fonts-wqy-microhei
 #                            (the health-code screenshot generator draws Chinese text in
 #                            them; Micro Hei only in the held-out split), mariadb-client (the
-#                            local runner creates a stack's database on the machine's MariaDB),
+#                            local runner creates a stack's database on its MariaDB),
+#                            mariadb-server-core and redis-server (where the machine runs no
+#                            MariaDB or Redis, or SERVELAB_MARIADB / SERVELAB_REDIS say
+#                            `private`, the runner and the tests start private mariadbd and
+#                            redis-server processes; mariadb-server-core is the server binaries
+#                            alone, with no system service listening on 3306),
 #                            thrift-compiler (a test regenerates services/compute's Thrift code),
 #                            wrk and apache2-utils (ab): the write-ups' own load tools, which a
 #                            matrix may run beside k6 (`tools = ["wrk"]`), nodejs and npm (the
@@ -45,6 +50,8 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-li
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 dpkg -s libmariadb-dev >/dev/null 2>&1 || missing+=(libmariadb-dev)
 command -v mariadb >/dev/null 2>&1 || command -v mysql >/dev/null 2>&1 || missing+=(mariadb-client)
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server-core)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing+=(fonts-noto-cjk)
 dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || missing+=(fonts-wqy-microhei)
