@@ -166,11 +166,12 @@ if [ "$(cat "$web/node_modules/.servelab-build" 2>/dev/null)" != "$build_sum" ] 
 fi
 
 # --- the base images of compose.yaml and the Dockerfiles, for the container tests -----------
-# Where a private engine can run (root, dockerd), `servelab images` makes sure the images are in
-# its cache: the official ones when the registries answer, else stand-ins built from Debian
-# packages (about 2 minutes the first time; then a check of a stamp, no engine started).
+# Where a private engine can run (root, dockerd), `servelab images --engine private` makes sure
+# the images are in its cache: the official ones when the registries answer, else stand-ins
+# built from Debian packages (about 2 minutes the first time; then a check of a stamp, no engine
+# started). Your own engine gets them from `servelab images` (README: Running a profile).
 # SERVELAB_IMAGES=0 skips it; a failure is reported and the container tests say what is missing.
 if [ "${SERVELAB_IMAGES:-1}" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v dockerd >/dev/null 2>&1; then
-    .venv/bin/python -m servelab.images \
-        || say "could not prepare the base images: run .venv/bin/servelab images to see why"
+    .venv/bin/python -m servelab.images --engine private \
+        || say "could not prepare the base images: run .venv/bin/servelab images --engine private to see why"
 fi

@@ -105,18 +105,30 @@ class Engine:
         stdin: IO[bytes] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run the docker command line against this engine, capturing its output."""
-        cli = docker_cli()
-        if cli is None:
-            raise EngineError("the docker command line disappeared")
-        return subprocess.run(
-            [cli, *args],
-            env=self.env(extra_env),
-            check=check,
-            stdin=stdin,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        return run_docker(args, self.env(extra_env), check=check, timeout=timeout, stdin=stdin)
+
+
+def run_docker(
+    args: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    check: bool,
+    timeout: float | None,
+    stdin: IO[bytes] | None,
+) -> subprocess.CompletedProcess[str]:
+    """The docker command line with `args` under `env`, its output captured."""
+    cli = docker_cli()
+    if cli is None:
+        raise EngineError("the docker command line disappeared")
+    return subprocess.run(
+        [cli, *args],
+        env=dict(env),
+        check=check,
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def dockerd_argv(data_root: Path, run_dir: Path, pidfile: Path) -> list[str]:

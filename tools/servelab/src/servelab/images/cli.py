@@ -1,5 +1,7 @@
 """`servelab images`: the base images compose.yaml and the Dockerfiles name, pulled or built
-as stand-ins from Debian packages, in the private engine the container tests use."""
+as stand-ins from Debian packages, in the engine the docker command line points at (where
+`docker compose` runs the profiles) or, with `--engine private`, in the private engine the
+container tests use."""
 
 from __future__ import annotations
 
@@ -7,10 +9,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from servelab.containers.current import current_engine
 from servelab.containers.engine import EngineError, EngineUnavailable, cache_dir, private_engine
+from servelab.images.needs import advice, engine_needs
 from servelab.images.stand_ins import (
     DEFAULT_MIRROR,
+    Docker,
     ImagesError,
+    Outcome,
+    Say,
     describe,
     ensure_images,
     up_to_date,
@@ -18,8 +25,8 @@ from servelab.images.stand_ins import (
 from servelab.project import ProjectError, find_project_dir
 
 HELP = (
-    "pull the official base images or build stand-ins from Debian packages "
-    "(in the private Docker engine the container tests use)"
+    "pull the official base images or build stand-ins from Debian packages, in the Docker "
+    "engine the docker command line points at (--engine private: the container tests' own)"
 )
 
 
@@ -43,6 +50,13 @@ def configure(images: argparse.ArgumentParser) -> None:
     images.add_argument(
         "--mirror", default=DEFAULT_MIRROR, help=f"Debian mirror ({DEFAULT_MIRROR})"
     )
+    images.add_argument(
+        "--engine",
+        choices=("current", "private"),
+        default="current",
+        help="current (default): the engine DOCKER_HOST or the docker context names, where "
+        "`docker compose` runs; private: servelab's own dockerd (root), the container tests'",
+    )
     images.set_defaults(handler=run)
 
 
@@ -50,33 +64,51 @@ def run(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"servelab: {line}", file=sys.stderr, flush=True)
 
-    data_root = cache_dir() / "docker"
     try:
         project = find_project_dir(Path.cwd())
     except ProjectError as error:
         say(str(error))
         return 2
-    if not (args.rebuild or args.refresh) and up_to_date(project, data_root):
-        print(f"servelab: base images up to date in {data_root}", file=sys.stderr)
-        return 0
     try:
-        with private_engine(data_root) as engine:
-            say(f"private Docker engine (pid {engine.pid}, data root {data_root})")
-            outcomes = ensure_images(
-                engine,
-                project,
-                cache_dir(),
-                say,
-                rebuild=args.rebuild,
-                refresh=args.refresh,
-                try_pull=not args.no_pull,
-                mirror=args.mirror,
-            )
+        if args.engine == "private":
+            outcomes = _into_private(args, project, say)
+        else:
+            engine = current_engine()
+            say(f"Docker engine {engine.name}")
+            outcomes = _ensure(engine, args, project, say)
+            for line in advice(engine_needs(engine)):
+                say(line)
     except (EngineUnavailable, EngineError, ImagesError) as error:
         say(str(error))
         return 2
-    for line in describe(outcomes):
-        print(line)
-    total = sum(outcome.seconds for outcome in outcomes)
-    say(f"{len(outcomes)} images ready in {total:.0f} s")
+    if outcomes:
+        for line in describe(outcomes):
+            print(line)
+        total = sum(outcome.seconds for outcome in outcomes)
+        say(f"{len(outcomes)} images ready in {total:.0f} s")
     return 0
+
+
+def _ensure(engine: Docker, args: argparse.Namespace, project: Path, say: Say) -> list[Outcome]:
+    return ensure_images(
+        engine,
+        project,
+        cache_dir(),
+        say,
+        rebuild=args.rebuild,
+        refresh=args.refresh,
+        try_pull=not args.no_pull,
+        mirror=args.mirror,
+    )
+
+
+def _into_private(args: argparse.Namespace, project: Path, say: Say) -> list[Outcome]:
+    """The images in the private engine's data root; nothing (no engine started) while the
+    stamp of its last run is current."""
+    data_root = cache_dir() / "docker"
+    if not (args.rebuild or args.refresh) and up_to_date(project, data_root):
+        say(f"base images up to date in {data_root}")
+        return []
+    with private_engine(data_root) as engine:
+        say(f"private Docker engine (pid {engine.pid}, data root {data_root})")
+        return _ensure(engine, args, project, say)

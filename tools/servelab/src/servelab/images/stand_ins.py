@@ -1,6 +1,7 @@
 """Base images for compose.yaml and the Dockerfiles where the official ones cannot be pulled:
 stand-ins built from Debian packages, tagged with the official names so that compose and
-`FROM` find them.
+`FROM` find them, in the engine the user's docker command line points at or in servelab's
+private one.
 
 debootstrap installs a minimal Debian bookworm into the cache once; `docker import` turns it
 into servelab/debian:bookworm; each stand-in is a Dockerfile under deploy/images/ built FROM
@@ -18,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Protocol
 
 from servelab.containers.engine import Engine
 
@@ -39,6 +41,20 @@ Say = Callable[[str], None]
 
 class ImagesError(Exception):
     """A step of building the stand-ins failed (the message ends with the step's output)."""
+
+
+class Docker(Protocol):
+    """The engine the images go into: servelab's private one (containers.engine.Engine) or
+    the one the user's docker command line points at (containers.current.CurrentEngine)."""
+
+    def docker(
+        self,
+        *args: str,
+        check: bool = ...,
+        timeout: float | None = ...,
+        extra_env: Mapping[str, str] | None = ...,
+        stdin: IO[bytes] | None = ...,
+    ) -> subprocess.CompletedProcess[str]: ...
 
 
 @dataclass(frozen=True)
@@ -158,7 +174,7 @@ def _prepare_rootfs(rootfs: Path, mirror: str) -> None:
                 path.unlink()
 
 
-def import_base(engine: Engine, rootfs: Path, mirror: str) -> None:
+def import_base(engine: Docker, rootfs: Path, mirror: str) -> None:
     """`tar -C rootfs -c . | docker import - servelab/debian:bookworm`."""
     _prepare_rootfs(rootfs, mirror)
     tar = subprocess.Popen(
@@ -185,7 +201,7 @@ def import_base(engine: Engine, rootfs: Path, mirror: str) -> None:
         tar.wait()
 
 
-def labels(engine: Engine, tag: str) -> dict[str, str] | None:
+def labels(engine: Docker, tag: str) -> dict[str, str] | None:
     """The image's labels, or None when the engine has no image `tag`."""
     found = engine.docker(
         "image", "inspect", "--format", "{{json .Config.Labels}}", tag, check=False
@@ -195,7 +211,7 @@ def labels(engine: Engine, tag: str) -> dict[str, str] | None:
     return json.loads(found.stdout) or {}
 
 
-def pull(engine: Engine, tag: str) -> bool:
+def pull(engine: Docker, tag: str) -> bool:
     """Try the official image; False (quickly, here) when its registry cannot be reached."""
     try:
         return (
@@ -206,7 +222,7 @@ def pull(engine: Engine, tag: str) -> bool:
         return False
 
 
-def build(engine: Engine, stand_in: StandIn, folder: Path, *, no_cache: bool) -> None:
+def build(engine: Docker, stand_in: StandIn, folder: Path, *, no_cache: bool) -> None:
     """docker build of one stand-in. The classic builder with the host's network: the
     private engine gives containers no route out (engine.py), and apt and pip need one."""
     argv = [
@@ -258,7 +274,7 @@ def up_to_date(project_dir: Path, data_root: Path) -> bool:
 
 
 def ensure_images(
-    engine: Engine,
+    engine: Docker,
     project_dir: Path,
     cache: Path,
     say: Say,
@@ -309,9 +325,11 @@ def ensure_images(
         say(f"building the stand-in for {stand_in.tag} from {source}")
         build(engine, stand_in, source, no_cache=refresh)
         outcomes.append(Outcome(stand_in.tag, "built (stand-in)", time.monotonic() - start))
-    stamp_path(engine.data_root).write_text(
-        json.dumps(expected_stamp(project_dir, engine.data_root), indent=1) + "\n"
-    )
+    if isinstance(engine, Engine):
+        # The private engine's data root only: the bootstrap's check without an engine.
+        stamp_path(engine.data_root).write_text(
+            json.dumps(expected_stamp(project_dir, engine.data_root), indent=1) + "\n"
+        )
     return outcomes
 
 
