@@ -14,9 +14,11 @@
 // 1.8x more CPU per request on the development machine, and k6 is the bottleneck there.
 //
 // Env: BASE_URL (http://localhost:8000), ENDPOINT (/files/download/stream/async_read),
-// FILE_ID, NO_UPLOAD, EXPECT_SIZE, API_TOKEN (lib/auth.js: the upload in setup), PAYLOAD_SIZE /
-// PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON (lib/summary.js) and the load shape SHAPE,
-// VUS, DURATION, WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
+// FILE_ID, NO_UPLOAD, EXPECT_SIZE, API_TOKEN (the stack's bearer token, which the upload in
+// setup needs: the one `docker compose` took from your environment or .env, or the one
+// `servelab up` printed; lib/auth.js), PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js),
+// SUMMARY_JSON (lib/summary.js) and the load shape SHAPE, VUS, DURATION, WARMUP,
+// THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';

@@ -17,14 +17,16 @@
 // (nginx sends the build's .gz files).
 // static_css is the browsable API's stylesheet from the API's nginx (/static/).
 // Each answer must be a 2xx with a JSON body (the files: their own type). A load-shed
-// answer (nginx's fast 503) is a failure like any other non-2xx; the summary also counts
-// 502, 503 and 504 apart, timeouts (TIMEOUT, vegeta's default 30 s) and, for vegeta's
-// shape, the requests k6 could not start for want of a free VU (dropped iterations).
+// answer (nginx's fast 503) is a failure like any other non-2xx; the summary also counts the
+// failed answers by status (401, 503, ...), timeouts (TIMEOUT, vegeta's default 30 s) and,
+// for vegeta's shape, the requests k6 could not start for want of a free VU (dropped
+// iterations).
 //
 // Env: BASE_URL (http://localhost:8000), NAME (list), ENDPOINT, METHOD, BODY, TIMEOUT (30s),
-// API_TOKEN (lib/auth.js: the writes), SUMMARY_JSON (lib/summary.js) and the load shape
-// SHAPE, RATE (100), VUS, MAX_VUS, DURATION (5s), WARMUP, THRESHOLD_FAILED,
-// THRESHOLD_CHECKS (lib/options.js).
+// API_TOKEN (the stack's bearer token, which the writes need: the one `docker compose` took
+// from your environment or .env, or the one `servelab up` printed; lib/auth.js), SUMMARY_JSON
+// (lib/summary.js) and the load shape SHAPE, RATE (100), VUS, MAX_VUS, DURATION (5s), WARMUP,
+// THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
 import { authHeaders } from './lib/auth.js';

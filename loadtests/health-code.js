@@ -15,6 +15,9 @@
 // errors_wrong_answer, as ab counts an answer of another length as a "Length" failure:
 // the write-up's "Failed requests" are those and the non-2xx answers.
 //
+// No token is sent: the analyses need none (the files service's and the entry editor's
+// writes do: lib/auth.js says where API_TOKEN comes from).
+//
 // Env: BASE_URL (http://localhost:8000), USAGE (health-code), IMAGE, ANSWER, BODY,
 // SUMMARY_JSON (lib/summary.js) and the load shape SHAPE (ab), VUS, ITERATIONS,
 // MAX_DURATION, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).

@@ -11,6 +11,9 @@
 // body, which costs it CPU). Failed requests are counted by kind as wrk's socket errors
 // (lib/errors.js).
 //
+// No token is sent: GET /hello needs none (the files service's and the entry editor's
+// writes do: lib/auth.js says where API_TOKEN comes from).
+//
 // Env: BASE_URL (http://localhost:8000), ENDPOINT (/hello), CHECK_BODY, SUMMARY_JSON
 // (lib/summary.js) and the load shape SHAPE (wrk), VUS (400), DURATION (30s), WARMUP,
 // THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).

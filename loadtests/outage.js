@@ -12,6 +12,9 @@
 // The checks, not k6's failed rate, judge the run: the 503s the drill wants count as failed
 // requests, so only THRESHOLD_CHECKS (1) applies by default and k6 exits 99 on a bad answer.
 //
+// No token is sent: the drills' requests need none (the files service's and the entry editor's
+// writes do: lib/auth.js says where API_TOKEN comes from).
+//
 // Env: BASE_URL, ENDPOINT, METHOD (GET), BODY_FILE (a file under loadtests/ sent as the body)
 // with its CONTENT_TYPE, NO_REUSE (1: a new connection per request; kept alive, Go's client
 // sends a GET again when its connection breaks before the answer), TIMEOUT (5s), SUMMARY_JSON (lib/summary.js) and the load shape

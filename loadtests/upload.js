@@ -9,8 +9,10 @@
 // where `{unique}` becomes a name of its own per request (VU and iteration),
 // MODE raw|multipart|base64 (default from ENDPOINT: /files/upload/single* is multipart,
 // /files/upload/raw/json/base64decode is base64, anything else raw), METHOD (POST),
-// API_TOKEN (lib/auth.js), PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON (lib/summary.js) and the
-// load shape SHAPE, VUS, DURATION, WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
+// API_TOKEN (the stack's bearer token, which every upload needs: the one `docker compose`
+// took from your environment or .env, or the one `servelab up` printed; lib/auth.js),
+// PAYLOAD_SIZE / PAYLOAD_FILE (lib/payload.js), SUMMARY_JSON (lib/summary.js) and the load
+// shape SHAPE, VUS, DURATION, WARMUP, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).
 import http from 'k6/http';
 import { check } from 'k6';
 import { authHeaders } from './lib/auth.js';

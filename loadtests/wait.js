@@ -12,6 +12,9 @@
 // that. The end-of-test summary gives hey's figures: total time, requests/s over it, and
 // latency (slowest = max).
 //
+// No token is sent: the waits need none (the files service's and the entry editor's
+// writes do: lib/auth.js says where API_TOKEN comes from).
+//
 // Env: BASE_URL (http://localhost:8000), ENDPOINT (/sync; /async on FastAPI, /wait on
 // Flask), WAITING_TIME, SUMMARY_JSON (lib/summary.js) and the load shape SHAPE (hey),
 // VUS, ITERATIONS, MAX_DURATION, THRESHOLD_FAILED, THRESHOLD_CHECKS (lib/options.js).

@@ -5,12 +5,34 @@ import http from 'k6/http';
 import { Counter } from 'k6/metrics';
 
 export const ERROR_KINDS = ['connect', 'read', 'write', 'timeout', 'non_2xx', 'other'];
-// The non-2xx answers also counted by status (status_502 ...): a proxy's 502 (no upstream),
-// 503 (load shed) and 504 (upstream too slow) tell apart what non_2xx lumps together.
-export const COUNTED_STATUSES = [502, 503, 504];
+
+function range(first, last) {
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+}
+
+// The non-2xx answers also counted by status (status_401 ...), so that the summary names
+// what non_2xx lumps together: a missing or wrong token's 401, a refused write's 403, a
+// proxy's 502 (no upstream), 503 (load shed) and 504 (upstream too slow). k6 makes its
+// metrics before the run, so each registered 3xx, 4xx and 5xx status has its counter; any
+// other status a server invents (nginx's 499, a CDN's 520) counts as status_other.
+export const COUNTED_STATUSES = [
+  ...range(300, 308),
+  ...range(400, 418),
+  ...range(421, 426),
+  428,
+  429,
+  431,
+  451,
+  ...range(500, 508),
+  510,
+  511,
+];
+export const OTHER_STATUS = 'other';
 
 const counters = Object.fromEntries(ERROR_KINDS.map((kind) => [kind, new Counter(`errors_${kind}`)]));
-const statuses = Object.fromEntries(COUNTED_STATUSES.map((s) => [s, new Counter(`status_${s}`)]));
+const statuses = Object.fromEntries(
+  [...COUNTED_STATUSES, OTHER_STATUS].map((s) => [s, new Counter(`status_${s}`)]),
+);
 
 // Only 2xx answers count as successful (k6's default also accepts 3xx), so that
 // http_req_failed and the counters below agree.
@@ -56,7 +78,7 @@ export function countError(res, tags) {
   if (kind !== null) {
     counters[kind].add(1, tags);
   }
-  if (statuses[res.status] !== undefined) {
-    statuses[res.status].add(1, tags);
+  if (kind === 'non_2xx') {
+    (statuses[res.status] || statuses[OTHER_STATUS]).add(1, tags);
   }
 }

@@ -27,7 +27,7 @@
 // client: the run is stopped after it; 10m), RATE and MAX_VUS (vegeta), THRESHOLD_FAILED,
 // THRESHOLD_CHECKS.
 import exec from 'k6/execution';
-import { COUNTED_STATUSES, ERROR_KINDS } from './errors.js';
+import { COUNTED_STATUSES, ERROR_KINDS, OTHER_STATUS } from './errors.js';
 
 const UNITS = { ms: 1, s: 1000, m: 60000, h: 3600000 };
 
@@ -121,7 +121,7 @@ function thresholds(defaults) {
   for (const kind of ERROR_KINDS) {
     result[`errors_${kind}${MEASURED}`] = ['count>=0'];
   }
-  for (const status of COUNTED_STATUSES) {
+  for (const status of [...COUNTED_STATUSES, OTHER_STATUS]) {
     result[`status_${status}${MEASURED}`] = ['count>=0'];
   }
   result.dropped_iterations = ['count>=0'];

