@@ -138,7 +138,8 @@ _ERRORS = error_responses(
         413: "The body is over MAX_BODY_BYTES, or the image has too many pixels.",
         415: "The body is not an image this service reads.",
         422: "The image is truncated or corrupt, or a multipart body has no `file`.",
-        503: "The engine cannot take the request now.",
+        503: "The engine cannot take the request now, or the images in flight fill the "
+        "image budget (busy, with Retry-After).",
     }
 )
 

@@ -81,6 +81,21 @@ class Settings(BaseSettings):
         "before decoding: a 1 x 24,000,000 image is under MAX_PIXELS, yet no step after "
         "decoding takes it (413).",
     )
+    image_budget_bytes: int = Field(
+        640 * MiB,
+        ge=MiB,
+        description="Most bytes the images being analyzed may take at once in one server "
+        "process (10 per pixel, from each image's header, before decoding): 640 MiB holds two "
+        "images of MAX_PIXELS or 25 phone screenshots (1080 x 2400) at once. A request that "
+        "does not fit waits for room (IMAGE_BUDGET_WAIT_S). The process mode decodes in its "
+        "engine processes, one image each at a time.",
+    )
+    image_budget_wait_s: float = Field(
+        5.0,
+        ge=0,
+        description="Longest a request waits for room in the image budget, in seconds; then "
+        "503 busy with Retry-After.",
+    )
     batch_max_size: int = Field(
         8,
         ge=1,

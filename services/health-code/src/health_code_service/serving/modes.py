@@ -33,7 +33,8 @@ from pydantic import BaseModel
 
 from health_code_service.errors import ApiError, api_error
 from health_code_service.reading.analyzer import AnalysisError, Analyzer
-from health_code_service.reading.imaging import ImageError, ImageLimits, decode_image
+from health_code_service.reading.imaging import ImageError, ImageLimits, decode_image, image_size
+from health_code_service.serving.budget import BudgetExhausted, ImageBudget, image_cost
 from health_code_service.serving.network import Batched as BatchedNetwork
 from health_code_service.serving.network import Network
 from health_code_service.serving.sizing import available_cpus, report, server_workers, size
@@ -49,20 +50,23 @@ def image_limits(settings: Settings) -> ImageLimits:
 
 class Inline:
     """The engine in this process, called by whichever thread serves the request (through
-    `network` when one is given)."""
+    `network` when one is given). Each image holds its share of the process's image budget
+    from before it is decoded until its answer is ready."""
 
     def __init__(
         self, settings: Settings, analyzer: Analyzer | None = None, network: Network | None = None
     ) -> None:
         self.limits = image_limits(settings)
+        self.budget = ImageBudget(settings.image_budget_bytes, settings.image_budget_wait_s)
         self.analyzer = analyzer or Analyzer(settings)
         self.network = network
 
     def analyze(self, usage: Usage, data: bytes) -> BaseModel:
         try:
-            image = decode_image(data, self.limits)
-            return self.analyzer.analyze(usage, image, self.network)
-        except (ImageError, AnalysisError) as error:
+            with self.budget.hold(image_cost(*image_size(data, self.limits))):
+                image = decode_image(data, self.limits)
+                return self.analyzer.analyze(usage, image, self.network)
+        except (ImageError, AnalysisError, BudgetExhausted) as error:
             raise api_error(error) from None
 
     def close(self) -> None:
