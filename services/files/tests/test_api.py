@@ -314,3 +314,35 @@ def test_downloads_of_every_size_around_one_chunk_are_exact(client, size):
     assert response.headers["etag"] == f'"{hashlib.sha256(data).hexdigest()}"'
     assert response.headers["content-disposition"].startswith('attachment; filename="small.bin"')
     assert client.head(f"/files/{meta['id']}").headers["content-length"] == str(size)
+
+
+LARGE = os.urandom(1_000_000)  # over one chunk: streamed from the file, not read whole
+
+
+def test_an_object_deleted_mid_download_is_sent_whole(client):
+    """The answer has started (headers read) when the DELETE lands: every byte still comes."""
+    meta = upload(client, LARGE)
+    with client.stream("GET", f"/files/{meta['id']}") as download:
+        assert download.status_code == 200
+        assert client.delete(f"/files/{meta['id']}").status_code == 204
+        assert download.read() == LARGE
+
+
+@pytest.mark.parametrize("headers", [{}, {"Range": "bytes=0-"}], ids=["whole", "range"])
+def test_downloads_racing_a_delete_get_every_byte_or_a_404(server, client, headers):
+    """Downloads and a DELETE fired together: each download is whole or a clean 404, never
+    a 200 or 206 cut short."""
+    for _ in range(10):
+        meta = upload(client, LARGE)
+        path = f"/files/{meta['id']}"
+        with ThreadPoolExecutor(5) as pool:
+            downloads = [pool.submit(client.get, path, headers=headers) for _ in range(4)]
+            deleted = pool.submit(client.delete, path)
+            answers = [download.result() for download in downloads]
+        assert deleted.result().status_code == 204
+        for answer in answers:
+            if answer.status_code == 404:
+                assert_error(answer, 404, "not_found")
+            else:
+                assert answer.status_code in (200, 206)
+                assert answer.content == LARGE

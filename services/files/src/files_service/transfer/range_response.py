@@ -1,12 +1,15 @@
 """FileRangeResponse: a file, whole (200) or as the byte ranges files_service.transfer.ranges found
-(206: one range as is, several as multipart/byteranges), GET or HEAD."""
+(206: one range as is, several as multipart/byteranges), GET or HEAD.
+
+The file comes open: it was opened before the answer started, so an object deleted while it
+is sent still sends every byte (the open descriptor keeps the inode), where opening its path
+after the headers would find nothing and cut the body short under a 200."""
 
 from __future__ import annotations
 
 import secrets
-from pathlib import Path
 
-import anyio
+from anyio import AsyncFile
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -14,7 +17,7 @@ from starlette.types import Receive, Scope, Send
 class FileRangeResponse(Response):
     def __init__(
         self,
-        path: Path,
+        file: AsyncFile[bytes],
         ranges: list[tuple[int, int]] | None,
         *,
         size: int,
@@ -23,7 +26,7 @@ class FileRangeResponse(Response):
         chunk_size: int,
     ) -> None:
         super().__init__(status_code=200 if ranges is None else 206, headers=headers)
-        self.path = path
+        self.file = file
         self.ranges = ranges or [(0, size)]
         self.chunk_size = chunk_size
         self.size = size
@@ -55,13 +58,17 @@ class FileRangeResponse(Response):
         return f"--{self._boundary}--".encode("latin-1")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send(
-            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
-        )
-        if scope["method"].upper() == "HEAD":
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            return
-        async with await anyio.open_file(self.path, "rb") as file:
+        async with self.file as file:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": self.status_code,
+                    "headers": self.raw_headers,
+                }
+            )
+            if scope["method"].upper() == "HEAD":
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
             for index, (start, end) in enumerate(self.ranges):
                 if self._parts:
                     await send(
@@ -75,7 +82,7 @@ class FileRangeResponse(Response):
                 while start < end:
                     chunk = await file.read(min(self.chunk_size, end - start))
                     if not chunk:
-                        raise RuntimeError(f"{self.path} is shorter than {self.size} bytes")
+                        raise RuntimeError(f"{file.name} is shorter than {self.size} bytes")
                     start += len(chunk)
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 if self._parts:
