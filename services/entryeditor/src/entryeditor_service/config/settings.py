@@ -158,7 +158,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["entryeditor_service.parsers.BoundedJSONParser"],
     "EXCEPTION_HANDLER": "entryeditor_service.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "entryeditor_service.openapi.Schema",
     "UNICODE_JSON": True,
