@@ -3,26 +3,50 @@ PROFILE ?= uvicorn
 UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 RUN = $(UV) run --frozen
 
-.PHONY: bootstrap bench bench-full reliability test test-fast lint up down
+.PHONY: bootstrap bench bench-full reference reference-full reliability test test-fast lint up down
 
 bootstrap:
 	@scripts/bootstrap.sh
 
-## make bench: the quick benchmark of every family, then the reliability suite -> docs/results/
+## make bench: the quick benchmark of every family, then the reliability suite, into a
+## folder of this machine's own (RESULTS, git-ignored: results/<hostname>/) with its own
+## findings.md, then each answer compared with the committed reference in docs/results/
+MACHINE ?= $(shell hostname)
+RESULTS ?= results/$(MACHINE)
+bench: export SERVELAB_RESULTS = $(RESULTS)
 bench: bootstrap
+	@echo "servelab: this run goes to $(RESULTS)/; docs/results/ stays as committed"
 	$(RUN) servelab bench --quick
 	@$(MAKE) --no-print-directory reliability
+	$(RUN) servelab findings --against docs/results
+	@echo "servelab: reports and findings.md of this run in $(RESULTS)/"
 
 ## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
-## -> docs/results/<family>.full.md beside the quick reports, then the reliability suite with
+## -> RESULTS/<family>.full.md beside the quick reports, then the reliability suite with
 ## 10-minute soaks
+bench-full: export SERVELAB_RESULTS = $(RESULTS)
 bench-full: bootstrap
 	$(RUN) servelab bench --full --label full
 	@$(MAKE) --no-print-directory reliability SOAK=--full
+	$(RUN) servelab findings --against docs/results
+
+## make reference: what make bench does, written over the committed reference in
+## docs/results/ and docs/findings.md (make reference-full: the full forms)
+reference: export SERVELAB_RESULTS =
+reference: bootstrap
+	$(RUN) servelab bench --quick
+	@$(MAKE) --no-print-directory reliability
+	$(RUN) servelab findings
+
+reference-full: export SERVELAB_RESULTS =
+reference-full: bootstrap
+	$(RUN) servelab bench --full --label full
+	@$(MAKE) --no-print-directory reliability SOAK=--full
+	$(RUN) servelab findings
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it
 ## mounts a tmpfs; aborts), fuzzing of every family and every family's soak (1 minute;
-## SOAK=--full: 10) -> docs/results/reliability.md
+## SOAK=--full: 10) -> reliability.md in SERVELAB_RESULTS, else docs/results/
 SOAK ?= --quick
 reliability: bootstrap
 	$(RUN) servelab outage --all

@@ -6,6 +6,7 @@ compose.yaml) is named here once.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 COMPOSE_FILE = "compose.yaml"
@@ -42,9 +43,21 @@ def drill_dir(project_dir: Path) -> Path:
     return project_dir / LOADTESTS / "outage"
 
 
-def results_dir(project_dir: Path) -> Path:
-    """Reports, their charts and the saved results they are rendered from."""
+# Where a run's reports go instead of the committed reference (`make bench` sets it to
+# results/<machine>); relative paths are under the project directory.
+RESULTS_ENV = "SERVELAB_RESULTS"
+
+
+def reference_dir(project_dir: Path) -> Path:
+    """The committed reference: docs/results."""
     return project_dir / "docs" / "results"
+
+
+def results_dir(project_dir: Path) -> Path:
+    """Reports, their charts and the saved results they are rendered from: the folder
+    SERVELAB_RESULTS names, else the committed reference."""
+    chosen = os.environ.get(RESULTS_ENV, "")
+    return project_dir / chosen if chosen else reference_dir(project_dir)
 
 
 def work_dir(project_dir: Path, *parts: str) -> Path:

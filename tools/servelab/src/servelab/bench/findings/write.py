@@ -10,7 +10,7 @@ from servelab.bench.findings.sources import saved_runs
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.writeup import load_write_up
 from servelab.project import families as all_families
-from servelab.project import results_dir
+from servelab.project import reference_dir
 
 # The write-ups in the order they were published here (000 to 004), then our own.
 ORDER = ("health-code", "files", "wait", "entryeditor", "hello", "replicas", "observability")
@@ -18,7 +18,7 @@ ORDER = ("health-code", "files", "wait", "entryeditor", "hello", "replicas", "ob
 
 def page_path(project_dir: Path, results: Path) -> Path:
     """docs/findings.md for the committed reference; <results>/findings.md elsewhere."""
-    if results.resolve() == results_dir(project_dir).resolve():
+    if results.resolve() == reference_dir(project_dir).resolve():
         return project_dir / "docs" / "findings.md"
     return results / "findings.md"
 

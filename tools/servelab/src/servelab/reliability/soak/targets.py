@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from servelab.project import results_dir
+from servelab.project import reference_dir, results_dir
 
 
 class SoakError(RuntimeError):
@@ -77,9 +77,12 @@ TARGETS = {
 
 def measured_capacity(project_dir: Path, target: Target) -> float | None:
     """The most successful requests/s any saved cell of the target's variant and endpoint
-    measured (a constant-rate cell past capacity sheds the rest: its failed share is not
-    capacity)."""
-    path = results_dir(project_dir) / f"{target.family}.json"
+    measured, in this run's results or else the committed reference's (a constant-rate
+    cell past capacity sheds the rest: its failed share is not capacity)."""
+    saved = f"{target.family}.json"
+    path = results_dir(project_dir) / saved
+    if not path.is_file():
+        path = reference_dir(project_dir) / saved
     if not path.is_file():
         return None
     best = 0.0
