@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -111,6 +112,7 @@ def test_embedded_default_serves_the_api(tmp_path: Path) -> None:
                 "message": "The database answers but its tables cannot be read (not migrated?)",
             }
         }
+        assert unmigrated.headers["Retry-After"] == "1"
     manage(env, "migrate", "--noinput")
     assert "Loaded 1200 sentences" in manage(env, "load_corpus", "--limit", "1200")
     assert "nothing to do" in manage(env, "load_corpus", "--limit", "1200")
@@ -150,3 +152,51 @@ def test_a_database_outage_is_503_json(tmp_path: Path) -> None:
             assert response.status_code == 503
             assert response.json()["error"]["code"] == "database_unavailable"
             assert response.headers["Retry-After"] == "1"
+
+
+@contextmanager
+def broken_database(kind: str) -> Iterator[int]:
+    """A loopback port where a "database" accepts connections and never answers (`silent`)
+    or closes each one at once (`closing`)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:  # the listener was closed: the test is over
+                return
+            if kind == "closing":
+                connection.close()
+            else:
+                held.append(connection)
+
+    accepting = threading.Thread(target=accept, daemon=True)
+    accepting.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        accepting.join(timeout=5)
+        for connection in held:
+            connection.close()
+
+
+@pytest.mark.stack
+@pytest.mark.parametrize("kind", ["silent", "closing"])
+def test_readyz_names_a_broken_database_in_its_own_words(tmp_path: Path, kind: str) -> None:
+    env = embedded_env(tmp_path)
+    env["DB_CONNECT_TIMEOUT"] = "1"
+    with broken_database(kind) as port:
+        env["DATABASE_URL"] = f"mysql://root@127.0.0.1:{port}/ee_test_nowhere"
+        with gunicorn(env, tmp_path) as client:
+            ready = client.get("/readyz")
+    assert ready.status_code == 503
+    assert ready.json() == {
+        "error": {"code": "not_ready", "message": "The database is unreachable"}
+    }
+    assert ready.headers["Retry-After"] == "1"

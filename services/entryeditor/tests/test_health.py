@@ -40,7 +40,7 @@ def test_readyz_is_503_when_the_budget_exceeds_max_connections(client: Client) -
     error = response.json()["error"]
     assert error["code"] == "not_ready"
     assert "exceeds the database's max_connections" in error["message"]
-    assert "Retry-After" not in response.headers
+    assert response.headers["Retry-After"] == "1"
 
 
 def test_budget_arithmetic() -> None:

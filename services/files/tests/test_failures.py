@@ -195,7 +195,10 @@ def test_readiness_follows_the_storage_directory(server, client):
     try:
         response = client.get("/readyz")
         assert response.status_code == 503
-        assert response.json()["error"]["code"] == "storage_unavailable"
+        assert response.json() == {
+            "error": {"code": "not_ready", "message": "The storage directory is not writable"}
+        }
+        assert response.headers["Retry-After"] == "1"
         assert client.get("/healthz").status_code == 200
         assert subprocess.run(healthcheck, check=False).returncode == 1
     finally:

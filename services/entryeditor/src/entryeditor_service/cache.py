@@ -115,10 +115,11 @@ def get_or_compute(
 
 
 def probe() -> dict[str, Any]:
-    """Whether the cache answers now (for /readyz)."""
+    """Whether the cache answers now (for /readyz); the client's own text goes to the log."""
     backend = "redis" if settings.REDIS_URL else "locmem"
     try:
         cache.get("readyz:probe")
     except (RedisError, OSError) as exc:
-        return {"ok": False, "backend": backend, "error": str(exc)}
+        log.warning("cache not answering: %s", exc)
+        return {"ok": False, "backend": backend, "error": "The cache does not answer"}
     return {"ok": True, "backend": backend}

@@ -14,9 +14,8 @@ from rest_framework.response import Response
 
 from entryeditor_service import budget, cache, database
 from entryeditor_service.corpus import queries
-from entryeditor_service.errors import RETRY_AFTER_S
 from entryeditor_service.openapi import errors
-from servicekit.errors import ApiError
+from servicekit.health import not_ready
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +31,8 @@ def healthz(request: Request) -> Response:
 @api_view(["GET"])
 def readyz(request: Request) -> Response:
     """200 when the database answers, has our tables and fits the connection budget in its
-    max_connections; 503 not_ready in the error shape otherwise, naming what is missing.
+    max_connections; 503 not_ready with Retry-After otherwise, naming what is missing (the
+    driver's own text goes to the log).
     Says whether the cache answers (an outage there only slows get_pmi) and how much corpus
     is loaded."""
     the_budget = budget.Budget.from_settings()
@@ -41,17 +41,14 @@ def readyz(request: Request) -> Response:
         corpus = queries.info()
     except DatabaseError as exc:
         log.warning("not ready: %s", exc)
-        raise ApiError(
-            503,
-            "not_ready",
+        raise not_ready(
             "The database is unreachable"
             if database.unreachable(exc)
-            else "The database answers but its tables cannot be read (not migrated?)",
-            headers={"Retry-After": str(RETRY_AFTER_S)},
+            else "The database answers but its tables cannot be read (not migrated?)"
         ) from exc
     problem = None if limit is None else the_budget.problem(limit)
     if problem is not None:
-        raise ApiError(503, "not_ready", problem)
+        raise not_ready(problem)
     db: dict[str, Any] = {"ok": True, "connection_budget": the_budget.total}
     if limit is not None:
         db["max_connections"] = limit

@@ -6,14 +6,16 @@ from collections.abc import Callable
 
 from fastapi import APIRouter
 
-from servicekit.health import HEALTHZ, READYZ, Facts, alive, no_facts, ready
+from servicekit.health import HEALTHZ, READYZ, Facts, alive, no_facts, not_ready, ready
 from servicekit.openapi import error_responses
 
 
-def health_router(facts: Facts = no_facts, check: Callable[[], None] | None = None) -> APIRouter:
-    """GET /healthz and GET /readyz. `check` raises an ApiError (503) when the service
-    cannot serve; without one, a server that answers is ready (what the service needs is in
-    place before it listens)."""
+def health_router(
+    facts: Facts = no_facts, check: Callable[[], str | None] | None = None
+) -> APIRouter:
+    """GET /healthz and GET /readyz. `check` returns None when the service can serve, else
+    a short reason it cannot (/readyz answers not_ready(reason)); without one, a server that
+    answers is ready (what the service needs is in place before it listens)."""
     router = APIRouter(tags=["health"])
 
     @router.get(HEALTHZ)
@@ -34,7 +36,9 @@ def health_router(facts: Facts = no_facts, check: Callable[[], None] | None = No
         def checked_readyz() -> dict[str, object]:
             """Ready when the service's check passes (a `def`: a stuck disk or dependency
             holds a worker thread, not the event loop)."""
-            check()
+            reason = check()
+            if reason is not None:
+                raise not_ready(reason)
             return ready(facts)
 
     return router
