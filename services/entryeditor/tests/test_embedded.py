@@ -1,5 +1,5 @@
 """With nothing set but SECRET_KEY, the service runs on an SQLite file and the local-memory
-cache: migrate, load_corpus and a real gunicorn serving the API."""
+cache: migrate, load_corpus and a real gunicorn (and uWSGI) serving the API."""
 
 from __future__ import annotations
 
@@ -66,19 +66,29 @@ def test_secret_key_is_required_without_debug(tmp_path: Path) -> None:
     assert "SECRET_KEY is not set" in done.stderr
 
 
+APPLICATION = "entryeditor_service.config.wsgi:application"
+
+
+def server_command(server: str, port: int) -> list[str | Path]:
+    """The WSGI app on 127.0.0.1:port under `server`, one worker."""
+    if server == "uwsgi":
+        return [
+            BIN / "uwsgi",
+            *("--http-socket", f"127.0.0.1:{port}", "--module", APPLICATION),
+            *("--master", "--processes", "1", "--die-on-term", "--need-app"),
+        ]
+    return [BIN / "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "1", "--threads", "2", APPLICATION]
+
+
 @contextmanager
-def gunicorn(env: dict[str, str], cwd: Path) -> Iterator[httpx.Client]:
-    """The WSGI app under a real gunicorn on a free loopback port, once it answers."""
+def gunicorn(
+    env: dict[str, str], cwd: Path, server_name: str = "gunicorn"
+) -> Iterator[httpx.Client]:
+    """The WSGI app under a real gunicorn (or uWSGI) on a free loopback port, once it
+    answers."""
     port = free_port()
     server = subprocess.Popen(
-        [
-            BIN / "gunicorn",
-            *("-b", f"127.0.0.1:{port}", "-w", "1", "--threads", "2"),
-            "entryeditor_service.config.wsgi:application",
-        ],
-        env=env,
-        cwd=cwd,
-        start_new_session=True,
+        server_command(server_name, port), env=env, cwd=cwd, start_new_session=True
     )
     try:
         with httpx.Client(
@@ -200,3 +210,53 @@ def test_readyz_names_a_broken_database_in_its_own_words(tmp_path: Path, kind: s
         "error": {"code": "not_ready", "message": "The database is unreachable"}
     }
     assert ready.headers["Retry-After"] == "1"
+
+
+def raw_answer(port: int, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and every byte after them, read to the end of a one-request
+    connection: what a client that trusts the status line would see."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        request = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        connection.sendall(request.encode())
+        data = b""
+        while chunk := connection.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (h.partition(":") for h in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+# A path of every GET route (the neighbours need compute: both methods answer its 503).
+GET_PATHS = (
+    "/healthz",
+    "/readyz",
+    "/api/schema/",
+    "/corpus/sentence/1000",
+    "/corpus/sentence/1000/neighbors/",
+    "/corpus/statistics/get_instance/?word=%E5%8F%91%E5%B1%95",
+    "/corpus/statistics/get_count/?word=%E5%8F%91%E5%B1%95",
+    "/corpus/statistics/get_pmi/?word=%E5%8F%91%E5%B1%95",
+    "/entryeditor/entryeditor/",
+    "/entryeditor/entryeditor/51",
+    "/entryeditor/entryeditor/51/diff/52",
+)
+
+
+@pytest.mark.stack
+@pytest.mark.parametrize("server", ["gunicorn", "uwsgi"])
+def test_head_answers_every_get_route_as_get_without_a_body(tmp_path: Path, server: str) -> None:
+    env = embedded_env(tmp_path)
+    manage(env, "migrate", "--noinput")
+    manage(env, "load_corpus", "--limit", "1200")
+    manage(env, "seed_entries")
+    with gunicorn(env, tmp_path, server) as client:
+        port = client.base_url.port
+        assert port is not None
+        for path in GET_PATHS:
+            get_status, get_headers, get_body = raw_answer(port, "GET", path)
+            head_status, head_headers, head_body = raw_answer(port, "HEAD", path)
+            assert (path, head_status) == (path, get_status)
+            assert head_headers["content-type"] == get_headers["content-type"]
+            assert head_headers["content-length"] == str(len(get_body))
+            assert head_body == b"", path

@@ -8,12 +8,12 @@ from typing import Any
 from django.db import DatabaseError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from entryeditor_service import budget, cache, database
 from entryeditor_service.corpus import queries
+from entryeditor_service.head import api_view
 from entryeditor_service.openapi import errors
 from servicekit.health import not_ready
 

@@ -13,12 +13,12 @@ from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from entryeditor_service.compute.shared import compute_client
 from entryeditor_service.corpus import params
+from entryeditor_service.head import api_view
 from entryeditor_service.openapi import READ_ERRORS, errors, id_parameter
 
 

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "entryeditor_service.entries",
 ]
 MIDDLEWARE = [
+    "entryeditor_service.head.HeadMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "servicekit.auth.django.BearerAuthMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -7,12 +7,12 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from entryeditor_service.corpus import cached, params, queries
 from entryeditor_service.corpus.patterns import Pattern
+from entryeditor_service.head import api_view
 from entryeditor_service.openapi import READ_ERRORS, errors, id_parameter
 from servicekit.errors import ApiError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.decorators import api_view
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -25,6 +25,7 @@ from entryeditor_service.entries.serializers import (
     ListSearch,
     VersionSerializer,
 )
+from entryeditor_service.head import api_view
 from entryeditor_service.openapi import READ_ERRORS, WRITE_ERRORS, errors, id_parameter
 
 
@@ -128,7 +129,7 @@ def entry_list(request: Request) -> Response:
 @api_view(["GET", "PUT", "PATCH"])
 def entry_detail(request: Request, entry_id: str) -> Response:
     pk = int(entry_id)
-    if request.method == "GET":
+    if request.method in SAFE_METHODS:
         return Response(EntrySerializer(store.get(pk)).data)
     partial = request.method == "PATCH"
     serializer = EntrySerializer(data=request.data, partial=partial)
