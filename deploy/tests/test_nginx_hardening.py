@@ -220,3 +220,54 @@ def test_a_long_query_string_reaches_uwsgi_instead_of_a_503(project_root: Path) 
     with Stack("uwsgi", only=["hello-uwsgi-nginx"], log=None) as stack:
         response = httpx.get(f"{stack.url('hello-uwsgi-nginx')}/hello", params={"q": "x" * 5000})
     assert response.status_code == 200, response.text
+
+
+def raw_answer(url: str, request: bytes) -> httpx.Response:
+    """nginx's answer to `request` as sent, byte for byte, read until it closes."""
+    address = httpx.URL(url)
+    assert address.host and address.port
+    with socket.create_connection((address.host, address.port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    lines, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *fields = lines.decode("latin-1").split("\r\n")
+    headers = [tuple(field.split(": ", 1)) for field in fields]
+    return httpx.Response(int(status_line.split()[1]), headers=headers, content=body)
+
+
+# Requests nginx refuses itself before any location or upstream sees them, with the status
+# and the code of the JSON answer.
+REFUSED = {
+    "http-version": (
+        b"GET /nginx-health HTTP/2.0\r\nHost: test\r\n\r\n",
+        505,
+        "http_version_not_supported",
+    ),
+    "transfer-encoding": (
+        b"POST /nginx-health HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip\r\n"
+        b"Connection: close\r\n\r\n",
+        501,
+        "not_implemented",
+    ),
+}
+
+
+@pytest.mark.parametrize("refused", sorted(REFUSED))
+@pytest.mark.parametrize("server", sorted(SERVERS), indirect=True)
+def test_what_nginx_refuses_itself_is_json(server: str, refused: str) -> None:
+    request, status, code = REFUSED[refused]
+    response = raw_answer(server, request)
+    assert_hardened(response, status)
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"]["code"] == code
+
+
+@pytest.mark.parametrize(
+    "server", ["entryeditor-nginx", "entryeditor-gunicorn-nginx"], indirect=True
+)
+def test_a_static_directory_without_an_index_is_a_json_403(server: str) -> None:
+    response = httpx.get(f"{server}/static/", timeout=10)
+    assert_hardened(response, 403)
+    assert response.json() == {"error": {"code": "forbidden", "message": "Forbidden"}}
