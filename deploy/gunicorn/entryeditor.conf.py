@@ -36,11 +36,12 @@ worker_class = "gthread"
 workers = env_int("WEB_CONCURRENCY", 4)
 threads = env_int("WEB_THREADS", 4)
 
-# Load shedding as uWSGI does it: a short listen queue (LISTEN), and each worker accepts only
-# as many connections as it has threads (gthread's default of 1000 would take every
+# Load shedding as uWSGI does it: a bounded listen queue (LISTEN, 1024: a cold start's
+# first seconds at 200 requests/s, deploy/uwsgi/entryeditor.ini), and each worker accepts
+# only as many connections as it has threads (gthread's default of 1000 would take every
 # request in and queue it inside the worker). When the queue is full nginx's connect() fails
 # at once and it answers a fast 503.
-backlog = env_int("LISTEN", 32)
+backlog = env_int("LISTEN", 1024)
 worker_connections = threads
 
 # uWSGI's harakiri: a worker silent for longer is killed and replaced (nginx waits longer).

@@ -1,10 +1,12 @@
 """The compose recipes run as compose runs them (servelab's Stack): nginx in front of uWSGI or
 gunicorn, the machine's MariaDB and Redis, the one-shot init (migrate, collectstatic, a
 CORPUS_LIMIT corpus, the demo entries); answers through nginx, static files from nginx,
-JSON errors, fast 503s rather than 502s when the app server is full, and a clean stop."""
+JSON errors, fast 503s rather than 502s when the app server is full, a burst answered in
+full right after a start, and a clean stop."""
 
 from __future__ import annotations
 
+import socket
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -148,6 +150,44 @@ def test_a_full_app_server_sheds_load_as_503_json_never_502(
                 assert answer.json()["error"]["code"] == "overloaded"
         # The app server itself stayed up and answers again once the burst is over.
         assert httpx.get(url, timeout=30).status_code == 200
+        assert stack.running[server].process.poll() is None
+
+
+# A second of the write-up's constant rate (200 requests/s), arriving at once.
+COLD_BURST = 200
+
+
+def statuses_at_once(port: int, paths: list[str]) -> Counter[int]:
+    """GET each path on a connection of its own: every connection opened first, then every
+    request written before any answer is read, so that they reach nginx together."""
+    connections = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in paths]
+    statuses: Counter[int] = Counter()
+    try:
+        for connection, path in zip(connections, paths, strict=True):
+            request = f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+            connection.sendall(request.encode())
+        for connection in connections:
+            with connection.makefile("rb") as answer:
+                status_line = answer.readline()
+                answer.read()
+            statuses[int(status_line.split()[1]) if status_line else 0] += 1
+    finally:
+        for connection in connections:
+            connection.close()
+    return statuses
+
+
+@pytest.mark.parametrize(("profile", "nginx", "server"), VARIANTS, ids=IDS)
+def test_a_stack_started_cold_answers_a_burst_at_once_without_failures(
+    database: str, profile: str, nginx: str, server: str
+) -> None:
+    # Sent the moment the stack reports healthy: what the app server's threads cannot take
+    # yet waits in its listen queue instead of overflowing it into 503s.
+    with serve_service(profile, nginx, stack_env(database)) as stack:
+        paths = [f"/corpus/sentence/{n}/neighbors/" for n in (1, 100, CORPUS_LIMIT)]
+        burst = [paths[n % len(paths)] for n in range(COLD_BURST)]
+        statuses = statuses_at_once(stack.port(nginx), burst)
+        assert statuses == {200: COLD_BURST}, statuses
         assert stack.running[server].process.poll() is None
 
 
