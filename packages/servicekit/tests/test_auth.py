@@ -1,4 +1,5 @@
-"""BearerPolicy and BearerAuth: which requests need the token, and how a refusal answers."""
+"""BearerPolicy and the RequestGate answering it: which requests need the token, and how a
+refusal answers."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from fastapi import FastAPI, Request
 
 from servicekit.auth import BearerPolicy, TokenConfigError, read_token
-from servicekit.auth.asgi import BearerAuth
+from servicekit.gate import RequestGate
 
 TOKEN = "s3cret-token"  # noqa: S105  (a test token)
 
@@ -87,7 +88,7 @@ def _app(policy: BearerPolicy) -> tuple[FastAPI, list[int]]:
         bodies_read.append(len(await request.body()))
         return {"ok": 1}
 
-    app.add_middleware(BearerAuth, policy=policy)
+    app.add_middleware(RequestGate, policy=policy)
     return app, bodies_read
 
 

@@ -2,15 +2,15 @@
 settings back. Needs the `fastapi` and `metrics` extras.
 """
 
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
-from starlette.middleware import Middleware
 from starlette.types import Lifespan
 
+from servicekit.auth import BearerPolicy
 from servicekit.errors.fastapi import install_error_handlers
-from servicekit.header_limit import HeaderLimit
+from servicekit.gate import RequestGate
 from servicekit.observe.asgi import ObserveMiddleware
 
 S = TypeVar("S")
@@ -22,17 +22,17 @@ def service_app(
     summary: str,
     settings: object,
     lifespan: Lifespan[FastAPI],
-    middleware: Sequence[Middleware] = (),
+    auth: BearerPolicy | None = None,
+    max_body_size: int | None = None,
     install_errors: Callable[[FastAPI], None] = install_error_handlers,
 ) -> FastAPI:
-    """A FastAPI app with `settings` on app.state, the service's own `middleware` (the first
-    innermost), then the header limit and observation outside them (observation outermost:
-    it sees every answer), and the error handlers `install_errors` registers."""
+    """A FastAPI app with `settings` on app.state, two middlewares, observation outside the
+    gate (it sees every answer, refusals included): the gate's header limit, the `auth`
+    policy and the `max_body_size` limit in one pass (servicekit.gate), and the error
+    handlers `install_errors` registers."""
     app = FastAPI(title=title, summary=summary, lifespan=lifespan)
     app.state.settings = settings
-    for layer in middleware:
-        app.add_middleware(layer.cls, *layer.args, **layer.kwargs)
-    app.add_middleware(HeaderLimit)
+    app.add_middleware(RequestGate, policy=auth, max_body_size=max_body_size)
     app.add_middleware(ObserveMiddleware)
     install_errors(app)
     return app

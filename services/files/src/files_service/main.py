@@ -4,21 +4,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from starlette.middleware import Middleware
 
 from files_service.errors import install_error_handlers
 from files_service.routes import api, health, strategies
 from files_service.settings import Settings
 from files_service.store.storage import ObjectStore
-from files_service.transfer.limits import BodySizeLimit
 from servicekit.auth import BearerPolicy, read_token
-from servicekit.auth.asgi import BearerAuth
 from servicekit.fastapi_app import service_app
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    store = ObjectStore(settings.storage_dir, chunk_size=settings.chunk_size)
+    store = ObjectStore(settings.storage_dir, chunk_size=settings.chunk_size, fsync=settings.fsync)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -31,12 +28,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="File upload/download strategies to benchmark, and a production file API.",
         settings=settings,
         lifespan=lifespan,
-        # The auth after the size limit, so it runs before it: a refused write is answered
-        # before its body is read.
-        middleware=[
-            Middleware(BodySizeLimit, max_body_size=settings.max_upload_size),
-            Middleware(BearerAuth, policy=BearerPolicy(token, settings.api_auth_reads)),
-        ],
+        # A refused write is answered before its body is read.
+        auth=BearerPolicy(token, settings.api_auth_reads),
+        max_body_size=settings.max_upload_size,
         install_errors=install_error_handlers,
     )
     app.state.store = store

@@ -10,12 +10,12 @@ from fastapi import FastAPI, Response
 
 from hello_service.body import BODY, CONTENT_TYPE
 from servicekit.errors.fastapi import install_error_handlers
-from servicekit.header_limit import HeaderLimit
+from servicekit.gate import RequestGate
 from servicekit.health.fastapi import health_router
 from servicekit.observe.asgi import ObserveMiddleware
 
 app = FastAPI(title="servelab hello", openapi_url=None, docs_url=None, redoc_url=None)
-app.add_middleware(HeaderLimit)
+app.add_middleware(RequestGate)
 app.add_middleware(ObserveMiddleware)
 install_error_handlers(app)
 

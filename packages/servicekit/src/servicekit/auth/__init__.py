@@ -1,4 +1,4 @@
-"""Bearer-token access for writes: the policy, framework-free (servicekit.auth.asgi and
+"""Bearer-token access for writes: the policy, framework-free (servicekit.gate and
 servicekit.auth.django answer what it decides).
 
 A service holds one secret token (API_TOKEN, or the file API_TOKEN_FILE names: a Docker or
