@@ -21,6 +21,12 @@ class Settings(BaseSettings):
     chunk_size: int = Field(
         256 * 1024, ge=4096, description="Read and write size of file I/O, in bytes."
     )
+    fsync: bool = Field(
+        True,
+        description="An upload is on the disk before its 201 (fsync of the file, its metadata "
+        "and the directory they are renamed into). false: faster uploads, and a crash of the "
+        "machine (not of the server) may lose those of the last seconds.",
+    )
     accel_redirect_prefix: str = Field(
         "",
         description="When set (e.g. /_protected/), downloads answer with X-Accel-Redirect "

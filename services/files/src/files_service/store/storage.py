@@ -69,15 +69,21 @@ class Upload:
             view = view[self._file.write(view) :]
         self.received.update(data)
 
+    def sync(self) -> None:
+        """Wait until the bytes written are on the disk."""
+        os.fsync(self._file.fileno())
+
     def close(self) -> None:
         self._file.close()
 
 
 class ObjectStore:
-    def __init__(self, root: Path, *, chunk_size: int) -> None:
+    def __init__(self, root: Path, *, chunk_size: int, fsync: bool = True) -> None:
         self.objects_dir = root / "objects"
         self.tmp_dir = root / "tmp"
         self.chunk_size = chunk_size
+        # Whether commit() waits until an object is on the disk (Settings.fsync).
+        self.fsync = fsync
         # How a download's bytes are read (files_service.store.cached_read), found by prepare().
         self.read_mode = ReadMode.THREAD
         # An object's metadata never changes once published, so a read needs its sidecar
@@ -129,7 +135,11 @@ class ObjectStore:
             path.unlink(missing_ok=True)
 
     def commit(self, upload: Upload, *, filename: str | None, content_type: str) -> ObjectMeta:
-        """Publish a complete upload: blob first, then its sidecar, each by rename."""
+        """Publish a complete upload: blob first, then its sidecar, each by rename. With
+        `fsync`, each file's bytes reach the disk before its rename and both renames before
+        the return: an object that was answered 201 survives a crash of the machine."""
+        if self.fsync:
+            upload.sync()
         upload.close()
         object_id = new_object_id()
         meta = ObjectMeta(
@@ -145,10 +155,12 @@ class ObjectStore:
         try:
             sidecar = self._tmp_path(_SIDECAR)
             try:
-                sidecar.write_bytes(json.dumps(meta.to_json()).encode())
+                _write(sidecar, json.dumps(meta.to_json()).encode(), sync=self.fsync)
                 sidecar.replace(self._sidecar(object_id))
             finally:
                 sidecar.unlink(missing_ok=True)
+            if self.fsync:
+                _sync_directory(self.objects_dir)
         except BaseException:
             blob.unlink(missing_ok=True)
             raise
@@ -207,6 +219,22 @@ class ObjectStore:
 
     def _tmp_path(self, suffix: str) -> Path:
         return self.tmp_dir / f"{uuid.uuid4().hex}{suffix}"
+
+
+def _write(path: Path, data: bytes, *, sync: bool) -> None:
+    with path.open("xb", buffering=0) as file:
+        file.write(data)
+        if sync:
+            os.fsync(file.fileno())
+
+
+def _sync_directory(directory: Path) -> None:
+    """Wait until the names renamed into `directory` are on the disk."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _unlink_if_older(path: Path, cutoff: float) -> None:
