@@ -16,10 +16,21 @@ from servelab.reliability.fuzz.cases import (
     Case,
     gzip_bomb,
     hand_written,
+    nested,
     png_bomb,
+    png_of,
     range_cases,
 )
-from servelab.reliability.fuzz.judge import ACCEPTED, HANG, NOT_JSON, SERVER_ERROR, judge, tally
+from servelab.reliability.fuzz.judge import (
+    ACCEPTED,
+    HANG,
+    HEAD_REFUSED,
+    NO_ALLOW,
+    NOT_JSON,
+    SERVER_ERROR,
+    judge,
+    tally,
+)
 from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
 from servelab.reliability.fuzz.schema import read_report
 
@@ -55,6 +66,8 @@ def test_every_case_class_is_generated_for_files() -> None:
         "traversal in the path",
         "traversal in a filename",
         "decompression bombs",
+        "HEAD on GET routes",
+        "wrong methods",
     }
     raw = b"\n".join(case.request for case in cases)
     for form in (b"/../", b"/%2e%2e/", b"%2f", b"//etc/passwd", b"%00", b"\x00", b"\xff"):
@@ -62,6 +75,52 @@ def test_every_case_class_is_generated_for_files() -> None:
     assert f"/files/{BIG_ID}".encode() in raw and b"/files/-1 " in raw
     assert any(len(case.request) > HUGE_HEADER for case in cases)
     assert b'filename="../../../etc/passwd"' in raw
+    assert b"HEAD /files HTTP/1.1\r\n" in raw and b"HEAD /files/1 HTTP/1.1\r\n" in raw
+    assert b"DELETE /files HTTP/1.1\r\n" in raw and b"PUT /files/1 HTTP/1.1\r\n" in raw
+
+
+@pytest.mark.parametrize(("width", "height"), [(1, 24_000_000), (24_000_000, 1)])
+def test_an_extreme_png_declares_its_sides_in_a_few_dozen_kb(width: int, height: int) -> None:
+    image = png_of(width, height)
+    assert struct.unpack(">II", image[16:24]) == (width, height)
+    idat = image.index(b"IDAT")
+    length = struct.unpack(">I", image[idat - 4 : idat])[0]
+    rows = zlib.decompress(image[idat + 4 : idat + 4 + length])
+    assert len(rows) == height * (1 + (width + 7) // 8)
+    assert len(image) < 100_000
+
+
+def test_every_image_path_gets_both_extreme_sides() -> None:
+    cases = [
+        case
+        for case in hand_written(FAMILIES["health-code"], "token")
+        if case.klass == "extreme aspect ratios"
+    ]
+    sent = {(case.request.split(b" ")[1], case.request.split(b"\r\n\r\n", 1)[1]) for case in cases}
+    for usage in (b"health-code", b"trip-code", b"nucleic-acid"):
+        assert (b"/analysis/" + usage, png_of(1, 24_000_000)) in sent
+        assert (b"/analysis/" + usage, png_of(24_000_000, 1)) in sent
+    assert len(cases) == 6
+
+
+def test_every_json_body_gets_nesting_past_the_recursion_limit() -> None:
+    cases = [
+        case
+        for case in hand_written(FAMILIES["entryeditor"], "token")
+        if case.klass == "nested JSON"
+    ]
+    heads = {case.request.split(b" HTTP/1.1")[0] for case in cases}
+    assert heads == {
+        b"POST /entryeditor/entryeditor/",
+        b"PATCH /entryeditor/entryeditor/1",
+        b"POST /entryeditor/entryeditor/1/execute/",
+        b"POST /entryeditor/entryeditor/1/init/",
+    }
+    assert any(case.request.endswith(nested(100_000, "arrays")) for case in cases)
+    assert any(case.request.endswith(nested(1_000, "objects")) for case in cases)
+    assert len(cases) == 16
+    deep = nested(3, "objects")
+    assert deep == b'{"a":{"a":{"a":1}}}'
 
 
 def test_families_without_uploads_get_no_body_cases() -> None:
@@ -106,6 +165,12 @@ def test_answers_are_judged() -> None:
     assert judge(bad, _answer(200)) == ACCEPTED
     assert judge(fine, _answer(206)) is None
     assert judge(bad, Answer(None, {}, b"", 10.0, hung=True)) == HANG
+    assert judge(bad, _answer(405, error)) == NO_ALLOW
+    allowed = Answer(405, {"content-type": "application/json", "allow": "GET"}, error, 0.01)
+    assert judge(bad, allowed) is None
+    head = Case("k", "head", b"HEAD /x HTTP/1.1\r\n\r\n", success_ok=True)
+    assert judge(head, Answer(405, {"allow": "GET"}, b"", 0.01)) == HEAD_REFUSED
+    assert judge(head, Answer(404, {"content-type": "application/json"}, b"", 0.01)) is None
     counted = tally([(bad, _answer(503)), (fine, _answer(200))])
     assert (counted.cases, counted.server_errors, counted.hangs) == (2, 1, 0)
 

@@ -11,6 +11,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 from servelab.reliability.fuzz.families import Family
 from servelab.reliability.fuzz.raw import request_bytes
@@ -23,6 +24,13 @@ HUGE_QUERIES = (5_000, 20_000)
 # Decompression bombs: gzip of this many zero bytes; a PNG this many pixels a side.
 GZIP_BOMB_BYTES = 100 * 2**20
 PNG_BOMB_SIDE = 20_000
+# Images under any pixel limit with one side past every decoder's (width, height): a few
+# dozen KB each; one took a worker to 21.9 GiB before each side was checked.
+EXTREME_SIDES = ((1, 24_000_000), (24_000_000, 1))
+# JSON nested this deep: past any parser's recursion limit (Python's is 1,000).
+NESTING_DEPTHS = (1_000, 100_000)
+# The id of an object every family that has `ids` or `json_bodies` holds (seeded or stored).
+SOME_ID = "1"
 
 
 @dataclass(frozen=True)
@@ -260,16 +268,25 @@ def gzip_bomb(size: int = GZIP_BOMB_BYTES) -> bytes:
 def png_bomb(side: int = PNG_BOMB_SIDE) -> bytes:
     """A `side` x `side` 1-bit greyscale PNG of zeros: a few dozen KB that decode to
     side² pixels."""
+    return png_of(side, side)
+
+
+@cache
+def png_of(width: int, height: int) -> bytes:
+    """A `width` x `height` 1-bit greyscale PNG of zeros, its rows compressed together."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return (
             struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
         )
 
-    header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
     compressor = zlib.compressobj(9)
-    row = bytes(1 + (side + 7) // 8)
-    pieces = [compressor.compress(row) for _ in range(side)]
+    row = bytes(1 + (width + 7) // 8)
+    rows_at_once = max(1, 2**20 // len(row))
+    block = row * rows_at_once
+    pieces = [compressor.compress(block) for _ in range(height // rows_at_once)]
+    pieces.append(compressor.compress(row * (height % rows_at_once)))
     pieces.append(compressor.flush())
     return (
         b"\x89PNG\r\n\x1a\n"
@@ -277,6 +294,63 @@ def png_bomb(side: int = PNG_BOMB_SIDE) -> bytes:
         + chunk(b"IDAT", b"".join(pieces))
         + chunk(b"IEND", b"")
     )
+
+
+def extreme_images(family: Family, token: str) -> list[Case]:
+    """Each extreme aspect ratio to every path that decodes an image."""
+    headers = {**_auth(token), "Content-Type": "image/png"}
+    return [
+        Case(
+            "extreme aspect ratios",
+            f"{path} {width} x {height} PNG",
+            request_bytes("POST", path, headers, png_of(width, height)),
+        )
+        for path in family.images
+        for width, height in EXTREME_SIDES
+    ]
+
+
+def nested(depth: int, shape: str) -> bytes:
+    """A JSON document `depth` levels deep: arrays in arrays or objects in objects."""
+    if shape == "arrays":
+        return b"[" * depth + b"]" * depth
+    return b'{"a":' * depth + b"1" + b"}" * depth
+
+
+def nested_json(family: Family, token: str) -> list[Case]:
+    """Arrays and objects nested past any recursion limit to every JSON body."""
+    headers = {**_auth(token), "Content-Type": "application/json"}
+    return [
+        Case(
+            "nested JSON",
+            f"{method} {path} {shape} {depth:,} deep",
+            request_bytes(method, path.format(id=SOME_ID), headers, nested(depth, shape)),
+        )
+        for method, path in family.json_bodies
+        for depth in NESTING_DEPTHS
+        for shape in ("arrays", "objects")
+    ]
+
+
+def _get_paths(family: Family) -> list[str]:
+    return [family.read, *(path.format(id=SOME_ID) for path in family.ids)]
+
+
+def head_requests(family: Family, token: str) -> list[Case]:
+    """HEAD on every GET path: answered as GET without a body, never a 405."""
+    return [
+        Case("HEAD on GET routes", f"HEAD {path}", request_bytes("HEAD", path), success_ok=True)
+        for path in _get_paths(family)
+    ]
+
+
+def wrong_methods(family: Family, token: str) -> list[Case]:
+    """A method no route at the path answers: a 405 names the ones that do in Allow."""
+    return [
+        Case("wrong methods", f"{method} {path}", request_bytes(method, path, _auth(token)))
+        for path in _get_paths(family)
+        for method in ("PUT", "DELETE")
+    ]
 
 
 def bombs(family: Family, token: str) -> list[Case]:
@@ -313,6 +387,10 @@ GENERATORS = (
     path_traversal,
     filename_traversal,
     bombs,
+    extreme_images,
+    nested_json,
+    head_requests,
+    wrong_methods,
 )
 
 

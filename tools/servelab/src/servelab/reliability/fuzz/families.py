@@ -35,7 +35,9 @@ class Family:
     takes no raw upload), `range` whether stored objects answer Range, `bomb` which
     decompression bomb to post (`gzip` to `upload`, or `png` to `upload` as an image),
     `database` whether the variants need a scratch database on the machine's MariaDB,
-    `notes` what the report should say about failures the family cannot fix."""
+    `images` every path that decodes a posted image, `json_bodies` every (method, path)
+    that parses a JSON body (`{id}` an object that exists), `notes` what the report should
+    say about failures the family cannot fix."""
 
     name: str
     variants: tuple[Variant, ...]
@@ -46,6 +48,8 @@ class Family:
     range: bool = False
     bomb: str | None = None
     database: bool = False
+    images: tuple[str, ...] = ()
+    json_bodies: tuple[tuple[str, str], ...] = ()
     notes: str = ""
 
 
@@ -105,6 +109,12 @@ ENTRYEDITOR = Family(
     upload_type="application/json",
     bomb="gzip",
     database=True,
+    json_bodies=(
+        ("POST", "/entryeditor/entryeditor/"),
+        ("PATCH", "/entryeditor/entryeditor/{id}"),
+        ("POST", "/entryeditor/entryeditor/{id}/execute/"),
+        ("POST", "/entryeditor/entryeditor/{id}/init/"),
+    ),
     notes=(
         "The app alone is uWSGI's http-socket, the metrics port that Prometheus scrapes on "
         "the private network; clients reach the service through nginx. ST202 on execute: a "
@@ -134,6 +144,7 @@ HEALTH_CODE = Family(
     upload="/analysis/health-code",
     upload_type="image/png",
     bomb="png",
+    images=("/analysis/health-code", "/analysis/trip-code", "/analysis/nucleic-acid"),
     notes=(
         "ST202: a body that is valid base64, or bytes, but no image is refused (415), which "
         "no schema can say."

@@ -16,6 +16,8 @@ NO_ANSWER = "closed without an answer"
 NOT_JSON = "4xx not in the JSON error shape"
 ACCEPTED = "bad input served"
 LEAKED = "a file outside the service in the answer"
+NO_ALLOW = "405 without the allowed methods in Allow"
+HEAD_REFUSED = "HEAD refused where GET is answered"
 
 
 def judge(case: Case, answer: Answer) -> str | None:
@@ -27,6 +29,11 @@ def judge(case: Case, answer: Answer) -> str | None:
         return SERVER_ERROR
     if b"root:x:0:0" in answer.body:
         return LEAKED
+    if answer.status == 405 and not answer.headers.get("allow", "").strip():
+        return NO_ALLOW
+    if case.request.startswith(b"HEAD "):
+        # No body to judge: any answer but a refusal of the method is GET's.
+        return HEAD_REFUSED if answer.status == 405 else None
     if answer.status >= 400:
         return None if answer.is_json_error() else NOT_JSON
     return None if case.success_ok else ACCEPTED
