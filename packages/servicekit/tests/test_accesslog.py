@@ -97,22 +97,3 @@ def test_a_forked_worker_writes_only_its_own_lines() -> None:
             "r1",
             "r2",
         ]
-
-
-def test_strings_are_escaped_as_json_and_an_unmatched_route_is_null() -> None:
-    line = format_line(
-        method="GET",
-        route=None,
-        path='/a"b\\c\n\u00e9\x01',
-        status=404,
-        seconds=0.5,
-        size=0,
-        request_id="r",
-        now=1795434002.0,
-    )
-    document = json.loads(line)
-    assert document["path"] == '/a"b\\c\n\u00e9\x01'
-    assert document["route"] is None
-    assert document["ts"] == "2026-11-23T11:40:02.000Z"
-    assert line.endswith("}\n")
-    assert line.count("\n") == 1

@@ -21,11 +21,11 @@ own way, and a record through it costs as much again as the line.
 """
 
 import atexit
+import json
 import os
 import sys
 import threading
 import time
-from json.encoder import encode_basestring
 from multiprocessing import util
 from typing import TextIO
 
@@ -48,33 +48,22 @@ def format_line(
     request_id: str,
     now: float | None = None,
 ) -> str:
-    """The JSON line (with its newline) for one request answered at `now` (epoch s).
-
-    Written field by field, each string through the JSON encoder's C escaping, the date
-    formatted once a second: a dict through json.dumps and strftime on every line took 11 µs
-    a line, this 4 (the 2-CPU development VM)."""
+    """The JSON line (with its newline) for one request answered at `now` (epoch s)."""
     now = time.time() if now is None else now
-    millis = int(now * 1000) % 1000
-    return (
-        f'{{"ts":"{_second(int(now))}.{millis:03d}Z","level":"info","logger":"access",'
-        f'"method":{_string(method)},"route":{"null" if route is None else _string(route)},'
-        f'"path":{_string(path)},"status":{status},"duration_ms":{round(seconds * 1000, 3)!r},'
-        f'"bytes":{size},"request_id":{_string(request_id)}}}\n'
-    )
-
-
-_string = encode_basestring
-_stamp: tuple[int, str] = (-1, "")
-
-
-def _second(epoch: int) -> str:
-    """The line's date to the second, formatted once a second."""
-    global _stamp
-    second, text = _stamp
-    if second != epoch:
-        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch))
-        _stamp = (epoch, text)
-    return text
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+    document = {
+        "ts": f"{stamp}.{int(now * 1000) % 1000:03d}Z",
+        "level": "info",
+        "logger": "access",
+        "method": method,
+        "route": route,
+        "path": path,
+        "status": status,
+        "duration_ms": round(seconds * 1000, 3),
+        "bytes": size,
+        "request_id": request_id,
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 class AccessLog:

@@ -1,13 +1,16 @@
-"""Charts: the write-up's tables beside ours as ratios, health-code's curves against
-workers, and no colour used twice in one chart."""
+"""Charts: the write-up's tables beside ours as ratios labelled with what each side ran,
+health-code's curves against workers, no colour used twice in one chart, and none taller
+than 1,600 px."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import matplotlib.image
+
 from servelab.bench.plan.matrix import load_matrix
-from servelab.bench.report.charts import _colours, write_charts
+from servelab.bench.report.charts import _colours, _tables, write_charts
 from servelab.bench.report.results import load_run, run_from_json
 from servelab.bench.report.writeup import load_write_up
 from servelab.testing.records import run_record
@@ -87,3 +90,28 @@ def test_cpu_per_request_is_drawn_where_it_was_measured(tmp_path: Path) -> None:
     assert charts["cpu"] == "files/cpu.png"
     assert (tmp_path / "files" / "cpu.png").read_bytes().startswith(b"\x89PNG")
     assert "cpu" not in write_charts(run_from_json(_run(None)), tmp_path / "old", tmp_path)
+
+
+def test_many_rows_are_split_so_that_no_chart_is_taller_than_1600_px(tmp_path: Path) -> None:
+    load = {"vus": 100, "duration_s": 3.0, "warmup_s": 1.0}
+    cells = [
+        _cell(server, f"GET /e{index}", 1.5)
+        for index in range(40)
+        for server in ("uvicorn", "gunicorn")
+    ]
+    charts = write_charts(run_from_json(run_record("files", load, cells)), tmp_path / "f", tmp_path)
+    parts = sorted(key for key in charts if key.startswith("rps"))
+    assert parts == ["rps:1", "rps:2", "rps:3"]
+    for path in charts.values():
+        assert matplotlib.image.imread(tmp_path / path).shape[0] <= 1600, path
+
+
+def test_a_write_up_row_names_our_workers_where_they_differ(
+    project_root: Path, tmp_path: Path
+) -> None:
+    matrix = load_matrix(project_root, "hello")
+    write_up = load_write_up(project_root / matrix.write_up)
+    load = {"vus": 400, "duration_s": 3.0, "warmup_s": 1.0}
+    run = run_from_json(run_record("hello", load, [_cell("gunicorn-sync", "GET /hello", 1.0)]))
+    rows = [label for _, table in _tables(run, matrix, write_up) for label, _, _ in table]
+    assert "gunicorn-sync, 8 workers (ours: gunicorn-sync, 1 worker)" in rows

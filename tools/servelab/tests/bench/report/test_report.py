@@ -192,7 +192,7 @@ def test_machine_and_commands(markdown: str) -> None:
     assert "WEB_CONCURRENCY=1 docker compose --profile uvicorn up files-uvicorn" in markdown
     assert "# files-uvicorn: uvicorn --workers 1" in markdown
     assert "k6 run -e VUS=100 loadtests/<script>" in markdown
-    assert "![requests/s per endpoint and server](files/rps.png)" in markdown
+    assert "![successful requests/s per endpoint and server](files/rps.png)" in markdown
 
 
 def test_results_json_round_trips(tmp_path: Path) -> None:

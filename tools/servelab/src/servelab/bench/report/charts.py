@@ -2,11 +2,14 @@
 time of counted bursts, latency percentiles per server, and one chart per table of the
 write-up with its figures beside ours, each as a ratio to its own run's reference row
 (absolute figures from two machines never share an axis). Every series of a chart has a
-colour of its own, and the legend sits outside the axes."""
+colour of its own, the legend sits outside the axes, and each bar carries its value. A
+chart holds at most MAX_BARS bars (about 1,500 px tall): more rows are split over several
+charts, keyed `<kind>:<part>` (rps:1, rps:2...), each a run of whole rows."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import io
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +18,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
+from PIL import Image
 
 from servelab.bench.plan.matrix import Matrix
+from servelab.bench.report.client_bound import client_bound
 from servelab.bench.report.results import BenchRun, CellResult
 from servelab.bench.report.writeup import WriteUp
 
@@ -35,12 +40,23 @@ def _colours(count: int) -> list[Any]:
 
 
 def _save(fig: Any, ax: Any, path: Path) -> Path:
-    """The figure with its legend to the right of the axes, never over the data."""
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    """The figure with its legend (where its series have names) to the right of the axes,
+    never over the data."""
+    if any(name for name in ax.get_legend_handles_labels()[1]):
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100, bbox_inches="tight")
+    drawn = io.BytesIO()
+    fig.savefig(drawn, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
+    # A palette of 256 colours: a third of the bytes, the same chart to the eye.
+    with Image.open(drawn) as image:
+        image.convert("RGB").quantize(256).save(path, optimize=True)
     return path
+
+
+# The most bars one chart holds (a row of a grouped chart counts as many bars as it has
+# series, at least 2): 60 keep a chart under 1,600 px.
+MAX_BARS = 60
 
 
 def _grouped_barh(
@@ -49,82 +65,139 @@ def _grouped_barh(
     xlabel: str,
     labels: Sequence[str],
     series: Sequence[tuple[str, Sequence[float]]],
+    digits: int = 0,
 ) -> Path:
     height = 0.8 / max(len(series), 1)
     fig, ax = plt.subplots(figsize=(10, 1.0 + 0.22 * len(labels) * max(len(series), 2)))
     colours = _colours(len(series))
     for index, (name, values) in enumerate(series):
         positions = [row + index * height for row in range(len(labels))]
-        ax.barh(positions, values, height=height, label=name, color=colours[index])
+        bars = ax.barh(positions, values, height=height, label=name, color=colours[index])
+        shown = [f"{value:,.{digits}f}" if value else "" for value in values]
+        ax.bar_label(bars, labels=shown, fontsize=7, padding=2)
     ax.set_yticks([row + height * (len(series) - 1) / 2 for row in range(len(labels))])
     ax.set_yticklabels(labels, fontsize=8)
     ax.invert_yaxis()
+    ax.margins(x=0.12)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, ax, path)
 
 
+def _split_barh(
+    path: Path,
+    title: str,
+    xlabel: str,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[float]]],
+    digits: int = 0,
+) -> list[Path]:
+    """`_grouped_barh` over as many charts as keep each within MAX_BARS: `path` itself
+    where one does, else <stem>-1.png, <stem>-2.png..., each titled with its rows."""
+    per_chart = max(1, MAX_BARS // max(len(series), 2))
+    if not labels:
+        return []
+    if len(labels) <= per_chart:
+        return [_grouped_barh(path, title, xlabel, labels, series, digits)]
+    paths = []
+    for part, start in enumerate(range(0, len(labels), per_chart), 1):
+        rows = slice(start, start + per_chart)
+        chunk = [(name, list(values)[rows]) for name, values in series]
+        shown = f"{title} — rows {start + 1}–{start + len(labels[rows])} of {len(labels)}"
+        part_path = path.with_name(f"{path.stem}-{part}{path.suffix}")
+        paths.append(_grouped_barh(part_path, shown, xlabel, labels[rows], chunk, digits))
+    return paths
+
+
+def _keyed(kind: str, paths: Sequence[Path]) -> dict[str, Path]:
+    """`kind` for a single chart, `kind:1`, `kind:2`... for a split one."""
+    if len(paths) == 1:
+        return {kind: paths[0]}
+    return {f"{kind}:{part}": path for part, path in enumerate(paths, 1)}
+
+
 def _measured(run: BenchRun) -> list[CellResult]:
     return [cell for cell in run.cells if cell.measurement is not None]
 
 
-def _metric_chart(
-    cells: Sequence[CellResult], metric: str, path: Path, title: str, xlabel: str
-) -> Path:
-    endpoints = list(dict.fromkeys(cell.endpoint for cell in cells))
-    servers = list(dict.fromkeys((cell.variant, cell.workers) for cell in cells))
-    values = {
-        (c.variant, c.workers, c.endpoint): c.measurement.metric(metric) or 0.0
-        for c in cells
-        if c.measurement is not None
-    }
-    series = [
-        (f"{variant} w{workers}", [values.get((variant, workers, e), 0.0) for e in endpoints])
-        for variant, workers in servers
-    ]
-    return _grouped_barh(path, title, xlabel, endpoints, series)
+def _server(cell: CellResult, rate: bool) -> str:
+    """A cell's row label: variant and workers as the run measured them; on a chart of
+    requests/s (`rate`), a cell whose requests/s are the client's says so
+    (report.client_bound)."""
+    bound = " (client-bound)" if rate and client_bound(cell) else ""
+    return f"{cell.variant}, {_workers(cell.workers)}{bound}"
 
 
-def rps_chart(run: BenchRun, path: Path) -> Path:
-    return _metric_chart(
-        _measured(run), "rps", path, f"{run.family}: requests/s ({run.form})", "requests/s"
+def _per_cell_chart(
+    cells: Sequence[CellResult],
+    value: Callable[[CellResult], float | None],
+    path: Path,
+    title: str,
+    xlabel: str,
+    digits: int = 0,
+    rate: bool = False,
+) -> list[Path]:
+    """One row per endpoint and server (variant and workers), a single series: the rows
+    of one endpoint together, the chart split between endpoints where it must be."""
+    rows = [(f"{cell.endpoint} | {_server(cell, rate)}", value(cell)) for cell in cells]
+    kept = [(label, figure) for label, figure in rows if figure is not None]
+    labels = [label for label, _ in kept]
+    return _split_barh(path, title, xlabel, labels, [("", [v or 0.0 for _, v in kept])], digits)
+
+
+def _steady_excluded(run: BenchRun) -> list[CellResult]:
+    """Cells whose requests/s say something: a constant-rate cell's are its offered rate."""
+    return [cell for cell in _measured(run) if not cell.load.arrival]
+
+
+def rps_chart(run: BenchRun, path: Path) -> list[Path]:
+    title = f"{run.family}: successful requests/s ({run.form}), more is better"
+    return _per_cell_chart(
+        _steady_excluded(run),
+        lambda cell: cell.measurement.ok_rps if cell.measurement is not None else None,
+        path,
+        title,
+        "successful requests/s",
+        rate=True,
     )
 
 
-def cpu_chart(run: BenchRun, path: Path) -> Path:
+def cpu_chart(run: BenchRun, path: Path) -> list[Path]:
     """The server's CPU microseconds per request of every cell that measured it."""
-    cells = [cell for cell in _measured(run) if cell.cpu_us_per_request is not None]
-    endpoints = list(dict.fromkeys(cell.endpoint for cell in cells))
-    servers = list(dict.fromkeys((cell.variant, cell.workers) for cell in cells))
-    costs = {cell.key: cell.cpu_us_per_request or 0.0 for cell in cells}
-    series = [
-        (f"{variant} w{workers}", [costs.get((variant, workers, e), 0.0) for e in endpoints])
-        for variant, workers in servers
-    ]
     title = f"{run.family}: server CPU per request ({run.form}), less is better"
-    return _grouped_barh(path, title, "CPU µs per request", endpoints, series)
+    return _per_cell_chart(
+        _measured(run), lambda cell: cell.cpu_us_per_request, path, title, "CPU µs per request"
+    )
 
 
-def total_chart(run: BenchRun, path: Path) -> Path:
+def total_chart(run: BenchRun, path: Path) -> list[Path]:
     """The total time of every counted cell (hey's Total): how long the burst took."""
     cells = [cell for cell in _measured(run) if cell.load.counted]
-    title = f"{run.family}: total time of each burst ({run.form})"
-    return _metric_chart(cells, "elapsed_s", path, title, "seconds")
+    title = f"{run.family}: total time of each burst ({run.form}), less is better"
+    return _per_cell_chart(
+        cells,
+        lambda cell: cell.measurement.elapsed_s if cell.measurement is not None else None,
+        path,
+        title,
+        "seconds",
+        digits=2,
+    )
 
 
-def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> Path:
+def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> list[Path]:
     cells = [c for c in _measured(run) if (c.variant, c.workers) == (variant, workers)]
     series = [
         (name, [getattr(c.measurement, field) for c in cells if c.measurement is not None])
         for name, field in _PERCENTILES
     ]
-    return _grouped_barh(
+    return _split_barh(
         path,
-        f"{run.family}: latency percentiles, {variant} w{workers}",
+        f"{run.family}: latency percentiles, {variant}, {_workers(workers)}",
         "milliseconds",
         [c.endpoint for c in cells],
         series,
+        digits=1,
     )
 
 
@@ -136,18 +209,21 @@ def _workers(count: int) -> str:
     return f"{count} worker" + ("" if count == 1 else "s")
 
 
-def _ours(run: BenchRun, variant: str, workers: int, endpoint: str) -> float | None:
-    """Our successful requests/s of `variant` at `endpoint`: with the write-up's number of
-    workers where this run had it, else with the most this run had."""
-    cells = [
-        c
-        for c in _measured(run)
-        if (c.variant, c.endpoint) == (variant, endpoint) and c.measurement is not None
-    ]
+def _ours(run: BenchRun, variant: str, workers: int, endpoint: str) -> CellResult | None:
+    """Our cell of `variant` at `endpoint`: with the write-up's number of workers where
+    this run had it, else with the most this run had."""
+    cells = [c for c in _measured(run) if (c.variant, c.endpoint) == (variant, endpoint)]
     if not cells:
         return None
-    cell = next((c for c in cells if c.workers == workers), max(cells, key=lambda c: c.workers))
-    return cell.measurement.ok_rps if cell.measurement is not None else None
+    return next((c for c in cells if c.workers == workers), max(cells, key=lambda c: c.workers))
+
+
+def _both(server: str, workers: int, ours: CellResult | None) -> str:
+    """A row's label: the write-up's server and workers, and ours where they differ."""
+    label = f"{server}, {_workers(workers)}"
+    if ours is None or ours.workers == workers:
+        return label
+    return f"{label} (ours: {ours.variant}, {_workers(ours.workers)})"
 
 
 def _tables(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> list[tuple[str, list[_Row]]]:
@@ -166,11 +242,12 @@ def _tables(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> list[tuple[str,
         mine = variants.get(run_.server)
         rows = [
             (
-                f.endpoint if len(figures) > 1 else f"{run_.server}, {_workers(run_.workers)}",
+                f.endpoint if len(figures) > 1 else _both(run_.server, run_.workers, ours),
                 f.ok_rps,
-                _ours(run, mine, run_.workers, f.endpoint) if mine else None,
+                ours.measurement.ok_rps if ours and ours.measurement else None,
             )
             for f in figures
+            for ours in [_ours(run, mine, run_.workers, f.endpoint) if mine else None]
         ]
         if len(figures) > 1:
             tables.append((f"{run_.server}, {_workers(run_.workers)}", rows))
@@ -206,13 +283,15 @@ def write_up_charts(
         if relative is None:
             continue
         reference, labels, theirs, ours = relative
-        charts[f"write-up:{name}"] = _grouped_barh(
+        paths = _split_barh(
             directory / f"write-up-{index + 1}.png",
             f"{run.family}: {name}, requests/s over {reference}'s (1.0), each in its own run",
             f"successful requests/s ÷ {reference}'s in the same run",
             labels,
             [(f"write-up ({write_up.year})", theirs), (f"this run ({run.form})", ours)],
+            digits=2,
         )
+        charts.update(_keyed(f"write-up:{name}", paths))
     return charts
 
 
@@ -270,9 +349,9 @@ def write_charts(
     `latency:<variant>:<workers>`, and given the matrix and the write-up
     `write-up:<table>` and `workers` (where the write-up drew that curve);
     values: paths relative to `base` (where the report lives)."""
-    charts = {"rps": rps_chart(run, directory / "rps.png")}
+    charts = _keyed("rps", rps_chart(run, directory / "rps.png"))
     if any(cell.cpu_us_per_request is not None for cell in _measured(run)):
-        charts["cpu"] = cpu_chart(run, directory / "cpu.png")
+        charts.update(_keyed("cpu", cpu_chart(run, directory / "cpu.png")))
     if matrix is not None and write_up is not None:
         if run.family in WORKER_CURVES:
             charts["workers"] = workers_chart(
@@ -281,9 +360,10 @@ def write_charts(
         else:
             charts.update(write_up_charts(run, matrix, write_up, directory))
     if any(cell.load.counted for cell in _measured(run)):
-        charts["total"] = total_chart(run, directory / "total.png")
+        charts.update(_keyed("total", total_chart(run, directory / "total.png")))
     for variant, workers in dict.fromkeys((c.variant, c.workers) for c in _measured(run)):
-        charts[f"latency:{variant}:{workers}"] = latency_chart(
+        paths = latency_chart(
             run, variant, workers, directory / f"latency-{variant}-w{workers}.png"
         )
+        charts.update(_keyed(f"latency:{variant}:{workers}", paths))
     return {key: path.relative_to(base).as_posix() for key, path in charts.items()}

@@ -588,12 +588,9 @@ def _server_tables(
         "the write-up's own tool run against the same cell after k6.",
         "",
     ]
-    if "rps" in charts:
-        lines += [f"![requests/s per endpoint and server]({charts['rps']})", ""]
-    if "cpu" in charts:
-        lines += [f"![server CPU per request per endpoint and server]({charts['cpu']})", ""]
-    if "total" in charts:
-        lines += [f"![total time per endpoint and server]({charts['total']})", ""]
+    for kind, caption in _CELL_CHARTS:
+        for path in _charts_of(charts, kind):
+            lines += [f"![{caption}]({path})", ""]
     for variant in matrix.variants:
         cells = [cell for cell in run.cells if cell.variant == variant.name]
         if not cells:
@@ -643,6 +640,19 @@ def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
     ]
     lines += _table(["endpoint", "script", "load shape", "endpoint env"], rows)
     return lines
+
+
+# The charts of every cell, in the order the per-server section shows them.
+_CELL_CHARTS = (
+    ("rps", "successful requests/s per endpoint and server"),
+    ("cpu", "server CPU per request per endpoint and server"),
+    ("total", "total time per endpoint and server"),
+)
+
+
+def _charts_of(charts: Mapping[str, str], kind: str) -> list[str]:
+    """The chart of `kind`, or its parts (kind:1, kind:2...) in order."""
+    return [path for key, path in charts.items() if key == kind or key.startswith(f"{kind}:")]
 
 
 def _write_up_charts(charts: Mapping[str, str], write_up: WriteUp) -> list[str]:
