@@ -272,25 +272,49 @@ def _nearest_bound(result: GoalResult, value: float) -> float | None:
     return min(bounds, key=lambda bound: abs(bound - value), default=None)
 
 
+def _worst(result: GoalResult) -> float:
+    """How far a value lies outside its goal's bounds (0 inside them)."""
+    assert result.value is not None
+    value, goal = result.value.value, result.goal
+    below = goal.minimum - value if goal.minimum is not None else 0.0
+    above = value - goal.maximum if goal.maximum is not None else 0.0
+    return max(below, above, 0.0)
+
+
 def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> list[str]:
-    rows = []
+    """One row per goal: how many of its values met it, and its worst case."""
+    grouped: dict[str, list[GoalResult]] = {}
     for result in results:
-        value = result.value
-        if value is None:
-            rows.append((result.goal.goal, _DASH, _DASH, "not measured", "not met"))
+        grouped.setdefault(result.goal.goal, []).append(result)
+    rows = []
+    for goal, each in grouped.items():
+        measured = [result for result in each if result.value is not None]
+        if not measured:
+            rows.append((goal, _DASH, _DASH, "not measured"))
             continue
-        spec = specs.get(result.goal.ratio)
+        worst = max(measured, key=_worst)
+        value = worst.value
+        assert value is not None
+        spec = specs.get(worst.goal.ratio)
+        met = sum(result.met for result in measured)
+        shown = _amount(spec, value.value, _nearest_bound(worst, value.value))
         rows.append(
             (
-                result.goal.goal,
-                value.where,
-                _workers(value.workers),
-                f"{_amount(spec, value.value, _nearest_bound(result, value.value))} "
-                f"(needs {_needs(result, spec)})",
-                "met" if result.met else "not met",
+                goal,
+                f"{shown} ({value.where}, {_workers(value.workers)}; needs {_needs(worst, spec)})",
+                f"{met} of {len(measured)}",
+                "met" if met == len(measured) else "not met",
             )
         )
-    return ["## Goals", "", *_table(["goal", "variant", "workers", "measured", "result"], rows)]
+    return [
+        "## Goals",
+        "",
+        "Our own targets for the services and recipes, apart from the write-up's questions "
+        "above: each goal once, with its worst value and how many of the values it judges "
+        "(one per variant and workers) met it.",
+        "",
+        *_table(["goal", "worst case", "met by", "result"], rows),
+    ]
 
 
 def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str], list[RatioValue]]:
@@ -744,9 +768,9 @@ def render(
     if failed:
         lines += [f"**{len(failed)} cell(s) failed**; see the errors column.", ""]
     lines += _machine(run, write_up)
-    lines += _goals(goal_results(matrix.goals, measured, specs), specs)
     lines += ratio_lines
     lines += _write_up_charts(charts, write_up)
+    lines += _goals(goal_results(matrix.goals, measured, specs), specs)
     if matrix.notes:
         lines += ["## Notes", "", matrix.notes, ""]
     lines += _server_tables(run, matrix, write_up, charts)
