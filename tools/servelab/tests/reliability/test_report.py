@@ -47,3 +47,46 @@ def test_the_page_counts_and_marks_failures(tmp_path: Path) -> None:
     assert "| [Fuzzing: files](#fuzz-files) | 2 | 1 | 1 |" in page
     assert "| files-gunicorn \\| nginx |" in page
     assert page.count("**fail**") == 1
+
+
+def _drill(target: str, failed: int, back_s: float) -> Probe:
+    return Probe(
+        probe="SIGTERM (docker stop) under constant load",
+        target=f"{target}: GET /hello at 100/s (drill sigterm-{target})",
+        expected="new ones refused in under 0.5 s",
+        observed="refused after 0.1 s",
+        # The server's own goal may pass while clients lose many requests.
+        verdict=Verdict.PASS,
+        figures={"answers": 1500.0, "failed": float(failed), "whole_again_s": back_s},
+    )
+
+
+def test_the_page_opens_with_what_a_deployer_must_do_judged_by_requests_lost(
+    tmp_path: Path,
+) -> None:
+    write_section(
+        tmp_path,
+        "sigterm",
+        "SIGTERM under constant load",
+        "servelab outage --kind sigterm",
+        [_drill("hello-uvicorn", 218, 2.7), _drill("hello-uwsgi-http", 79, 1.3)],
+    )
+    write_section(
+        tmp_path,
+        "rolling-restart",
+        "A rolling restart behind nginx",
+        "servelab outage --kind rolling-restart",
+        [_drill("hello-replicas", 0, 0.0)],
+    )
+
+    page = render_reliability(load_sections(tmp_path))
+    opening = page[page.index("## What a deployer must do") : page.index("## Every section")]
+
+    rows = [line for line in opening.splitlines() if line.startswith("| [")]
+    # The event that lost most comes first, with its worst case by requests lost.
+    assert rows[0].startswith("| [SIGTERM under constant load](#sigterm) | hello-uvicorn: ")
+    assert "218 of 1,500 lost, every answer a 2xx again after 2.7 s" in rows[0]
+    assert "| hello-uwsgi-http: GET /hello at 100/s: 79 of 1,500 lost |" in rows[0]
+    assert "run two or more replicas behind nginx" in rows[0]
+    assert "0 of 1,500 lost" in rows[1]
+    assert page.index("## What a deployer must do") < page.index("<a id=")

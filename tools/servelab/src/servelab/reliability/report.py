@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from servelab.project import results_dir
+from servelab.reliability.lessons import lessons
 from servelab.reliability.rows import Section, Verdict, load_sections
 
 
@@ -20,6 +21,9 @@ def render_reliability(sections: Sequence[Section]) -> str:
         "What servelab's services survive: every bad input, fault and shutdown the reliability "
         "suite tries, against which deploy variant, what the goal expects and what was seen. "
         "Each section is written by the command it names; `servelab reliability` joins them.",
+        "",
+        *lessons(sections),
+        "## Every section",
         "",
         "| section | probes | pass | fail | written |",
         "|---|---|---|---|---|",
