@@ -15,6 +15,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from flask import Flask
+from prometheus_client import CollectorRegistry
+from prometheus_client import multiprocess as prometheus_multiprocess
+from prometheus_client.mmap_dict import MmapedDict, mmap_key
 
 from servicekit import tracing
 from servicekit.metrics import http, multiprocess, switch
@@ -201,6 +204,56 @@ def test_reaping_drops_the_live_gauges_of_dead_processes_only(tmp_path: Path) ->
     multiprocess.reap_dead_processes(tmp_path)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted(names[1:])
+
+
+def exited_pid() -> int:
+    """The pid of a process that has exited."""
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(dead.stdout)
+
+
+def requests_total(path: Path) -> dict[str, float]:
+    """requests_total by label as /metrics gives it from the files in `path`."""
+    registry = CollectorRegistry()
+    prometheus_multiprocess.MultiProcessCollector(registry, str(path))
+    return {
+        sample.labels["route"]: sample.value
+        for metric in registry.collect()
+        for sample in metric.samples
+        if sample.name == "requests_total"
+    }
+
+
+def test_workers_replaced_leave_one_file_per_kind_and_the_same_totals(tmp_path: Path) -> None:
+    def count(pid: int | str, route: str, value: float) -> None:
+        values = MmapedDict(str(tmp_path / f"counter_{pid}.db"))
+        key = mmap_key("requests_total", "requests_total", ["route"], [route], "Requests.")
+        values.write_value(key, value, 0.0)
+        values.close()
+
+    count(exited_pid(), "/a", 3.0)
+    count(exited_pid(), "/a", 4.0)
+    count(exited_pid(), "/b", 1.0)
+    count(os.getpid(), "/a", 5.0)
+    before = requests_total(tmp_path)
+    assert before == {"/a": 12.0, "/b": 1.0}
+    for _ in range(2):
+        with multiprocess.locked(tmp_path):
+            multiprocess.fold_exited_processes(tmp_path)
+        left = {p.name for p in tmp_path.iterdir()}
+        assert left == {"counter_exited.db", f"counter_{os.getpid()}.db"}
+        assert requests_total(tmp_path) == before
+    # The next worker replaced adds to the same file.
+    count(exited_pid(), "/b", 2.0)
+    with multiprocess.locked(tmp_path):
+        multiprocess.fold_exited_processes(tmp_path)
+    assert len(list(tmp_path.iterdir())) == 2
+    assert requests_total(tmp_path) == {"/a": 12.0, "/b": 3.0}
 
 
 @pytest.mark.parametrize(

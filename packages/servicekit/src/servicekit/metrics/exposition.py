@@ -3,7 +3,7 @@
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from servicekit.metrics.multiprocess import directory, reap_dead_processes
+from servicekit.metrics.multiprocess import directory, fold_exited_processes, locked
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -16,7 +16,8 @@ def render() -> bytes:
     path = directory()
     if path is None:
         return generate_latest(REGISTRY)
-    reap_dead_processes(path)
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, str(path))  # type: ignore[no-untyped-call]
-    return generate_latest(registry)
+    with locked(path):
+        fold_exited_processes(path)
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, str(path))  # type: ignore[no-untyped-call]
+        return generate_latest(registry)

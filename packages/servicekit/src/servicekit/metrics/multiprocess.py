@@ -13,18 +13,29 @@ are left to the server:
   stays in the sum. gunicorn calls `mark_process_dead` from `child_exit`; uvicorn
   --workers, granian, uWSGI and Tornado have no such hook, so every exposition first
   drops the live gauges of processes that no longer exist (`reap_dead_processes`).
-  Counters and histograms of dead workers are kept: their requests did happen.
+  Counters and histograms of dead workers are kept (their requests did happen), added into
+  one file per kind (`counter_exited.db`) by each worker as it starts and by every
+  exposition (`fold_exited_processes`): a server whose workers are replaced (max-requests,
+  a memory limit) keeps one set of files per running worker, not one per worker it ever ran.
 """
 
+import fcntl
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from prometheus_client import multiprocess
+from prometheus_client.mmap_dict import MmapedDict
 
 ENV = "PROMETHEUS_MULTIPROC_DIR"
 # gauge_livesum_1234.db: the live gauges of process 1234.
 _LIVE_GAUGE_FILE = re.compile(r"gauge_live\w+?_(\d+)\.db")
+# counter_1234.db: values that add up across processes (counters, histograms, summaries).
+_SUMMED_FILE = re.compile(r"(counter|histogram|summary)_(\d+)\.db")
+# counter_exited.db: the sums of every process that has exited.
+EXITED = "exited"
 
 
 def directory() -> Path | None:
@@ -34,10 +45,13 @@ def directory() -> Path | None:
 
 
 def ensure_directory() -> None:
-    """Create the directory if it is set and missing (a worker may be first to need it)."""
+    """Create the directory if it is set and missing (a worker may be first to need it), and
+    fold in the files of the workers this one may replace."""
     path = directory()
     if path is not None:
         path.mkdir(parents=True, exist_ok=True)
+        with locked(path):
+            fold_exited_processes(path)
 
 
 def prepare_directory(path: Path) -> None:
@@ -61,6 +75,36 @@ def reap_dead_processes(path: Path) -> None:
         if match and not _alive(int(match.group(1))):
             pid = int(match.group(1))
             multiprocess.mark_process_dead(pid, str(path))  # type: ignore[no-untyped-call]
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the directory's lock: folding files and reading them exclude each other, so a
+    reader never sees a process's values twice or not at all."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def fold_exited_processes(path: Path) -> None:
+    """Drop the live gauges of every process that has exited, and add its counters,
+    histograms and summaries into the `<kind>_exited.db` files. Call it holding `locked`."""
+    reap_dead_processes(path)
+    for entry in path.glob("*.db"):
+        match = _SUMMED_FILE.fullmatch(entry.name)
+        if match is None or _alive(int(match.group(2))):
+            continue
+        totals = MmapedDict(str(path / f"{match.group(1)}_{EXITED}.db"))  # type: ignore[no-untyped-call]
+        try:
+            for key, value, timestamp, _ in MmapedDict.read_all_values_from_file(str(entry)):  # type: ignore[no-untyped-call]
+                earlier, _ = totals.read_value(key)  # type: ignore[no-untyped-call]
+                totals.write_value(key, earlier + value, timestamp)  # type: ignore[no-untyped-call]
+        finally:
+            totals.close()  # type: ignore[no-untyped-call]
+        entry.unlink()
 
 
 def _alive(pid: int) -> bool:
