@@ -42,8 +42,16 @@ def test_growth_past_the_tolerance_fails() -> None:
     assert verdicts["temp files"] is Verdict.PASS
 
 
-def test_the_capacity_comes_from_the_saved_benchmark(project_root: Path) -> None:
-    assert measured_capacity(project_root, TARGETS["files"]) is not None
+@pytest.mark.parametrize("family", ["files", "health-code"])
+def test_the_capacity_comes_from_the_saved_benchmark(project_root: Path, family: str) -> None:
+    assert measured_capacity(project_root, TARGETS[family]) is not None
+
+
+def test_health_code_is_soaked_with_the_benchmarks_sample_posted(project_root: Path) -> None:
+    chosen = TARGETS["health-code"]
+    assert chosen.request == "POST /analysis/health-code"
+    assert chosen.json_body is not None
+    assert (project_root / "loadtests" / chosen.json_body).is_file()
 
 
 def test_an_unknown_family_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

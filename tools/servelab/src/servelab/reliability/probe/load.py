@@ -49,10 +49,12 @@ def run_load(
     steps: Sequence[Step],
     work: Path,
     vus: int | None = None,
+    json_body: str | None = None,
 ) -> Loaded:
     """GET `url + endpoint` at `rate` per second for `duration_s`, running `steps` on time;
     `vus`: k6's preallocated VUs (each opens a connection of its own when first used). With
-    no rate, `vus` clients send back to back (wrk's shape): what the server can answer."""
+    no rate, `vus` clients send back to back (wrk's shape): what the server can answer.
+    `json_body`: a file under loadtests/ POSTed as each request's JSON body instead."""
     work.mkdir(parents=True, exist_ok=True)
     answers_csv = work / "answers.csv"
     answers_csv.unlink(missing_ok=True)
@@ -62,6 +64,11 @@ def run_load(
         **({"SHAPE": "vegeta", "RATE": str(rate)} if rate else {"SHAPE": "wrk"}),
         "DURATION": f"{duration_s:g}s",
         **({"VUS": str(vus)} if vus else {}),
+        **(
+            {"METHOD": "POST", "BODY_FILE": json_body, "CONTENT_TYPE": "application/json"}
+            if json_body
+            else {}
+        ),
     }
     argv = k6_argv(
         k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]

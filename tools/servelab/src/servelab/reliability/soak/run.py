@@ -157,7 +157,7 @@ def run_soak(
     with soak_stack(chosen, work / "server.log") as (stack, database):
         endpoint = _endpoint(stack, chosen)
         if rate is None and capacity is None:
-            capacity = probe_capacity(project_dir, stack.url(chosen.front), endpoint, work)
+            capacity = probe_capacity(project_dir, stack.url(chosen.front), endpoint, work, chosen)
             capacity_from = f"a {PROBE_S:g} s run of {PROBE_VUS} clients back to back"
         if rate is None:
             if not capacity:
@@ -185,6 +185,7 @@ def run_soak(
                 steps=[],
                 work=work,
                 vus=max(2, rate // VUS_PER),
+                json_body=chosen.json_body,
             )
         finally:
             stop.set()
@@ -196,7 +197,7 @@ def run_soak(
     probes.append(
         Probe(
             probe=f"soak {duration_s:g} s: answers at {rate} req/s",
-            target=f"{chosen.family} {chosen.variant}, GET {chosen.endpoint}",
+            target=f"{chosen.family} {chosen.variant}, {chosen.request}",
             expected="every answer a 2xx at half the measured capacity",
             observed=(
                 f"{len(loaded.answers)} answers of {sent} scheduled ({failed} not 2xx); "
@@ -216,7 +217,7 @@ def run_soak(
     return Soaked(probes, samples, rate, capacity or 0.0, capacity_from, loaded.command)
 
 
-def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path) -> float:
+def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path, chosen: Target) -> float:
     """Successful answers per second of PROBE_VUS clients back to back for PROBE_S."""
     loaded = run_load(
         project_dir,
@@ -227,5 +228,6 @@ def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path) -> fl
         steps=[],
         work=work / "capacity",
         vus=PROBE_VUS,
+        json_body=chosen.json_body,
     )
     return sum(answer.ok for answer in loaded.answers) / PROBE_S

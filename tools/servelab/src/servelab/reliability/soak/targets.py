@@ -1,6 +1,7 @@
-"""What `servelab soak FAMILY` loads: one deploy variant and one GET endpoint per family,
-and the rate, half the variant's measured capacity (docs/results/<family>.json's best
-cell for that variant and endpoint, in successful answers per second)."""
+"""What `servelab soak FAMILY` loads: one deploy variant and one endpoint per family (a GET,
+or a POST of a committed body where the family's endpoints are POST-only), and the rate,
+half the variant's measured capacity (docs/results/<family>.json's best cell for that
+variant and endpoint, in successful answers per second)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ class Target:
     env: dict[str, str] = field(default_factory=dict)
     temp_dirs: tuple[str, ...] = ()  # volumes' subdirectories holding temporary files
     database: bool = False  # an entry editor stack: a scratch database, its connections counted
+    json_body: str | None = None  # a file under loadtests/ POSTed to the endpoint, or a GET
+
+    @property
+    def request(self) -> str:
+        return f"{'POST' if self.json_body else 'GET'} {self.endpoint}"
 
 
 TARGETS = {
@@ -51,6 +57,19 @@ TARGETS = {
         "detail",
         {"ACCESS_LOG": "0"},
         database=True,
+    ),
+    # The sample the benchmark sends (loadtests/data/health-code.json), on the recipe's
+    # default serving mode (threadpool).
+    "health-code": Target(
+        "health-code",
+        "uvicorn-threadpool",
+        "uvicorn",
+        "health-code-uvicorn",
+        ("health-code-uvicorn",),
+        "/analysis/health-code",
+        "ab POST /analysis/health-code",
+        {"ACCESS_LOG": "0", "ANALYZE_MODE": "threadpool"},
+        json_body="data/health-code.json",
     ),
     "hello": Target(
         "hello",
