@@ -28,7 +28,8 @@ from deploy.gunicorn.base import (  # noqa: F401  (gunicorn reads these names fr
 backlog = env_int("BACKLOG", 4096)
 
 # The write-up's `-t 60 --keep-alive=60`: a sync worker that sleeps through a long
-# queue of requests is not a stuck worker.
+# queue of requests is not a stuck worker. A sync worker is also held by a client that
+# sends slowly, up to `timeout`: it belongs behind nginx (deploy/compose/wait.yaml).
 timeout = 60
 keepalive = 60
 graceful_timeout = 10
