@@ -16,7 +16,7 @@ from servelab.bench.findings.evidence import (
     merged,
     merged_cells,
 )
-from servelab.bench.findings.rules import Cheapest, Choice, Question, Within, Workers
+from servelab.bench.findings.rules import Cheapest, Choice, Elsewhere, Question, Within, Workers
 from servelab.bench.findings.spread import NOISE, Spread, geometric
 from servelab.bench.measure.summary import CPU_US, MEMORY_MIB
 from servelab.bench.plan.matrix import Matrix
@@ -214,4 +214,7 @@ def answer(rule: Question, runs: Sequence[BenchRun], matrix: Matrix) -> Answer:
     if found is not None:
         return found
     forms = " and ".join(run.form for run in runs) or "no"
-    return Answer(rule.question, f"{CANNOT}: {_needs(rule)}", f"not in the {forms} run")
+    needs = _needs(rule)
+    if runs and not isinstance(rule, Elsewhere) and all(run.form == "quick" for run in runs):
+        needs += f"; the full form runs more cells: `servelab bench {runs[0].family} --full`"
+    return Answer(rule.question, f"{CANNOT}: {needs}", f"not in the {forms} run")

@@ -16,6 +16,7 @@ from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import Matrix
 from servelab.bench.report.apart import apart
+from servelab.bench.report.client_bound import client_bound
 from servelab.bench.report.ratios import (
     GoalResult,
     RatioSpec,
@@ -406,7 +407,9 @@ class Column:
 
 def _k6(cell: CellResult, m: Measurement) -> str:
     shared = ", *shared*" if _shared(cell) else ""
-    return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%}{shared})"
+    bound = client_bound(cell)
+    marked = f"; **client-bound**: {bound}" if bound else ""
+    return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%}{shared}{marked})"
 
 
 def _whole(value: float | None) -> str:
@@ -608,7 +611,10 @@ def _server_tables(
         "requests it completed: a cost that does not depend on the load generator. k6 CPU "
         "is the CPU time k6 itself used in the cell, and in brackets its share of what the "
         "CPUs it ran on could give: near 100%, k6 rather than the server set the pace of "
-        "that cell; *shared*: k6 ran on CPUs the server used too. Rows named wrk or ab are "
+        "that cell, and where it used 80% or more, or the write-up's tool on the same cell got "
+        "1.25× its requests/s or more, the cell is **client-bound**: its requests/s are the "
+        "client's and enter no ratio (wrk's row is the figure to read); *shared*: k6 ran on "
+        "CPUs the server used too. Rows named wrk or ab are "
         "the write-up's own tool run against the same cell after k6.",
         "",
     ]
