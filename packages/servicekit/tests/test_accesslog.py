@@ -9,9 +9,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
-from servicekit.observe.accesslog import AccessLog, format_line
+from servicekit.observe.accesslog import BUFFER_BYTES, HOLD_BYTES, AccessLog, format_line
 
 
 def _line(n: int) -> str:
@@ -97,3 +98,72 @@ def test_a_forked_worker_writes_only_its_own_lines() -> None:
             "r1",
             "r2",
         ]
+
+
+def test_strings_are_escaped_as_json_and_an_unmatched_route_is_null() -> None:
+    line = format_line(
+        method="GET",
+        route=None,
+        path='/a"b\\c\n\u00e9\x01',
+        status=404,
+        seconds=0.5,
+        size=0,
+        request_id="r",
+        now=1795434002.0,
+    )
+    document = json.loads(line)
+    assert document["path"] == '/a"b\\c\n\u00e9\x01'
+    assert document["route"] is None
+    assert document["ts"] == "2026-11-23T11:40:02.000Z"
+    assert line.endswith("}\n")
+    assert line.count("\n") == 1
+
+
+class _ThreadRecordingStream(io.StringIO):
+    """A stream that notes which thread wrote each piece."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writers: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writers.append(threading.current_thread().name)
+        return super().write(text)
+
+
+def test_a_full_buffer_is_written_by_the_log_thread_not_the_request() -> None:
+    stream = _ThreadRecordingStream()
+    log = AccessLog(3600, stream)
+    line = _line(1)
+    for _ in range(BUFFER_BYTES // len(line) + 1):
+        log.write(line)
+    deadline = time.monotonic() + 5
+    while not stream.writers and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert stream.writers == ["access-log"]
+
+
+class _StuckForTheLogThread(_ThreadRecordingStream):
+    """A pipe whose reader is behind, as the log thread finds it: its write waits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def write(self, text: str) -> int:
+        if threading.current_thread().name == "access-log":
+            self.release.wait(10)
+        return super().write(text)
+
+
+def test_a_request_writes_the_lines_itself_once_the_log_thread_is_that_far_behind() -> None:
+    stream = _StuckForTheLogThread()
+    log = AccessLog(3600, stream)
+    line = _line(1)
+    try:
+        # The thread takes what waits once and is stuck with it: what follows gathers again.
+        for _ in range(2 * HOLD_BYTES // len(line) + 2):
+            log.write(line)
+        assert threading.current_thread().name in stream.writers
+    finally:
+        stream.release.set()
