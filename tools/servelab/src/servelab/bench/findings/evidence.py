@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from servelab.bench.findings.spread import Spread
+from servelab.bench.findings.spread import NOISE, RATIO_NOISE, Spread
 from servelab.bench.report.client_bound import RATES, client_bound
 from servelab.bench.report.ratios import RatioSpec, RatioValue, Side, ratio_values
 from servelab.bench.report.results import ROUND_METRICS, BenchRun, CellResult
@@ -95,7 +95,8 @@ def estimates(
 ) -> tuple[list[Estimate], list[LeftOut]]:
     """The ratio's values in `run` with their spreads: over the rounds' ratios where the
     cells ran rounds (both sides of each round measured in the same pass), else the value
-    measured once with its NOISE band."""
+    measured once with its band (NOISE for one cell's metric, RATIO_NOISE for a ratio of
+    two cells)."""
     kept, left = usable(run, spec.metric)
     settings = kept.settings()
     rounds = [] if spec.per_cell else kept.round_values(spec.metric)
@@ -115,7 +116,9 @@ def estimates(
     over = spec.denominator.metric if spec.denominator is not None else None
     divisors = kept.values(over) if over else None
     once = ratio_values(spec, kept.values(spec.metric), variants, settings, divisors)
-    return [Estimate(v, Spread.once(v.value)) for v in once], _relevant(spec, variants, left)
+    noise = NOISE if spec.per_cell else RATIO_NOISE
+    found = [Estimate(v, Spread.once(v.value, noise)) for v in once]
+    return found, _relevant(spec, variants, left)
 
 
 def merged(per_run: Iterable[Sequence[Estimate]]) -> list[Estimate]:

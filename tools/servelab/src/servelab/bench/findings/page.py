@@ -13,7 +13,7 @@ from servelab.bench.findings.catalogue import QUESTIONS
 from servelab.bench.findings.evidence import MIN_REQUESTS, LeftOut
 from servelab.bench.findings.rules import Question
 from servelab.bench.findings.sources import Saved
-from servelab.bench.findings.spread import NOISE
+from servelab.bench.findings.spread import NOISE, RATIO_NOISE
 from servelab.bench.findings.verdict import CANNOT, Answer, answer
 from servelab.bench.plan.matrix import Matrix
 from servelab.bench.report.client_bound import BUSY, OUTPACED
@@ -140,7 +140,8 @@ def render(families: Sequence[Family], page: Path, command: str) -> str:
         "server CPU per request, never requests/s from two machines. Each comes with its "
         "range: the lowest and highest value over the rounds of a cell and over the runs "
         f"(min–max; a value measured once is given ±{NOISE:.0%}, what repeat runs move by "
-        "here). An option wins only where every range lies on its side; where a range holds "
+        f"here, and a ratio of two such values ±{RATIO_NOISE:.0%}). An option wins only "
+        "where every range lies on its side; where a range holds "
         "1 the answer is *no measurable difference*, and where cells disagree it *depends "
         f"on where*, with the split. Cells with fewer than {MIN_REQUESTS} requests are left "
         "out, and so are the requests/s of cells where the load generator set the pace (k6 "

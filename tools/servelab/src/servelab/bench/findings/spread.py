@@ -4,7 +4,9 @@ Where a cell was measured in several rounds (bench.load.rounds), or a question i
 runs, the interval is the lowest and the highest value over them (min-max: with few rounds
 it is wider than a bootstrap interval, and claims nothing about a distribution). A value
 measured once has no range of its own; it is given NOISE either side, what repeat runs of
-one cell move by on the 2-CPU virtual machines the committed runs come from.
+one cell move by on the 2-CPU virtual machines the committed runs come from; a ratio of two
+values each measured once is given both cells' noise (RATIO_NOISE, ±21%), as either side
+may have moved.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from statistics import geometric_mean, median
 
 # How far a value measured once may move on a repeat run: ±10%.
 NOISE = 0.10
+RATIO_NOISE = (1 + NOISE) ** 2 - 1
 
 
 @dataclass(frozen=True)
@@ -33,8 +36,9 @@ class Spread:
         return cls(median(values), min(values), max(values), len(values))
 
     @classmethod
-    def once(cls, value: float) -> Spread:
-        return cls(value, value / (1 + NOISE), value * (1 + NOISE), 1)
+    def once(cls, value: float, noise: float = NOISE) -> Spread:
+        """A value measured once, `noise` either side."""
+        return cls(value, value / (1 + noise), value * (1 + noise), 1)
 
     def merge(self, other: Spread) -> Spread:
         """Both ranges together: the same value measured in two runs."""

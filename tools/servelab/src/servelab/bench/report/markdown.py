@@ -723,7 +723,8 @@ def _summary(found: Sequence[Answer], findings: str) -> list[str]:
         "## Summary",
         "",
         "The write-up's questions, answered by this run's figures alone, each value with its "
-        "range (min–max over rounds; ±10% for a value measured once); an option wins only "
+        "range (min–max over rounds; ±10% for a value measured once, ±21% for a ratio of two "
+        "such); an option wins only "
         f"where every range lies on its side. [The findings]({findings}) answer them from "
         "every run of this family, beside the write-up's own answers.",
         "",
