@@ -50,9 +50,6 @@ from servelab.project import LOADTESTS
 from servelab.project import work_dir as project_work_dir
 from servelab.stack import Stack, StackError
 
-# Starting and stopping a stack plus k6's two starts (warm-up, measured run), per cell, for
-# the first time estimate.
-_OVERHEAD_S = 4.5
 # How long k6 may run past its load before it counts as hung.
 _K6_GRACE_S = 90.0
 # The scripts fail a run on a single failed request or check (lib/options.js); a cell
@@ -364,12 +361,12 @@ def _tool_outcome(tool: ToolResult) -> str:
     return f"{tool.tool}: {tool.rps:.1f} req/s{p99}{errors}{server}"
 
 
-def _estimate_s(cells: Sequence[Cell]) -> float | None:
-    """Seconds per cell before any has run; None where a counted shape's time is unknown."""
-    if not cells or any(cell.load.counted for cell in cells):
+def _planned_s(cell: Cell) -> float | None:
+    """A cell's load time as planned (warm-up, duration, the tools after k6); None for a
+    counted shape, which runs until its requests are answered."""
+    if cell.load.counted:
         return None
-    per_cell = [cell.load.seconds + cell.load.duration_s * len(cell.tools) for cell in cells]
-    return sum(per_cell) / len(cells) + _OVERHEAD_S
+    return cell.load.seconds + cell.load.duration_s * len(cell.tools)
 
 
 def k6_command_template() -> str:
@@ -410,7 +407,7 @@ def _run_cells(ctx: Context, cells: Sequence[Cell], stream: TextIO) -> list[list
     """Every cell in its rounds (_in_rounds): each cell's results in round order."""
     order = _in_rounds(cells)
     several = any(cell.load.rounds > 1 for cell in cells)
-    progress = Progress(len(order), _estimate_s(cells), stream)
+    progress = Progress([_planned_s(cell) for _, _, cell in order], stream)
     measured: list[list[CellResult]] = [[] for _ in cells]
     policy = ctx.matrix.stacks
     with Stacks(

@@ -117,8 +117,8 @@ def estimates(
     divisors = kept.values(over) if over else None
     once = ratio_values(spec, kept.values(spec.metric), variants, settings, divisors)
     noise = NOISE if spec.per_cell else RATIO_NOISE
-    found = [Estimate(v, Spread.once(v.value, noise)) for v in once]
-    return found, _relevant(spec, variants, left)
+    single = [Estimate(v, Spread.once(v.value, noise)) for v in once]
+    return single, _relevant(spec, variants, left)
 
 
 def merged(per_run: Iterable[Sequence[Estimate]]) -> list[Estimate]:
