@@ -10,11 +10,18 @@ from fastapi import FastAPI, Response
 
 from hello_service.body import BODY, CONTENT_TYPE
 from servicekit.errors.fastapi import install_error_handlers
+from servicekit.fastapi_app import NO_FASTAPI_TELEMETRY
 from servicekit.gate import RequestGate
 from servicekit.health.fastapi import health_router
 from servicekit.observe.asgi import ObserveMiddleware
 
-app = FastAPI(title="servelab hello", openapi_url=None, docs_url=None, redoc_url=None)
+app = FastAPI(
+    title="servelab hello",
+    openapi_url=None,
+    docs_url=None,
+    redoc_url=None,
+    telemetry=NO_FASTAPI_TELEMETRY,
+)
 app.add_middleware(RequestGate)
 app.add_middleware(ObserveMiddleware)
 install_error_handlers(app)
