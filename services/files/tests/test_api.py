@@ -12,6 +12,8 @@ from email.utils import formatdate, parsedate_to_datetime
 import httpx
 import pytest
 
+from servelab.reliability.fuzz.raw import head_then_get
+
 PAYLOAD = os.urandom(300_000 + 7)
 SHA256 = hashlib.sha256(PAYLOAD).hexdigest()
 
@@ -233,6 +235,31 @@ def test_head(client, stored):
     assert int(response.headers["content-length"]) == len(PAYLOAD)
     assert response.headers["etag"] == f'"{SHA256}"'
     assert client.head(f"/files/{'0' * 32}").status_code == 404
+
+
+# A path of every GET route: the API, a download strategy of the write-up's, the probes.
+GET_PATHS = ("/files", "/files/{id}", "/files/download/file?id={id}", "/healthz", "/readyz")
+
+
+def test_head_answers_every_get_route_as_get_without_a_body(server, stored):
+    for path in GET_PATHS:
+        target = path.format(id=stored["id"])
+        head, get = head_then_get(httpx.URL(server.url).port or 80, target)
+        assert get.status == 200, target
+        assert head.status == get.status, target
+        for name in ("content-length", "content-type"):
+            assert head.headers.get(name) == get.headers.get(name), (target, name)
+
+
+def test_a_405_names_head_wherever_it_names_get(client, stored):
+    for method, path, allowed in (
+        ("PUT", f"/files/{stored['id']}", {"DELETE", "GET", "HEAD"}),
+        ("DELETE", "/files", {"GET", "HEAD", "POST"}),
+        ("POST", "/healthz", {"GET", "HEAD"}),
+    ):
+        response = client.request(method, path)
+        assert response.status_code == 405, path
+        assert set(response.headers["allow"].split(", ")) == allowed, path
 
 
 def test_delete(server, client):

@@ -14,6 +14,7 @@ import pytest
 
 from hello_service.body import BODY, CONTENT_TYPE
 from servelab.project import find_project_dir
+from servelab.reliability.fuzz.raw import head_then_get
 from servelab.stack import Stack
 from servelab.stack.compose import load_project
 
@@ -84,6 +85,12 @@ def test_variant_answers_the_write_up_bytes(
                 missing = client.get("/nope")
                 assert missing.status_code == 404
                 assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
+            if app == "fastapi":
+                # HEAD as GET on every route, without a body: the next answer follows at once.
+                for path in ("/hello", "/healthz", "/readyz"):
+                    head, get = head_then_get(stack.port(service), path)
+                    assert (head.status, get.status) == (200, 200), path
+                    assert head.headers["content-length"] == get.headers["content-length"], path
 
         if SS is not None:
             tcp = listen_queues("-tn", f"sport = :{stack.port(service)}")

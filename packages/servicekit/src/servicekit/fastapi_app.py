@@ -12,6 +12,7 @@ from starlette.types import Lifespan
 from servicekit.auth import BearerPolicy
 from servicekit.errors.fastapi import install_error_handlers
 from servicekit.gate import RequestGate
+from servicekit.head import HeadAsGet
 from servicekit.observe.asgi import ObserveMiddleware
 
 S = TypeVar("S")
@@ -32,16 +33,32 @@ def service_app(
     max_body_size: int | None = None,
     install_errors: Callable[[FastAPI], None] = install_error_handlers,
 ) -> FastAPI:
-    """A FastAPI app (its own telemetry off) with `settings` on app.state, two middlewares,
-    observation outside the gate (it sees every answer, refusals included): the gate's
-    header limit, the `auth` policy and the `max_body_size` limit in one pass
-    (servicekit.gate), and the error handlers `install_errors` registers."""
+    """A FastAPI app (its own telemetry off) with `settings` on app.state and the layers
+    install_service_layers adds."""
     app = FastAPI(title=title, summary=summary, lifespan=lifespan, telemetry=NO_FASTAPI_TELEMETRY)
     app.state.settings = settings
+    install_service_layers(
+        app, auth=auth, max_body_size=max_body_size, install_errors=install_errors
+    )
+    return app
+
+
+def install_service_layers(
+    app: FastAPI,
+    *,
+    auth: BearerPolicy | None = None,
+    max_body_size: int | None = None,
+    install_errors: Callable[[FastAPI], None] = install_error_handlers,
+) -> None:
+    """What every FastAPI service answers through: three middlewares, observation outermost
+    (it sees every answer, refusals included), then the gate's header limit, the `auth`
+    policy and the `max_body_size` limit in one pass (servicekit.gate), then HEAD answered
+    as GET wherever GET is (servicekit.head); and the error handlers `install_errors`
+    registers."""
+    app.add_middleware(HeadAsGet)
     app.add_middleware(RequestGate, policy=auth, max_body_size=max_body_size)
     app.add_middleware(ObserveMiddleware)
     install_errors(app)
-    return app
 
 
 def settings_dependency(kind: type[S]) -> Callable[[Request], Coroutine[Any, Any, S]]:

@@ -9,11 +9,8 @@ order and /hello comes first.
 from fastapi import FastAPI, Response
 
 from hello_service.body import BODY, CONTENT_TYPE
-from servicekit.errors.fastapi import install_error_handlers
-from servicekit.fastapi_app import NO_FASTAPI_TELEMETRY
-from servicekit.gate import RequestGate
+from servicekit.fastapi_app import NO_FASTAPI_TELEMETRY, install_service_layers
 from servicekit.health.fastapi import health_router
-from servicekit.observe.asgi import ObserveMiddleware
 
 app = FastAPI(
     title="servelab hello",
@@ -22,9 +19,7 @@ app = FastAPI(
     redoc_url=None,
     telemetry=NO_FASTAPI_TELEMETRY,
 )
-app.add_middleware(RequestGate)
-app.add_middleware(ObserveMiddleware)
-install_error_handlers(app)
+install_service_layers(app)
 
 
 @app.get("/hello", response_class=Response)

@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Match
 
 from servicekit.errors import ApiError, code_for, error_body, phrase_for
+from servicekit.head import answers_head_as_get
 
 
 def error_response(
@@ -50,7 +51,7 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     return error_response(exc.status_code, code_for(exc.status_code), message, headers=headers)
 
 
-# The methods a 405's Allow may name; HEAD goes with GET where the app answers it.
+# The methods a 405's Allow may name.
 _METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
 
@@ -58,15 +59,18 @@ def _allowed_methods(request: Request) -> set[str]:
     """Every method some route answers at this path: Starlette's 405 names only the first
     route that matched the path (GET /files and POST /files are two routes). Each method is
     tried against the app's routes as they match a request, so routes of included routers
-    count as the app's own."""
+    count as the app's own; HEAD goes with GET where the app answers HEAD as GET."""
     routes = request.app.router.routes
-    return {
+    allowed = {
         method
         for method in _METHODS
         if any(
             route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
         )
     }
+    if "GET" in allowed and answers_head_as_get(request.app):
+        allowed.add("HEAD")
+    return allowed
 
 
 async def _validation_error(_: Request, exc: Exception) -> Response:

@@ -74,10 +74,13 @@ async def object_response(
     # Opened before the answer starts, and sent from that descriptor: a DELETE meanwhile
     # leaves the bytes readable, and one before it is a clean 404. Not by path (ASGI
     # pathsend, as granian offers): the server would open the path after the headers.
-    try:
-        file = await anyio.open_file(blob, "rb")
-    except FileNotFoundError:
-        raise ApiError(404, "not_found", f"no object {meta.id}") from None
+    # A HEAD sends none of them: its answer is the stat's.
+    file = None
+    if request.method != "HEAD":
+        try:
+            file = await anyio.open_file(blob, "rb")
+        except FileNotFoundError:
+            raise ApiError(404, "not_found", f"no object {meta.id}") from None
     del headers["Content-Type"]
     return FileRangeResponse(
         file,

@@ -3,7 +3,8 @@
 
 The file comes open: it was opened before the answer started, so an object deleted while it
 is sent still sends every byte (the open descriptor keeps the inode), where opening its path
-after the headers would find nothing and cut the body short under a 200."""
+after the headers would find nothing and cut the body short under a 200. A HEAD comes
+without one (None): its answer is the headers alone."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 class FileRangeResponse(Response):
     def __init__(
         self,
-        file: AsyncFile[bytes],
+        file: AsyncFile[bytes] | None,
         ranges: list[tuple[int, int]] | None,
         *,
         size: int,
@@ -58,17 +59,17 @@ class FileRangeResponse(Response):
         return f"--{self._boundary}--".encode("latin-1")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers_message = {
+            "type": "http.response.start",
+            "status": self.status_code,
+            "headers": self.raw_headers,
+        }
+        if self.file is None:
+            await send(headers_message)
+            await send({"type": "http.response.body", "body": b""})
+            return
         async with self.file as file:
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": self.status_code,
-                    "headers": self.raw_headers,
-                }
-            )
-            if scope["method"].upper() == "HEAD":
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-                return
+            await send(headers_message)
             for index, (start, end) in enumerate(self.ranges):
                 if self._parts:
                     await send(

@@ -57,8 +57,11 @@ def request_bytes(
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
 
 
-def exchange(port: int, request: bytes, timeout_s: float = ANSWER_TIMEOUT_S) -> Answer:
-    """Send `request` to 127.0.0.1:`port` and read the answer until the server closes."""
+def exchange(
+    port: int, request: bytes, timeout_s: float = ANSWER_TIMEOUT_S, max_answer: int = _MAX_ANSWER
+) -> Answer:
+    """Send `request` to 127.0.0.1:`port` and read the answer until the server closes, or
+    `max_answer` bytes of it."""
     started = time.monotonic()
     deadline = started + timeout_s
     received = bytearray()
@@ -67,7 +70,7 @@ def exchange(port: int, request: bytes, timeout_s: float = ANSWER_TIMEOUT_S) -> 
         # A server may refuse part of it (a huge header) and answer: read what it said.
         with contextlib.suppress(OSError):
             sock.sendall(request)
-        while len(received) < _MAX_ANSWER:
+        while len(received) < max_answer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 hung = True
@@ -88,6 +91,26 @@ def exchange(port: int, request: bytes, timeout_s: float = ANSWER_TIMEOUT_S) -> 
     elapsed = time.monotonic() - started
     status, headers, body = parse_answer(bytes(received))
     return Answer(status, headers, body, elapsed, hung=hung and status is None)
+
+
+def head_then_get(
+    port: int, target: str, timeout_s: float = ANSWER_TIMEOUT_S
+) -> tuple[Answer, Answer]:
+    """A HEAD and a GET of `target` sent at once on one connection, and their answers: the
+    GET's must follow the HEAD's headers, with no body between and the connection kept."""
+    started = time.monotonic()
+    request = (
+        f"HEAD {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    received = bytearray()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as sock:
+        sock.sendall(request.encode())
+        while chunk := sock.recv(65536):
+            received += chunk
+    elapsed = time.monotonic() - started
+    head, separator, rest = bytes(received).partition(b"\r\n\r\n")
+    return Answer(*parse_answer(head + separator), elapsed), Answer(*parse_answer(rest), elapsed)
 
 
 def _complete(data: bytes) -> bool:
