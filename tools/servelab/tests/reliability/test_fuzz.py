@@ -31,6 +31,7 @@ from servelab.reliability.fuzz.judge import (
     judge,
     tally,
 )
+from servelab.reliability.fuzz.race import TRUNCATED, WRONG_STATUS, judge_download
 from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
 from servelab.reliability.fuzz.schema import read_report
 
@@ -195,3 +196,19 @@ def test_schemathesis_report_is_read() -> None:
 def test_an_unknown_family_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fuzz", "nosuch"]) == 2
     assert "no fuzz family 'nosuch'" in capsys.readouterr().err
+
+
+def test_a_download_racing_a_delete_is_the_object_or_a_clean_404() -> None:
+    data = b"x" * 1000
+    error = b'{"error": {"code": "not_found", "message": "no"}}'
+    assert judge_download(_answer(200, data, "text/plain"), data, None) is None
+    assert judge_download(_answer(206, data, "text/plain"), data, "bytes=0-") is None
+    assert judge_download(_answer(200, data, "text/plain"), data, "bytes=0-") is None
+    assert judge_download(_answer(404, error), data, None) is None
+    # The user's report: a 200 promising 4 MiB, then no bytes and the connection closed.
+    assert judge_download(_answer(200, b"", "text/plain"), data, None) == TRUNCATED
+    assert judge_download(_answer(206, data[:10], "text/plain"), data, "bytes=0-") == TRUNCATED
+    assert judge_download(_answer(206, data, "text/plain"), data, None) == WRONG_STATUS
+    assert judge_download(_answer(404, b"gone", "text/plain"), data, None) == NOT_JSON
+    assert judge_download(_answer(500, error), data, None) == SERVER_ERROR
+    assert judge_download(Answer(None, {}, b"", 10.0, hung=True), data, None) == HANG

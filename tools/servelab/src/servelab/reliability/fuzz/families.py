@@ -36,8 +36,9 @@ class Family:
     decompression bomb to post (`gzip` to `upload`, or `png` to `upload` as an image),
     `database` whether the variants need a scratch database on the machine's MariaDB,
     `images` every path that decodes a posted image, `json_bodies` every (method, path)
-    that parses a JSON body (`{id}` an object that exists), `notes` what the report should
-    say about failures the family cannot fix."""
+    that parses a JSON body (`{id}` an object that exists), `delete_race` whether objects
+    stored through `upload` (answered with their Location) are downloaded while a DELETE
+    removes them, `notes` what the report should say about failures the family cannot fix."""
 
     name: str
     variants: tuple[Variant, ...]
@@ -50,6 +51,7 @@ class Family:
     database: bool = False
     images: tuple[str, ...] = ()
     json_bodies: tuple[tuple[str, str], ...] = ()
+    delete_race: bool = False
     notes: str = ""
 
 
@@ -77,6 +79,7 @@ FILES = Family(
     upload="/files",
     range=True,
     bomb="gzip",
+    delete_race=True,
     notes=(
         "ST201 on the multipart uploads: schemathesis sends a number, a boolean or an "
         "object as the `file` part, which on the wire is bytes any file may hold. ST302 (an object "

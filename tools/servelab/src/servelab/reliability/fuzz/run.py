@@ -19,6 +19,7 @@ from servelab.reliability import Probe, Verdict, write_reliability, write_sectio
 from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
 from servelab.reliability.fuzz.families import FAMILIES, Family, Target
 from servelab.reliability.fuzz.judge import tally
+from servelab.reliability.fuzz.race import OBJECT_BYTES, race
 from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S, exchange, request_bytes
 from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, schemathesis_argv
 from servelab.reliability.fuzz.slowloris import slowloris
@@ -161,6 +162,33 @@ def stored_object(port: int, family: Family, token: str) -> list[str]:
     return [path.format(id=object_id) for path in family.ids]
 
 
+def race_probe(label: str, port: int, family: Family, token: str) -> Probe:
+    assert family.upload is not None
+    outcome = race(port, family.upload, token)
+    shown = "; ".join(outcome.failures[:_SHOWN_FAILURES])
+    observed = (
+        f"{outcome.rounds} rounds, {outcome.gets} GETs: {outcome.whole} whole, "
+        f"{outcome.not_found} clean 404s"
+        + (f". {len(outcome.failures)} failed: {shown}" if outcome.failures else "")
+    )
+    return Probe(
+        "download racing a DELETE",
+        label,
+        f"every GET of a {OBJECT_BYTES >> 20} MiB object sent with its DELETE: every byte "
+        "(200, or 206 for bytes=0-) or a JSON 404, never a short body",
+        observed,
+        _verdict(not outcome.failures),
+        {
+            "rounds": outcome.rounds,
+            "gets": outcome.gets,
+            "whole": outcome.whole,
+            "not_found": outcome.not_found,
+            "failures": len(outcome.failures),
+            "truncated": outcome.truncated,
+        },
+    )
+
+
 def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Probe:
     outcome = slowloris(port, path, window_s)
     ok = outcome.closed == outcome.slow_clients and outcome.others_served == outcome.others_asked
@@ -203,6 +231,8 @@ def fuzz_target(
             for case in range_cases(family, path)
         ]
     probes += case_probes(label, port, cases)
+    if family.delete_race:
+        probes.append(race_probe(label, port, family, stack.api_token))
     probes.append(slowloris_probe(label, port, family.read, options.slowloris_s))
     return probes
 
