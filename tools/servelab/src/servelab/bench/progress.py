@@ -1,10 +1,12 @@
 """Progress of a benchmark on stderr: cell i/N, what runs, and the time left.
 
-The time left is each remaining cell's planned load time (its shape's warm-up and duration,
-and the write-up's tools after it) plus what a cell has cost beyond its plan so far (the
-median over the cells done: a stack's first start or a slow model load is one cell's, not
-every cell's). A cell of a counted shape (hey -n, ab -n) has no plan: it counts as the
-median of those done, and until one is, there is no estimate.
+Each cell has a plan: the seconds the same cell took in the committed reference run, else
+its load time (its shape's warm-up and duration, the write-up's tools after it) plus
+OVERHEAD_S. The time left is the remaining plans times how this machine compares so far (the
+median over the cells done of time taken over plan: a stack's cold start or a slow model
+load is one cell's, not every cell's). A cell of a counted shape (hey -n, ab -n) with no
+reference time counts as the median of the done cells of its endpoint, else of every
+counted cell done, and until one is done there is no estimate.
 """
 
 from __future__ import annotations
@@ -19,22 +21,26 @@ from typing import TextIO
 OVERHEAD_S = 4.5
 
 
-def time_left(
-    planned: Sequence[float | None], took: Sequence[float], overhead_s: float = OVERHEAD_S
-) -> float | None:
+# A cell's plan: the seconds it should take, or, for a counted shape with no reference time,
+# the name of what it runs (its endpoint), as cells of one endpoint take alike.
+Plan = float | str
+
+
+def time_left(planned: Sequence[Plan], took: Sequence[float]) -> float | None:
     """Seconds left for the cells after the len(took) done ones (None: no estimate yet)."""
-    done = len(took)
-    over = [t - p for p, t in zip(planned, took, strict=False) if p is not None]
-    extra = median(over) if over else overhead_s
-    counted = [t for p, t in zip(planned, took, strict=False) if p is None]
+    done = list(zip(planned, took, strict=False))
+    speeds = [t / p for p, t in done if isinstance(p, float) and p > 0]
+    scale = median(speeds) if speeds else 1.0
+    counted = [t for p, t in done if isinstance(p, str)]
     left = 0.0
-    for plan in planned[done:]:
-        if plan is None:
-            if not counted:
-                return None
-            left += median(counted)
-        else:
-            left += plan + max(extra, 0.0)
+    for plan in planned[len(took) :]:
+        if isinstance(plan, float):
+            left += plan * scale
+            continue
+        alike = [t for p, t in done if p == plan] or counted
+        if not alike:
+            return None
+        left += median(alike)
     return left
 
 
@@ -44,7 +50,7 @@ def clock(seconds: float) -> str:
 
 
 class Progress:
-    def __init__(self, planned: Sequence[float | None], stream: TextIO) -> None:
+    def __init__(self, planned: Sequence[Plan], stream: TextIO) -> None:
         self.planned = list(planned)
         self.stream = stream
         self.took: list[float] = []

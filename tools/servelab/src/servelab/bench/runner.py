@@ -44,9 +44,9 @@ from servelab.bench.measure.summary import Measurement, measurement
 from servelab.bench.plan.matrix import Cell, Matrix
 from servelab.bench.plan.scratch import server_files
 from servelab.bench.plan.stacks import Stacks
-from servelab.bench.progress import Progress
-from servelab.bench.report.results import BenchRun, CellResult
-from servelab.project import LOADTESTS
+from servelab.bench.progress import OVERHEAD_S, Plan, Progress
+from servelab.bench.report.results import BenchRun, CellResult, load_run
+from servelab.project import LOADTESTS, reference_dir
 from servelab.project import work_dir as project_work_dir
 from servelab.stack import Stack, StackError
 
@@ -361,12 +361,27 @@ def _tool_outcome(tool: ToolResult) -> str:
     return f"{tool.tool}: {tool.rps:.1f} req/s{p99}{errors}{server}"
 
 
-def _planned_s(cell: Cell) -> float | None:
-    """A cell's load time as planned (warm-up, duration, the tools after k6); None for a
-    counted shape, which runs until its requests are answered."""
+def _plan(cell: Cell, reference: BenchRun | None) -> Plan:
+    """A cell's time as planned (progress.Plan): what the same cell took in the reference
+    run, else its load time (warm-up, duration, the tools after k6) and OVERHEAD_S; for a
+    counted shape, which runs until its requests are answered, its endpoint."""
+    same = reference.cell(cell.variant.name, cell.workers, cell.endpoint.key) if reference else None
+    if same is not None and same.wall_s > 0:
+        return same.wall_s
     if cell.load.counted:
+        return cell.endpoint.key
+    return cell.load.seconds + cell.load.duration_s * len(cell.tools) + OVERHEAD_S
+
+
+def _reference(project_dir: Path, family: str, form: str) -> BenchRun | None:
+    """The committed run of the same family and form, for the time estimate; None where
+    there is none or it cannot be read."""
+    stem = family if form == "quick" else f"{family}.{form}"
+    path = reference_dir(project_dir) / f"{stem}.json"
+    try:
+        return load_run(path)
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    return cell.load.seconds + cell.load.duration_s * len(cell.tools)
 
 
 def k6_command_template() -> str:
@@ -403,11 +418,13 @@ def _in_rounds(cells: Sequence[Cell]) -> list[tuple[int, int, Cell]]:
     return order
 
 
-def _run_cells(ctx: Context, cells: Sequence[Cell], stream: TextIO) -> list[list[CellResult]]:
+def _run_cells(
+    ctx: Context, cells: Sequence[Cell], stream: TextIO, reference: BenchRun | None
+) -> list[list[CellResult]]:
     """Every cell in its rounds (_in_rounds): each cell's results in round order."""
     order = _in_rounds(cells)
     several = any(cell.load.rounds > 1 for cell in cells)
-    progress = Progress([_planned_s(cell) for _, _, cell in order], stream)
+    progress = Progress([_plan(cell, reference) for _, _, cell in order], stream)
     measured: list[list[CellResult]] = [[] for _ in cells]
     policy = ctx.matrix.stacks
     with Stacks(
@@ -465,7 +482,8 @@ def run_matrix(
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         load_average = os.getloadavg()[0]
         started = time.monotonic()
-        measured = _run_cells(ctx, cells, stream)
+        reference = _reference(project_dir, matrix.family, form)
+        measured = _run_cells(ctx, cells, stream, reference)
     results = [median_round(each) for each in measured]
     return BenchRun(
         family=matrix.family,
