@@ -66,10 +66,10 @@ DEPENDENCIES = (
         "entryeditor-mariadb",
         "/entryeditor/entryeditor/47",
         "a 503 JSON with Retry-After",
-        # The app servers' DB_READ_TIMEOUT then DB_CONNECT_TIMEOUT (3 s and 1 s,
+        # The app servers' DB_READ_TIMEOUT then DB_CONNECT_TIMEOUT (1 s each,
         # deploy/compose/entryeditor.yaml: a request in flight pings its connection, then
         # opens a new one), and half a second.
-        4500.0,
+        2500.0,
     ),
     Dependency(
         "redis",
