@@ -23,6 +23,16 @@ def start_time(pid: int) -> int | None:
     return int(stat.rsplit(")", 1)[1].split()[19])
 
 
+def exited(pid: int) -> bool:
+    """Whether `pid` has exited: gone, or a zombie that its parent has not reaped yet (a runner
+    started by a program that waits on it later)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
 @dataclass(frozen=True)
 class Session:
     pid: int
@@ -55,7 +65,7 @@ def stop_all(project_dir: Path, grace: float = 15.0) -> list[Session]:
         if start_time(session.pid) == session.started:
             os.kill(session.pid, signal.SIGTERM)
             deadline = time.monotonic() + grace
-            while start_time(session.pid) is not None and time.monotonic() < deadline:
+            while not exited(session.pid) and time.monotonic() < deadline:
                 time.sleep(0.1)
         for pgid, started in session.groups.values():
             if start_time(pgid) == started:
