@@ -5,12 +5,16 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+import pytest
+
 from servelab.stack.ports import (
     DEFAULT_EPHEMERAL,
     LOOPBACK,
+    SHARE_VARIABLE,
     candidate_ports,
     ephemeral_range,
     free_port,
+    port_share,
 )
 
 
@@ -55,3 +59,26 @@ def test_candidates_skip_the_ephemeral_range() -> None:
     assert 32767 in candidates and 61000 in candidates
     assert 32768 not in candidates and 60999 not in candidates
     assert min(candidates) >= 1024
+
+
+def test_a_share_hands_out_only_its_own_ports(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SHARE_VARIABLE, "2/3")
+    assert {free_port() % 3 for _ in range(50)} == {2}
+
+
+def test_shares_split_the_candidates_between_them() -> None:
+    every = candidate_ports((32768, 60999))
+    shares = [set(candidate_ports((32768, 60999), (index, 3))) for index in range(3)]
+    assert set().union(*shares) == set(every)
+    assert sum(len(share) for share in shares) == len(every)
+
+
+@pytest.mark.parametrize("value", ["3/3", "-1/2", "1", "a/b", "0/0"])
+def test_a_share_that_is_not_one_of_n_is_refused(value: str) -> None:
+    with pytest.raises(ValueError, match=SHARE_VARIABLE):
+        port_share(value)
+
+
+def test_no_share_is_every_port() -> None:
+    assert port_share(None) == port_share("") == (0, 1)
+    assert port_share("1/4") == (1, 4)

@@ -5,10 +5,15 @@ starts its services one by one). A port the kernel picks with bind(0) lies in it
 range, which every outgoing connection draws its source port from: a healthcheck's curl or a
 database client could take it in between, and the server would then fail to bind. So ports
 are drawn from outside that range, and never handed out twice by one process in a row.
+
+Processes that start stacks at the same time (the tests' pytest-xdist workers) could still
+draw the same port before either binds it; each is then given a share of the ports of its own
+(SERVELAB_PORT_SHARE=i/n: the ports p with p % n == i), which servelab's pytest plugin does.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 from collections import deque
@@ -26,6 +31,7 @@ EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 # bound yet when the next is chosen).
 REMEMBERED = 4096
 TRIES = 200
+SHARE_VARIABLE = "SERVELAB_PORT_SHARE"
 
 _handed_out: deque[int] = deque(maxlen=REMEMBERED)
 
@@ -48,18 +54,37 @@ def ephemeral_range(source: Path = EPHEMERAL_RANGE_FILE) -> tuple[int, int]:
         return DEFAULT_EPHEMERAL
 
 
+def port_share(value: str | None) -> tuple[int, int]:
+    """(i, n) of SERVELAB_PORT_SHARE's `i/n`; (0, 1), every port, where it is unset."""
+    if not value:
+        return 0, 1
+    index, _, count = value.partition("/")
+    try:
+        share = int(index), int(count)
+    except ValueError:
+        share = -1, 0
+    if not 0 <= share[0] < share[1]:
+        raise ValueError(f"{SHARE_VARIABLE}={value!r}: expected i/n with 0 <= i < n")
+    return share
+
+
 @cache
-def candidate_ports(ephemeral: tuple[int, int]) -> tuple[int, ...]:
+def candidate_ports(ephemeral: tuple[int, int], share: tuple[int, int] = (0, 1)) -> tuple[int, ...]:
     low, high = ephemeral
-    return tuple(port for port in range(LOWEST, HIGHEST + 1) if not low <= port <= high)
+    index, count = share
+    return tuple(
+        port
+        for port in range(LOWEST, HIGHEST + 1)
+        if not low <= port <= high and port % count == index
+    )
 
 
 def free_port(preferred: int | None = None) -> int:
     """`preferred` when it is free on loopback, otherwise a free one outside the kernel's
-    ephemeral range that this process has not handed out lately."""
+    ephemeral range, in this process's share, that it has not handed out lately."""
     if preferred is not None and is_free(preferred):
         return preferred
-    candidates = candidate_ports(ephemeral_range())
+    candidates = candidate_ports(ephemeral_range(), port_share(os.environ.get(SHARE_VARIABLE)))
     for port in random.sample(candidates, min(TRIES, len(candidates))):
         if port not in _handed_out and is_free(port):
             _handed_out.append(port)
