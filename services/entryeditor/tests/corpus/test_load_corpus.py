@@ -13,6 +13,7 @@ from django.test import Client
 
 from entryeditor_service.corpus import source
 from entryeditor_service.corpus.models import CorpusLoad, Sentence, Token, WordFreq
+from servelab.testing import mariadb
 
 from ..conftest import CORPUS_LIMIT
 
@@ -87,7 +88,9 @@ def test_load_corpus_is_idempotent_and_reloads_on_another_limit(client: Client) 
 
 def test_a_second_load_waits_for_the_first(client: Client) -> None:
     name = f"entryeditor.load_corpus.{connection.settings_dict['NAME']}"
-    holder = MySQLdb.connect(host="127.0.0.1", user="root")
+    # The MariaDB the test database is on: the machine's, or this process's private one.
+    server = mariadb()
+    holder = MySQLdb.connect(host=server.host, port=server.port, user="root")
     try:
         cursor = holder.cursor()
         cursor.execute("SELECT GET_LOCK(%s, 0)", [name])
