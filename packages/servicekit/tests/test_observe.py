@@ -104,6 +104,18 @@ def test_asgi_unmatched_paths_share_one_label_and_failures_count_as_500(
     assert http.IN_FLIGHT._value.get() == 0
 
 
+def test_asgi_repeated_requests_count_under_their_own_route_and_status(
+    fastapi_client: TestClient,
+) -> None:
+    found = counted("GET", "/items/{item_id}", 200)
+    missing = counted("GET", http.UNMATCHED, 404)
+    for _ in range(3):
+        assert fastapi_client.get("/items/7").status_code == 200
+        assert fastapi_client.get("/nowhere/7").status_code == 404
+    assert counted("GET", "/items/{item_id}", 200) == found + 3
+    assert counted("GET", http.UNMATCHED, 404) == missing + 3
+
+
 def test_asgi_metrics_endpoint_answers_the_exposition_uncounted(
     fastapi_client: TestClient,
 ) -> None:

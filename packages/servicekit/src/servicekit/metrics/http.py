@@ -36,8 +36,20 @@ def method_label(method: str) -> str:
     return method if method in _METHODS else "OTHER"
 
 
+# Each label set's children, looked up once: labels() builds and checks the label values on
+# every call: record() took 7.6 µs with it and takes 4.5 without (multiprocess mode, the
+# 2-CPU development VM). The keys are bounded as the labels are (the method label, the
+# route template, the status).
+_children: dict[tuple[str, str | None, int], tuple[Counter, Histogram]] = {}
+
+
 def record(method: str, route: str | None, status: int, seconds: float) -> None:
     method = method_label(method)
-    route = route or UNMATCHED
-    REQUESTS.labels(method, route, str(status)).inc()
-    DURATION.labels(method, route).observe(seconds)
+    key = (method, route, status)
+    children = _children.get(key)
+    if children is None:
+        label = route or UNMATCHED
+        children = REQUESTS.labels(method, label, str(status)), DURATION.labels(method, label)
+        _children[key] = children
+    children[0].inc()
+    children[1].observe(seconds)
