@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from servelab.bench.findings.catalogue import QUESTIONS
+from servelab.bench.findings.verdict import CANNOT, answer
 from servelab.bench.load.shape import parse_load
 from servelab.bench.measure.summary import CPU_US
 from servelab.bench.plan.matrix import load_matrix
-from servelab.bench.report.findings import UNANSWERED, answers
 from servelab.bench.report.ratios import goal_results, ratio_values
 from servelab.bench.runner import run_matrix
 from servelab.stack.compose import load_project
@@ -81,13 +82,14 @@ def test_the_goal_is_observed_over_its_own_bare_twin_at_most_1_10(project_root: 
 
 @pytest.mark.stack
 def test_a_pair_of_cells_runs_end_to_end_and_answers_the_question(project_root: Path) -> None:
-    """hello on uvicorn observed and bare, 4 connections for 1 s each and then 40 requests/s
-    in two rounds of 1 s on the same two stacks: all measured, each with its switches, and the
-    report's question answered from the steady cells' CPU per request."""
+    """hello on uvicorn observed and bare, 4 connections for 1 s each and then 50 requests/s
+    in two rounds of 1 s on the same two stacks (50 requests each, enough for a verdict): all
+    measured, each with its switches, and the report's question answered from the steady
+    cells' CPU per request."""
     matrix = load_matrix(project_root, "observability")
     tiny = parse_load({"vus": 4, "duration_s": 1, "warmup_s": 1}, "test")
     steady = parse_load(
-        {"shape": "vegeta", "rate": 40, "vus": 4, "duration_s": 1, "rounds": 2}, "test"
+        {"shape": "vegeta", "rate": 50, "vus": 4, "duration_s": 1, "rounds": 2}, "test"
     )
     pair = tuple(
         replace(variant, pin=False)
@@ -117,5 +119,5 @@ def test_a_pair_of_cells_runs_end_to_end_and_answers_the_question(project_root: 
     specs = {ratio.name: ratio for ratio in matrix.ratios}
     [value] = ratio_values(specs["hello observed/bare CPU"], run.values(CPU_US), [])
     assert value.variant == "hello-uvicorn" and value.value > 0
-    found = answers(replace(run, family="observability"), specs, [value])
-    assert found and found[0].answer != UNANSWERED
+    found = answer(QUESTIONS["observability"][0], [replace(run, family="observability")], matrix)
+    assert not found.verdict.startswith(CANNOT), found
