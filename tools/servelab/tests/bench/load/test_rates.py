@@ -262,8 +262,9 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(
     assert (
         "| init c10 | write-up, 12 workers | 10 VUs | 21 | 6.79 | 3.09 | — | 1.0000 |" in markdown
     )
-    assert "| init: at least 20 successful requests/s at 10 connections | uwsgi (init c10) | " in (
-        markdown
+    assert (
+        "| init: at least 20 successful requests/s at 10 connections | 30.0 requests/s "
+        "(uwsgi (init c10), 4 workers; needs ≥ 20 requests/s) | 1 of 1 | met |" in markdown
     )
     assert "| no 502 in any cell, 1000 requests/s included (the worst cell shown) |" in markdown
 
@@ -288,9 +289,13 @@ def test_goals_give_times_and_rates_with_their_units(project_root: Path) -> None
     )
     matrix = load_matrix(project_root, "entryeditor")
     markdown = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
-    assert "| uwsgi (list @100/s) | 4 workers | 4.61 ms (needs ≤ 100 ms) | met |" in markdown
-    assert "| uwsgi (diff c10) | 4 workers | 235 ms (needs ≤ 200 ms) | not met |" in markdown
+    assert "| 4.61 ms (uwsgi (list @100/s), 4 workers; needs ≤ 100 ms) | 1 of 1 | met |" in (
+        markdown
+    )
+    assert "| 235 ms (uwsgi (diff c10), 4 workers; needs ≤ 200 ms) | 0 of 1 | not met |" in (
+        markdown
+    )
     assert (
-        "| uwsgi (init c10) | 4 workers | 215 requests/s (needs ≥ 20 requests/s) | met |"
+        "| 215 requests/s (uwsgi (init c10), 4 workers; needs ≥ 20 requests/s) | 1 of 1 | met |"
         in markdown
     )
