@@ -54,15 +54,26 @@ reliability: bootstrap
 	$(RUN) servelab fuzz files entryeditor health-code wait hello
 	$(RUN) servelab soak $(SOAK)
 
-## make test: lint, then every test against real servers
+## make test: lint, then every test against real servers, spread over TEST_WORKERS pytest-xdist
+## workers (more than the CPUs: most stack tests wait on their servers). `--dist loadgroup`:
+## the tests sharing a costly fixture wider than one test (a module's stack, the private Docker
+## engine of the container lane) run in one worker, so it is made once (servelab.testing.plugin);
+## every other test goes to whichever worker is free. The tests share no port, file or database:
+## each worker draws its ports from a share of its own (SERVELAB_PORT_SHARE), its databases and
+## Redis keys carry its own name. TEST_WORKERS=0: one process. The tests marked `alone` (a verdict
+## on latency under load) run afterwards in one process, with nothing beside them; the target
+## fails if either run does.
+TEST_WORKERS ?= 4
 test: bootstrap lint
-	$(RUN) pytest
+	$(RUN) pytest -n $(TEST_WORKERS) --dist loadgroup -m "not alone"; spread=$$?; \
+	$(RUN) pytest -m alone; alone=$$?; \
+	[ $$spread -eq 0 ] && [ $$alone -eq 0 ]
 
-## make test-fast: every test that starts no server (those not marked `stack`): the inner loop,
-## spread over one pytest-xdist worker per CPU (the tests share no port, file or database:
-## each worker's databases and Redis keys carry its own name)
+## make test-fast: every test that starts no server and downloads nothing (those marked neither
+## `stack` nor `network`): the inner loop, spread over one pytest-xdist worker per CPU as make
+## test spreads them; it needs no database server (the plugin starts private ones where none answer)
 test-fast: bootstrap
-	$(RUN) pytest -m "not stack" -n auto
+	$(RUN) pytest -m "not stack and not network" -n auto --dist loadgroup
 
 ## make lint: ruff, and mypy (strict) over the files [tool.mypy] lists in pyproject.toml and
 ## the gunicorn configs (deploy/gunicorn: files named *.conf.py, so by their paths)

@@ -20,7 +20,7 @@ REDIS_DB = 2
 
 
 @pytest.fixture(scope="session")
-def stack() -> Iterator[Stack]:
+def stack(starts_servers: None) -> Iterator[Stack]:
     if not (Path(__file__).parents[1] / "dist" / "index.html").exists():
         pytest.fail("services/entryeditor-web/dist is missing: run scripts/bootstrap.sh")
     with scratch_database("ee_web_") as database:

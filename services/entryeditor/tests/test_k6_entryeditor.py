@@ -28,7 +28,7 @@ REDIS_DB = 2
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
+def stack(starts_servers: None) -> Iterator[Stack]:
     with scratch_database("ee_stack_k6_") as database:
         env = {
             "EE_DATABASE": database,

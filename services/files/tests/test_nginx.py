@@ -31,7 +31,7 @@ DOWNLOADS = [
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
+def stack(starts_servers: None) -> Iterator[Stack]:
     env = {"WEB_CONCURRENCY": "1", "MAX_UPLOAD_SIZE": str(MAX_UPLOAD_SIZE)}
     with Stack("nginx", env=env) as stack:
         yield stack

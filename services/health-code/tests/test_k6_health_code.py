@@ -23,7 +23,7 @@ SMOKE = {"VUS": "3", "ITERATIONS": "6"}
 
 
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
+def url(starts_servers: None) -> Iterator[str]:
     env = {"ANALYZE_MODE": "batched", "OCR_THREADS": "2"}
     with serve_service("uvicorn", SERVICE, env) as stack:
         yield stack.url(SERVICE)

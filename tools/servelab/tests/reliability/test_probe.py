@@ -102,6 +102,8 @@ def test_without_root_every_probe_but_disk_full_runs(
     assert "disk-full skipped: it mounts a tmpfs" in capsys.readouterr().err
 
 
+# Its verdict holds the answers during an outage to a latency: `make test` runs it alone.
+@pytest.mark.alone
 def test_dependency_outages_answer_fast_503s_and_recover(
     project_root: Path, starts_servers: None
 ) -> None:

@@ -8,21 +8,31 @@ the mark at collection; a test that starts servers itself carries `@pytest.mark.
 A test without the mark that starts a process group through the runner fails at once,
 so the fast lane cannot start a server by mistake.
 
+`make test` spreads the tests over pytest-xdist workers (`--dist loadgroup`). Tests that share
+a costly fixture wider than one test (a module's stack, the session's private Docker engine)
+form one group, which one worker runs, so that the fixture is made once and two copies of it
+never run at once; every other test goes to whichever worker is free. Each worker draws its
+ports from a share of its own (SERVELAB_PORT_SHARE), so two stacks starting at once never
+pick the same one.
+
 The database and the cache are the machine's where they answer, else private servers
-(servelab.stack.servers): one of each per test process at most, started when a test first
-needs it and stopped when the session ends.
+(servelab.stack.servers): one of each per test process (each xdist worker) at most, started
+when a test first needs it and stopped when the session ends.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from _pytest.nodeid import NodeId
 
 from servelab.stack import groups
+from servelab.stack.ports import SHARE_VARIABLE
 from servelab.stack.servers import servers
 from servelab.testing import Serve, serve_service
 from servelab.testing.k6 import K6Outcome, K6Smoke, run_k6
@@ -37,6 +47,15 @@ STACK = "stack"
 _SESSION = ExitStack()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """An xdist worker draws its stacks' ports from a share of its own (servelab.stack.ports),
+    so that two workers starting stacks at once never pick the same port."""
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        index = int(str(worker["workerid"]).removeprefix("gw"))
+        os.environ[SHARE_VARIABLE] = f"{index}/{worker['workercount']}"
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     _SESSION.enter_context(servers().keeping())
 
@@ -45,10 +64,56 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     _SESSION.close()
 
 
-def pytest_collection_modifyitems(items: Sequence[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: Sequence[pytest.Item]) -> None:
+    loadgroup = getattr(config.option, "loadgroup", False)  # set on xdist's workers
     for item in items:
         if "starts_servers" in getattr(item, "fixturenames", ()):
             item.add_marker(STACK)
+        group = shared_fixture_group(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+            if loadgroup:
+                # What xdist's loadgroup scheduler reads: the group after the test's id. xdist
+                # 3.8 writes it where pytest 9.2 no longer looks (pytest-xdist#1386), so the
+                # groups would be silently ignored.
+                item._id = NodeId.parse(f"{item.nodeid}@{group}")
+
+
+def shared_fixture_group(item: pytest.Item) -> str | None:
+    """The xdist group of a test that shares a fixture wider than one test: a session- or
+    package-scoped one that starts servers (requests `starts_servers`, directly or through
+    other fixtures) groups by its own name and place, the outermost when one such fixture
+    requests another (every test of the private Docker engine shares `docker_engine`); any
+    module- or class-scoped one (made once because it is costly: a stack, a bundle, rendered
+    manifests) by the module or class it is shared by. Other session-scoped fixtures (a test
+    database) are made once per worker."""
+    if not isinstance(item, pytest.Function):
+        return None
+    fixtures = {
+        name: definitions[-1]
+        for name, definitions in item._fixtureinfo.name2fixturedefs.items()
+        if definitions
+    }
+
+    def starts(name: str) -> bool:
+        return name == "starts_servers" or any(
+            starts(argument) for argument in fixtures[name].argnames if argument in fixtures
+        )
+
+    widest = [
+        name
+        for name, fixture in fixtures.items()
+        if name != "starts_servers" and fixture.scope in ("session", "package") and starts(name)
+    ]
+    for name in widest:
+        fixture = fixtures[name]
+        if not any(argument in widest for argument in fixture.argnames):
+            return f"{fixture.baseid}::{name}"
+    for scope, collector in (("module", pytest.Module), ("class", pytest.Class)):
+        if any(fixture.scope == scope for fixture in fixtures.values()):
+            parent = item.getparent(collector)
+            return parent.nodeid if parent is not None else None
+    return None
 
 
 @pytest.fixture(scope="session")

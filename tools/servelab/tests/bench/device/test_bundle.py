@@ -24,6 +24,9 @@ from servelab.bench.device.bundle import (
 from servelab.bench.device.plan import FORMS, load_plan
 from servelab.stack.compose import RESOLVED_ENV, load_project
 
+# The bundle's wheels come from PyPI (pip download).
+pytestmark = pytest.mark.network
+
 
 @pytest.fixture(scope="module")
 def bundle(project_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
