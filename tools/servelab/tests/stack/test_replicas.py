@@ -79,6 +79,11 @@ def replicas_project(project: Callable[[str], Path]) -> Path:
               UPSTREAM: web:8000
             volumes:
               - ./front.conf.template:/etc/nginx/templates/default.conf.template:ro
+            # Without one, the stack is up once nginx has started, not once it listens.
+            healthcheck:
+              test: ["CMD-SHELL", "curl -fsS http://127.0.0.1:$${NGINX_PORT}/"]
+              interval: 1s
+              retries: 10
             x-local:
               port: NGINX_PORT
               environment:
