@@ -212,3 +212,17 @@ def test_a_download_racing_a_delete_is_the_object_or_a_clean_404() -> None:
     assert judge_download(_answer(404, b"gone", "text/plain"), data, None) == NOT_JSON
     assert judge_download(_answer(500, error), data, None) == SERVER_ERROR
     assert judge_download(Answer(None, {}, b"", 10.0, hung=True), data, None) == HANG
+
+
+def test_head_is_tried_only_where_get_answers() -> None:
+    def paths(family: str) -> set[bytes]:
+        cases = hand_written(FAMILIES[family], "token")
+        return {
+            case.request.split(b" HTTP/1.1")[0]
+            for case in cases
+            if case.klass == "HEAD on GET routes"
+        }
+
+    # health-code's /analysis/{usage} takes POST alone: HEAD there would be a 405 as GET is.
+    assert paths("health-code") == {b"HEAD /healthz", b"HEAD /readyz"}
+    assert b"HEAD /entryeditor/entryeditor/1" in paths("entryeditor")

@@ -333,7 +333,8 @@ def nested_json(family: Family, token: str) -> list[Case]:
 
 
 def _get_paths(family: Family) -> list[str]:
-    return [family.read, *(path.format(id=SOME_ID) for path in family.ids)]
+    paths = family.heads if family.heads is not None else (family.read, *family.ids)
+    return [path.format(id=SOME_ID) for path in paths]
 
 
 def head_requests(family: Family, token: str) -> list[Case]:

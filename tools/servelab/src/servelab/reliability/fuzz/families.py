@@ -52,6 +52,8 @@ class Family:
     images: tuple[str, ...] = ()
     json_bodies: tuple[tuple[str, str], ...] = ()
     delete_race: bool = False
+    # The GET paths HEAD is tried on (`{id}` an object that exists); None: `read` and `ids`.
+    heads: tuple[str, ...] | None = None
     notes: str = ""
 
 
@@ -144,6 +146,8 @@ HEALTH_CODE = Family(
     ),
     read="/healthz",
     ids=("/analysis/{id}",),
+    # /analysis/{usage} takes POST alone: HEAD is tried where GET answers.
+    heads=("/healthz", "/readyz"),
     upload="/analysis/health-code",
     upload_type="image/png",
     bomb="png",
