@@ -9,7 +9,7 @@ set the pace (report.client_bound).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from servelab.bench.findings.spread import NOISE, RATIO_NOISE, Spread
@@ -121,7 +121,7 @@ def estimates(
     return single, _relevant(spec, variants, left)
 
 
-def merged(per_run: Iterable[Sequence[Estimate]]) -> list[Estimate]:
+def _merged(per_run: Iterable[Sequence[Estimate]]) -> list[Estimate]:
     """The estimates of several runs, each value's spread over every run that has it."""
     found: dict[_Key, Estimate] = {}
     for estimates_ in per_run:
@@ -135,6 +135,16 @@ def merged(per_run: Iterable[Sequence[Estimate]]) -> list[Estimate]:
     return list(found.values())
 
 
+def across_runs(
+    spec: RatioSpec, runs: Sequence[BenchRun], variants: Sequence[str]
+) -> tuple[list[Estimate], tuple[LeftOut, ...]]:
+    """The ratio's estimates over every run, each value's spread over the runs that have
+    it, and every cell left out of any run."""
+    per_run = [estimates(spec, run, variants) for run in runs]
+    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+    return _merged(found for found, _ in per_run), left
+
+
 # (variant, workers)
 Where = tuple[str, int]
 
@@ -145,13 +155,18 @@ def cell_spreads(
     """`metric` of each usable cell at `endpoint` (of `variants`, None: all), with its
     spread over the cell's rounds (ROUND_METRICS), else its NOISE band."""
     kept, left = usable(run, metric)
+    rounds = (
+        kept.round_values(metric)
+        if metric in ROUND_METRICS and kept.rounds > 1
+        else [kept.values(metric)]
+    )
     found: dict[Where, Spread] = {}
     for cell in kept.cells:
         if cell.endpoint != endpoint or (variants is not None and cell.variant not in variants):
             continue
-        rounds = [value for value in _round_values(kept, cell, metric) if value]
-        if rounds:
-            found[(cell.variant, cell.workers)] = Spread.of(rounds)
+        measured = [value for values in rounds if (value := values.get(cell.key))]
+        if measured:
+            found[(cell.variant, cell.workers)] = Spread.of(measured)
     mine = [
         out
         for out in left
@@ -160,16 +175,16 @@ def cell_spreads(
     return found, mine
 
 
-def _round_values(run: BenchRun, cell: CellResult, metric: str) -> list[float | None]:
-    if metric in ROUND_METRICS and run.rounds > 1:
-        return [values.get(cell.key) for values in run.round_values(metric)]
-    return [run.values(metric).get(cell.key)]
-
-
-def merged_cells(per_run: Iterable[Mapping[Where, Spread]]) -> dict[Where, Spread]:
+def cells_across_runs(
+    runs: Sequence[BenchRun], metric: str, endpoint: str, variants: Sequence[str] | None
+) -> tuple[dict[Where, Spread], tuple[LeftOut, ...]]:
+    """`cell_spreads` over every run, each cell's spread over the runs that have it."""
     found: dict[Where, Spread] = {}
-    for spreads in per_run:
+    left: dict[LeftOut, None] = {}
+    for run in runs:
+        spreads, outs = cell_spreads(run, metric, endpoint, variants)
+        left.update(dict.fromkeys(outs))
         for where, spread in spreads.items():
             held = found.get(where)
             found[where] = spread if held is None else held.merge(spread)
-    return found
+    return found, tuple(left)

@@ -11,10 +11,8 @@ from dataclasses import dataclass
 from servelab.bench.findings.evidence import (
     Estimate,
     LeftOut,
-    cell_spreads,
-    estimates,
-    merged,
-    merged_cells,
+    across_runs,
+    cells_across_runs,
 )
 from servelab.bench.findings.rules import Cheapest, Choice, Elsewhere, Question, Within, Workers
 from servelab.bench.findings.spread import NOISE, Spread, geometric
@@ -81,9 +79,7 @@ def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
         spec = specs.get(name)
         if spec is None:
             continue
-        per_run = [estimates(spec, run, names) for run in runs]
-        found = merged(found for found, _ in per_run)
-        left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+        found, left = across_runs(spec, runs, names)
         if not found:
             continue
         sign = -1 if spec.lower_is_better else 1
@@ -119,9 +115,7 @@ def _cheapest(rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix) -> Answe
     spec = next((spec for spec in matrix.ratios if spec.name == rule.ratio), None)
     if spec is None:
         return None
-    per_run = [cell_spreads(run, CPU_US, rule.endpoint, spec.numerator.variants) for run in runs]
-    costs = merged_cells(found for found, _ in per_run)
-    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+    costs, left = cells_across_runs(runs, CPU_US, rule.endpoint, spec.numerator.variants)
     if not costs:
         return None
     ranked = sorted(costs.items(), key=lambda item: item[1].value)
@@ -139,9 +133,7 @@ def _cheapest(rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix) -> Answe
 
 
 def _enough(rule: Workers, runs: Sequence[BenchRun]) -> Answer | None:
-    per_run = [cell_spreads(run, "ok_rps", rule.endpoint, rule.variants) for run in runs]
-    rates = merged_cells(found for found, _ in per_run)
-    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+    rates, left = cells_across_runs(runs, "ok_rps", rule.endpoint, rule.variants)
     if not rates:
         return None
     (variant, _), top = max(rates.items(), key=lambda item: item[1].value)
@@ -169,10 +161,7 @@ def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
     spec = next((spec for spec in matrix.ratios if spec.name == rule.ratio), None)
     if spec is None:
         return None
-    names = [variant.name for variant in matrix.variants]
-    per_run = [estimates(spec, run, names) for run in runs]
-    found = merged(found for found, _ in per_run)
-    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
+    found, left = across_runs(spec, runs, [variant.name for variant in matrix.variants])
     if not found:
         return None
     worst = max(found, key=lambda e: e.spread.value)
