@@ -59,7 +59,7 @@ def test_the_device_script_runs_its_smoke_form_here(
     for stack in ran:
         assert [load.name for load in stack.loads] == ["c20", "c64"]
         for load in stack.loads:
-            assert (load.answered, load.failed) == (load.requests, 0), stack
+            assert (load.answered, load.failed) == (load.requests, 0), (stack.variant, load)
     skipped = [stack for stack in run.stacks if stack.gpu]
     assert skipped and all(s.skipped.startswith("not run: no NVIDIA GPU") for s in skipped)
     reference, *on_gpu = run.evals

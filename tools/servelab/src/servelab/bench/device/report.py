@@ -12,6 +12,7 @@ from servelab.bench.device.results import (
     RESULTS_NAME,
     DeviceRun,
     EvalResult,
+    LoadResult,
     StackResult,
     load_device_run,
 )
@@ -227,6 +228,14 @@ def _mib(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
+def _failed(load: LoadResult) -> str:
+    """How many failed, and how: "3 (status 503: 3)"."""
+    if not load.failed:
+        return "0"
+    kinds = ", ".join(f"{kind}: {n}" for kind, n in load.failures.items())
+    return f"{load.failed} ({kinds})" if kinds else str(load.failed)
+
+
 def _stack_rows(run: DeviceRun) -> list[list[str]]:
     rows = []
     for s in run.stacks:
@@ -243,7 +252,7 @@ def _stack_rows(run: DeviceRun) -> list[list[str]]:
                     f"{each.rps:.1f}",
                     f"{each.p50_ms:,.0f}",
                     f"{each.p99_ms:,.0f}",
-                    str(each.failed),
+                    _failed(each),
                     _mib(s.gpu_peak_process_mib),
                     _mib(s.gpu_peak_total_mib),
                     f"{s.start_s:.0f}",

@@ -26,6 +26,8 @@ class LoadResult:
     p99_ms: float
     elapsed_s: float
     k6_cpu_s: float
+    # The failed requests by kind (timeout, connect, non_2xx, wrong_answer) and by status.
+    failures: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

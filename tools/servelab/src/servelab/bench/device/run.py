@@ -255,6 +255,10 @@ class Runner:
             p99_ms=round(m.p99_ms, 1),
             elapsed_s=m.elapsed_s,
             k6_cpu_s=round(k6_cpu_s, 2),
+            failures={
+                **{kind: n for kind, n in m.errors.items() if n},
+                **{f"status {status}": n for status, n in m.statuses.items() if n},
+            },
         )
 
     def _eval(self, item: Eval) -> EvalResult:
