@@ -65,7 +65,7 @@ def test_values_from_the_environment(environ: pytest.MonkeyPatch) -> None:
     assert settings["DEBUG"] is True
     assert settings["ALLOWED_HOSTS"] == ["a.example", "b.example"]
     database = settings["DATABASES"]["default"]
-    assert (database["ENGINE"], database["NAME"]) == ("django.db.backends.mysql", "ee")
+    assert (database["ENGINE"], database["NAME"]) == ("entryeditor_service.mariadb", "ee")
     assert database["OPTIONS"]["connect_timeout"] == 7
     cache = settings["CACHES"]["default"]
     assert (cache["LOCATION"], cache["OPTIONS"]["socket_timeout"]) == (

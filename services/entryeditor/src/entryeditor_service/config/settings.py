@@ -86,6 +86,8 @@ else:
         "CONN_HEALTH_CHECKS": True,
     }
 if _database["ENGINE"] == "django.db.backends.mysql":
+    # Django's backend, with a health check that gives up on a silent server.
+    _database["ENGINE"] = "entryeditor_service.mariadb"
     _database.setdefault("OPTIONS", {}).update(
         {"charset": "utf8mb4", "connect_timeout": env.DB_CONNECT_TIMEOUT}
     )

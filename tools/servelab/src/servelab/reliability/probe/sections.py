@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from servelab.reliability import write_reliability, write_section
 from servelab.reliability.probe.aborts import probe_aborts
+from servelab.reliability.probe.coldstart import DEFAULT_SECONDS, FAMILIES, probe_coldstart
 from servelab.reliability.probe.dependencies import probe_dependencies
 from servelab.reliability.probe.disk_full import TMPFS_SIZE, probe_disk_full
 
@@ -21,9 +22,11 @@ def dependencies_notes(command: list[str], tables: list[str]) -> str:
             "Cut: the proxy refuses new connections and resets the established ones. "
             "Stalled: it accepts connections and forwards nothing, as a hung server or a "
             "partition would; only the clients' timeouts end a wait (MariaDB's client counts "
-            "whole seconds: the app servers' DB_READ_TIMEOUT 1 s, then DB_CONNECT_TIMEOUT "
-            "1 s, so the requests in flight wait up to 2 s while the database breaker "
-            "answers the rest at once; the compute client's are 0.2 s and 0.7 s). "
+            "whole seconds: the app servers' DB_READ_TIMEOUT 1 s on a kept connection, "
+            "DB_CONNECT_TIMEOUT 1 s on a new one; a kept connection whose ping times out ends "
+            "its request rather than open another, so the requests in flight wait up to 1 s "
+            "while the database breaker answers the rest at once; the compute client's are "
+            "0.2 s and 0.7 s). "
             "The Redis endpoint's answer is kept by each worker once the cache served it, so "
             "the load shows the outage costs nothing; the spot request asks for a key no one "
             "cached (a cold get_pmi), which must be computed without the cache. k6: `"
@@ -74,14 +77,55 @@ def write_aborts(project_dir: Path) -> Path:
     )
 
 
+COLDSTART_NOTES = (
+    "Each stack starts from nothing through the local runner (a scratch database for the "
+    "entry editor, migrated and loaded by its one-shot), and the moment every service's "
+    "compose healthcheck passes, which is what `servelab up` waits for, k6 starts the "
+    "family's own script at a constant arrival rate (`-e SHAPE=vegeta -e RATE=... "
+    "-e DURATION=...`, failures recorded rather than ending the run) with every request "
+    "written to a CSV. The rate is each family's rated load: the steady rate of its "
+    "benchmark matrix or a goal's rate there, or, for the families whose matrix sends "
+    "bursts, about half of what its report shows the service answering "
+    "(servelab.reliability.probe.coldstart.TARGETS says which). A failure is a non-2xx "
+    "answer (by status) or none (connect, read, write, timeout: lib/errors.js's kinds); a "
+    "request k6 never started for want of a free VU and a failed check count against the "
+    "verdict too. The first request goes out once k6 itself has started, a fraction of a "
+    "second after up."
+)
+
+
+def write_coldstart(
+    project_dir: Path,
+    families: Sequence[str] = FAMILIES,
+    seconds: float = DEFAULT_SECONDS,
+) -> Path:
+    """A section per family, `coldstart-<family>` (as `servelab fuzz` writes `fuzz-<family>`),
+    so that one family run again leaves the others as they were measured; returns the last."""
+    written = []
+    for family in families:
+        written.append(
+            write_section(
+                project_dir,
+                f"coldstart-{family}",
+                f"Cold start: {family} at its rated load from the moment its stack is up",
+                f"servelab probe coldstart --family {family} --seconds {seconds:g}",
+                probe_coldstart(project_dir, [family], seconds),
+                COLDSTART_NOTES,
+            )
+        )
+    return written[-1]
+
+
 PROBES: dict[str, Callable[[Path], Path]] = {
     "dependencies": write_dependencies,
     "disk-full": write_disk_full,
     "aborts": write_aborts,
+    "coldstart": write_coldstart,
 }
 
 
-def run_probe(project_dir: Path, name: str) -> Path:
-    """Run probe `name`, save its section and render docs/results/reliability.md."""
-    PROBES[name](project_dir)
+def run_probe(project_dir: Path, name: str, write: Callable[[Path], Path] | None = None) -> Path:
+    """Run probe `name` (through `write` where given: its writer with the command line's
+    options), save its section and render docs/results/reliability.md."""
+    (write or PROBES[name])(project_dir)
     return write_reliability(project_dir)

@@ -1,0 +1,68 @@
+"""The MariaDB backend's health check (entryeditor_service.mariadb): a kept connection whose
+server fell silent ends the request after the read timeout, without opening another that
+would wait out the connect timeout too; one whose connection was reset reconnects and
+serves the request."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+
+import pytest
+from django.db import OperationalError, connection
+
+from entryeditor_service.database import unreachable
+from entryeditor_service.mariadb.base import DatabaseWrapper
+from servelab.reliability.probe.proxy import Proxy
+from servelab.stack import databases
+
+
+@pytest.fixture
+def proxy() -> Iterator[Proxy]:
+    with Proxy(databases.mariadb()) as running:
+        yield running
+
+
+@pytest.fixture
+def through_proxy(proxy: Proxy) -> Iterator[DatabaseWrapper]:
+    """A connection to the MariaDB the tests use, through `proxy`, kept and health-checked
+    as a worker's is, with the recipes' 1 s timeouts."""
+    settings = copy.deepcopy(connection.settings_dict)
+    settings.update(
+        HOST="127.0.0.1", PORT=str(proxy.port), NAME="", CONN_MAX_AGE=60, CONN_HEALTH_CHECKS=True
+    )
+    settings["OPTIONS"].update(connect_timeout=1, read_timeout=1, write_timeout=1)
+    wrapper = DatabaseWrapper(settings, alias="through_proxy")
+    with wrapper.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    yield wrapper
+    wrapper.close()
+
+
+def _next_request(wrapper: DatabaseWrapper) -> None:
+    """What Django does between two requests of a worker, then the next request's query."""
+    wrapper.close_if_unusable_or_obsolete()
+    with wrapper.cursor() as cursor:
+        cursor.execute("SELECT 1")
+
+
+def test_a_silent_server_fails_the_request_without_a_second_wait(
+    proxy: Proxy, through_proxy: DatabaseWrapper
+) -> None:
+    proxy.stall()
+    with pytest.raises(OperationalError) as failed:
+        _next_request(through_proxy)
+    # The client's "lost connection" after the read timeout: the breaker opens on it, and
+    # the request answers 503 (errors.py) without a new connection's handshake wait.
+    assert unreachable(failed.value)
+    assert proxy.accepted == 1
+    assert through_proxy.connection is None
+
+
+def test_a_reset_connection_is_replaced_and_the_request_served(
+    proxy: Proxy, through_proxy: DatabaseWrapper
+) -> None:
+    proxy.cut()
+    proxy.restore()
+    _next_request(through_proxy)
+    assert proxy.accepted == 2
