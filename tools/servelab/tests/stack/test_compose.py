@@ -132,3 +132,13 @@ def test_the_replicas_profile_scales_one_worker_servers_behind_nginx(project_roo
         assert front.depends_on == {replica: "service_healthy"}
         assert front.environment["REPLICAS_UPSTREAM"] == f"{replica}:8000"
         assert front.local.environment["REPLICAS_UPSTREAM"] == f"127.0.0.1:{{port:{replica}}}"
+
+
+def test_each_service_carries_its_recipes_memory_limit_in_bytes(project_root: Path) -> None:
+    services = load_project(
+        project_root, ["health-code-replicas", "entryeditor-uwsgi"], {"HEALTH_CODE_MEMORY": "2g"}
+    ).services
+    assert services["health-code-replica"].memory_limit == 2 << 30
+    assert services["health-code-replicas"].memory_limit == 128 << 20
+    assert services["entryeditor-uwsgi"].memory_limit == 512 << 20
+    assert services["entryeditor-init"].memory_limit is None

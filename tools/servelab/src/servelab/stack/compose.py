@@ -95,6 +95,9 @@ class Service:
     # `deploy.replicas`: how many copies of the service run, each a container under
     # Docker and a process on a port of its own locally.
     replicas: int = 1
+    # `deploy.resources.limits.memory` in bytes: what each of its containers may hold
+    # (a local run does not enforce it); None where the recipe sets none.
+    memory_limit: int | None = None
 
     @property
     def infrastructure(self) -> str | None:
@@ -281,7 +284,15 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
             runs=local.get("runs"),
         ),
         replicas=int((spec.get("deploy") or {}).get("replicas", 1)),
+        memory_limit=_memory_limit(spec),
     )
+
+
+def _memory_limit(spec: dict[str, Any]) -> int | None:
+    """The service's memory limit in bytes (Compose resolves "1536m" to a byte count)."""
+    deploy = spec.get("deploy") or {}
+    limit = ((deploy.get("resources") or {}).get("limits") or {}).get("memory")
+    return int(limit) if limit is not None else None
 
 
 def _healthcheck(spec: dict[str, Any]) -> Healthcheck:
