@@ -3,8 +3,10 @@
 Two kinds of case run against each target (an app server alone, or nginx in front of one):
 property-based requests from the service's OpenAPI schema (schemathesis and all its checks),
 and hand-written requests a schema cannot produce (raw bytes, huge headers, traversal,
-Range edge cases, decompression bombs, slowloris clients). The verdicts go to
-docs/results/reliability/fuzz-<family>.json, one row per case class and target.
+Range edge cases, decompression bombs and ratios, slowloris clients). Meanwhile the memory
+of every process serving the target is sampled and its peak held against the recipe's
+memory limit. The verdicts go to docs/results/reliability/fuzz-<family>.json, one row per
+case class and target and one for its memory.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Run a family's fuzz: each deploy variant started with the local runner, each target
-given the schema's cases, the hand-written ones and slowloris clients; one Probe row per
-case class and target, saved as the reliability section `fuzz-<family>`."""
+given the schema's cases, the hand-written ones and slowloris clients while the memory of
+what serves it is sampled; one Probe row per case class and target, and one for its memory
+against the recipe's limit, saved as the reliability section `fuzz-<family>`."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from servelab.reliability import Probe, Verdict, write_reliability, write_sectio
 from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
 from servelab.reliability.fuzz.families import FAMILIES, Family, Target
 from servelab.reliability.fuzz.judge import tally
+from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
 from servelab.reliability.fuzz.race import OBJECT_BYTES, race
 from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S, exchange, request_bytes
 from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, schemathesis_argv
@@ -218,22 +220,25 @@ def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Probe:
 def fuzz_target(
     stack: Stack, family: Family, target: Target, options: FuzzOptions, work: Path
 ) -> list[Probe]:
+    """Every case class against `target`, and the memory of what serves it meanwhile."""
     port = stack.port(target.service)
     label = f"{target.service} ({target.server})"
     probes = []
-    if target.schema:
-        probes.append(schema_probe(target, port, stack.api_token, options, work))
-    cases = list(hand_written(family, stack.api_token))
-    if family.range:
-        cases += [
-            case
-            for path in stored_object(port, family, stack.api_token)
-            for case in range_cases(family, path)
-        ]
-    probes += case_probes(label, port, cases)
-    if family.delete_race:
-        probes.append(race_probe(label, port, family, stack.api_token))
-    probes.append(slowloris_probe(label, port, family.read, options.slowloris_s))
+    with CeilingWatch(serving(stack, target.service)) as memory:
+        if target.schema:
+            probes.append(schema_probe(target, port, stack.api_token, options, work))
+        cases = list(hand_written(family, stack.api_token))
+        if family.range:
+            cases += [
+                case
+                for path in stored_object(port, family, stack.api_token)
+                for case in range_cases(family, path)
+            ]
+        probes += case_probes(label, port, cases)
+        if family.delete_race:
+            probes.append(race_probe(label, port, family, stack.api_token))
+        probes.append(slowloris_probe(label, port, family.read, options.slowloris_s))
+    probes.append(memory_probe(label, memory.peaks()))
     return probes
 
 
