@@ -3,17 +3,27 @@ schemathesis's report."""
 
 from __future__ import annotations
 
+import io
+import json
 import struct
+import threading
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from servelab.cli import main
+from servelab.reliability import Section, Verdict, render_reliability
 from servelab.reliability.fuzz import FAMILIES
 from servelab.reliability.fuzz.cases import (
     BIG_ID,
     HUGE_HEADER,
     Case,
+    decompression_ratio,
     gzip_bomb,
     hand_written,
     nested,
@@ -33,7 +43,9 @@ from servelab.reliability.fuzz.judge import (
 )
 from servelab.reliability.fuzz.race import TRUNCATED, WRONG_STATUS, judge_download
 from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
+from servelab.reliability.fuzz.run import case_probes
 from servelab.reliability.fuzz.schema import read_report
+from servelab.stack.compose import load_project
 
 FILES = FAMILIES["files"]
 
@@ -102,6 +114,89 @@ def test_every_image_path_gets_both_extreme_sides() -> None:
         assert (b"/analysis/" + usage, png_of(1, 24_000_000)) in sent
         assert (b"/analysis/" + usage, png_of(24_000_000, 1)) in sent
     assert len(cases) == 6
+
+
+def _body(case: Case) -> bytes:
+    return case.request.split(b"\r\n\r\n", 1)[1]
+
+
+def test_every_image_path_gets_a_small_png_past_the_recipes_pixel_limit(
+    project_root: Path,
+) -> None:
+    """Each side within MAX_IMAGE_SIDE, so only the area check (MAX_PIXELS) refuses it."""
+    recipe = load_project(project_root, ["health-code-uvicorn"]).services["health-code-uvicorn"]
+    max_pixels = int(recipe.environment["MAX_PIXELS"])
+    max_side = int(recipe.environment["MAX_IMAGE_SIDE"])
+    family = FAMILIES["health-code"]
+    cases = [case for case in hand_written(family, "token") if case.klass == "decompression ratio"]
+
+    assert sorted(case.request.split(b" ")[1] for case in cases) == [
+        b"/analysis/health-code",
+        b"/analysis/nucleic-acid",
+        b"/analysis/trip-code",
+    ]
+    assert all(b"\r\nContent-Type: image/png\r\n" in case.request for case in cases)
+    assert not any(case.success_ok for case in cases)
+    image = _body(cases[0])
+    assert all(_body(case) == image for case in cases)
+    with Image.open(io.BytesIO(image)) as decoded:
+        width, height = decoded.size
+        assert width * height > max_pixels and max(width, height) <= max_side
+        decoded.load()
+        assert decoded.mode == "L" and decoded.getextrema() == (0x80, 0x80)
+    assert len(image) < 64_000 and width * height > 500 * len(image)
+
+
+def test_no_other_case_class_sends_the_decompression_ratio_image() -> None:
+    family = FAMILIES["health-code"]
+    ratio = {_body(case) for case in decompression_ratio(family, "token")}
+    others = [case for case in hand_written(family, "token") if case.klass != "decompression ratio"]
+    assert not any(_body(case) in ratio for case in others)
+    assert decompression_ratio(FAMILIES["files"], "token") == []
+
+
+@contextmanager
+def answering(status: int) -> Iterator[int]:
+    """A loopback server answering every POST with `status` and the JSON error shape."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.dumps({"error": {"code": "too_many_pixels", "message": "no"}}).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("status", "verdict"), [(413, "pass"), (500, "**fail**")])
+def test_the_decompression_ratio_row_is_judged_and_rendered(status: int, verdict: str) -> None:
+    cases = decompression_ratio(FAMILIES["health-code"], "token")
+    with answering(status) as port:
+        probes = list(case_probes("health-code-uvicorn (uvicorn)", port, cases))
+    section = Section("fuzz-health-code", "Fuzz: health-code", "fuzz", "now", "here", probes)
+
+    page = render_reliability([section])
+
+    assert [probe.probe for probe in probes] == ["decompression ratio"]
+    assert probes[0].verdict is (Verdict.PASS if status == 413 else Verdict.FAIL)
+    row = "| decompression ratio | health-code-uvicorn (uvicorn) | within 10 s; no 5xx; a "
+    row += f"refusal is a JSON 4xx | 3 cases: {status} ×3"
+    assert row in page
+    assert page.rstrip().endswith(f"| {verdict} |")
 
 
 def test_every_json_body_gets_nesting_past_the_recursion_limit() -> None:

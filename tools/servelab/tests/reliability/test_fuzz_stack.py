@@ -1,5 +1,6 @@
 """servelab fuzz against real stacks: files behind nginx (a few schema examples, every
-hand-written case, slowloris clients) and hello on uvicorn alone: no 5xx, no hang."""
+hand-written case, slowloris clients) and hello on uvicorn alone: no 5xx, no hang;
+health-code's variants refuse an image past the pixel limit, their memory watched."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 
 from servelab.reliability import Verdict
 from servelab.reliability.fuzz import FAMILIES, FuzzOptions
-from servelab.reliability.fuzz.cases import hand_written, range_cases
+from servelab.reliability.fuzz.cases import decompression_ratio, hand_written, range_cases
+from servelab.reliability.fuzz.families import Variant
+from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
 from servelab.reliability.fuzz.run import case_probes, schema_probe, slowloris_probe, stored_object
 from servelab.stack import Stack
 
@@ -48,3 +51,29 @@ def test_hello_on_uvicorn_alone_has_no_5xx_and_no_hang() -> None:
     assert probes
     for probe in probes:
         assert probe.figures["server_errors"] == probe.figures["hangs"] == 0, probe.observed
+
+
+@pytest.mark.parametrize(
+    ("variant", "watched"),
+    [
+        (FAMILIES["health-code"].variants[0], ["health-code-uvicorn"]),
+        (FAMILIES["health-code"].variants[1], ["health-code-replica", "health-code-replicas"]),
+    ],
+    ids=lambda value: value.profile if isinstance(value, Variant) else None,
+)
+def test_health_code_refuses_a_decompression_ratio_quickly_under_its_memory_limit(
+    variant: Variant, watched: list[str]
+) -> None:
+    family = FAMILIES["health-code"]
+    target = variant.targets[0]
+    with Stack(variant.profile, only=list(variant.only), env=variant.env, log=None) as stack:
+        containers = serving(stack, target.service)
+        with CeilingWatch(containers) as memory:
+            cases = decompression_ratio(family, stack.api_token)
+            probes = list(case_probes(target.service, stack.port(target.service), cases))
+        ceiling = memory_probe(target.service, memory.peaks())
+    assert sorted(container.name for container in containers) == watched
+    assert [probe.observed for probe in probes] == ["3 cases: 413 ×3"]
+    assert probes[0].figures["slowest_s"] < 2.0
+    assert ceiling.verdict is Verdict.PASS, ceiling.observed
+    assert 0 < ceiling.figures["peak_mib"] < ceiling.figures["limit_mib"]

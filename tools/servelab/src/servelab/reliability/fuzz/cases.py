@@ -27,6 +27,11 @@ PNG_BOMB_SIDE = 20_000
 # Images under any pixel limit with one side past every decoder's (width, height): a few
 # dozen KB each; one took a worker to 21.9 GiB before each side was checked.
 EXTREME_SIDES = ((1, 24_000_000), (24_000_000, 1))
+# A flat grey 8-bit image this many pixels a side: 36,000,000 pixels, past health-code's
+# MAX_PIXELS (25,000,000) with each side within MAX_IMAGE_SIDE (16,384); 36 MB of pixels
+# (108 MB as RGB) from about 45 KB.
+RATIO_SIDE = 6_000
+RATIO_GREY = 0x80
 # JSON nested this deep: past any parser's recursion limit (Python's is 1,000).
 NESTING_DEPTHS = (1_000, 100_000)
 # The id of an object every family that has `ids` or `json_bodies` holds (seeded or stored).
@@ -272,17 +277,18 @@ def png_bomb(side: int = PNG_BOMB_SIDE) -> bytes:
 
 
 @cache
-def png_of(width: int, height: int) -> bytes:
-    """A `width` x `height` 1-bit greyscale PNG of zeros, its rows compressed together."""
+def png_of(width: int, height: int, depth: int = 1, grey: int = 0) -> bytes:
+    """A `width` x `height` greyscale PNG of `depth` bits a pixel, every pixel's bits
+    `grey` (one byte's worth, repeated), its rows compressed together."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return (
             struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
         )
 
-    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    header = struct.pack(">IIBBBBB", width, height, depth, 0, 0, 0, 0)
     compressor = zlib.compressobj(9)
-    row = bytes(1 + (width + 7) // 8)
+    row = b"\x00" + bytes([grey]) * ((width * depth + 7) // 8)
     rows_at_once = max(1, 2**20 // len(row))
     block = row * rows_at_once
     pieces = [compressor.compress(block) for _ in range(height // rows_at_once)]
@@ -307,6 +313,23 @@ def extreme_images(family: Family, token: str) -> list[Case]:
         )
         for path in family.images
         for width, height in EXTREME_SIDES
+    ]
+
+
+def decompression_ratio(family: Family, token: str) -> list[Case]:
+    """A flat grey PNG of a few dozen KB whose sides are both within every side limit but
+    whose area is past the pixel limit, to every path that decodes an image: only the
+    area, checked before decoding, stands between it and a worker decoding it to over a
+    thousand times its size."""
+    headers = {**_auth(token), "Content-Type": "image/png"}
+    image = png_of(RATIO_SIDE, RATIO_SIDE, depth=8, grey=RATIO_GREY)
+    return [
+        Case(
+            "decompression ratio",
+            f"{path} {RATIO_SIDE} x {RATIO_SIDE} grey PNG of {len(image) >> 10} KB",
+            request_bytes("POST", path, headers, image),
+        )
+        for path in family.images
     ]
 
 
@@ -389,6 +412,7 @@ GENERATORS = (
     filename_traversal,
     bombs,
     extreme_images,
+    decompression_ratio,
     nested_json,
     head_requests,
     wrong_methods,
