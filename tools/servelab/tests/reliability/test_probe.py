@@ -91,7 +91,7 @@ def test_without_root_every_probe_but_disk_full_runs(
 ) -> None:
     ran: list[str] = []
 
-    def record(project_dir: Path, name: str) -> Path:
+    def record(project_dir: Path, name: str, write: object) -> Path:
         ran.append(name)
         return project_dir / f"{name}.json"
 

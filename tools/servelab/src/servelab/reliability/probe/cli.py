@@ -6,14 +6,26 @@ import argparse
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 
+from servelab.bench.load.k6 import K6Error
 from servelab.project import find_project_dir
+from servelab.reliability.probe.coldstart import DEFAULT_SECONDS, FAMILIES
 from servelab.reliability.probe.load import LoadError
-from servelab.reliability.probe.sections import PROBES, run_probe
+from servelab.reliability.probe.sections import PROBES, run_probe, write_coldstart
 from servelab.stack import StackError
 
 # Probes that only root can run, and why; `servelab probe` with no name skips them elsewhere.
 _NEEDS_ROOT = {"disk-full": "it mounts a tmpfs under the files store, which needs root"}
+
+
+def _writer(name: str, args: argparse.Namespace) -> Callable[[Path], Path] | None:
+    """The probe's writer with the command line's options, where it takes any."""
+    if name == "coldstart":
+        return partial(write_coldstart, families=args.family or FAMILIES, seconds=args.seconds)
+    return None
 
 
 def probe(args: argparse.Namespace) -> int:
@@ -23,6 +35,9 @@ def probe(args: argparse.Namespace) -> int:
             f"servelab: no probe {', '.join(unknown)} (known: {', '.join(PROBES)})", file=sys.stderr
         )
         return 2
+    if args.seconds <= 0:
+        print("servelab: --seconds must be more than 0", file=sys.stderr)
+        return 2
     names = list(args.probe) or [
         name for name in PROBES if name not in _NEEDS_ROOT or os.geteuid() == 0
     ]
@@ -30,9 +45,9 @@ def probe(args: argparse.Namespace) -> int:
         print(f"servelab: {skipped} skipped: {_NEEDS_ROOT[skipped]}", file=sys.stderr)
     try:
         for name in names:
-            path = run_probe(find_project_dir(), name)
+            path = run_probe(find_project_dir(), name, _writer(name, args))
             print(f"servelab: wrote {path} ({name})", file=sys.stderr)
-    except (StackError, LoadError, subprocess.CalledProcessError) as error:
+    except (StackError, LoadError, K6Error, subprocess.CalledProcessError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return 0
@@ -41,8 +56,20 @@ def probe(args: argparse.Namespace) -> int:
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "probe",
-        help="inject a fault (dependencies, disk-full, aborts) and write its section of "
-        "docs/results/reliability.md",
+        help="inject a fault (dependencies, disk-full, aborts) or start cold under load "
+        "(coldstart) and write its section of docs/results/reliability.md",
     )
     parser.add_argument("probe", nargs="*", help=f"{', '.join(PROBES)} (default: all)")
+    parser.add_argument(
+        "--family",
+        action="append",
+        choices=FAMILIES,
+        help="coldstart: this family's variants alone (again for more; default: every family)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=DEFAULT_SECONDS,
+        help=f"coldstart: how long the load runs after each start (default {DEFAULT_SECONDS:g})",
+    )
     parser.set_defaults(handler=probe)
