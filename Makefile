@@ -45,8 +45,9 @@ reference-full: bootstrap
 	$(RUN) servelab findings
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it
-## mounts a tmpfs; aborts), fuzzing of every family and every family's soak (1 minute;
-## SOAK=--full: 10) -> reliability.md in SERVELAB_RESULTS, else docs/results/
+## mounts a tmpfs; aborts; coldstart: every family's rated load from the moment it is up),
+## fuzzing of every family and every family's soak (1 minute; SOAK=--full: 10) ->
+## reliability.md in SERVELAB_RESULTS, else docs/results/
 SOAK ?= --quick
 reliability: bootstrap
 	$(RUN) servelab outage --all

@@ -5,7 +5,9 @@
   Proxy the probe controls), then back;
 - disk-full: the files service's storage on a small tmpfs, uploads until it is full;
 - aborts: clients that hang up mid-upload and mid-download, against the app server alone
-  and behind nginx.
+  and behind nginx;
+- coldstart: each family's stack started cold and sent its rated load the moment the
+  runner says it is up.
 
 `servelab soak` (servelab.reliability.soak) is the suite's long-running counterpart.
 """
