@@ -89,8 +89,8 @@ COLDSTART_NOTES = (
     "(servelab.reliability.probe.coldstart.TARGETS says which). A failure is a non-2xx "
     "answer (by status) or none (connect, read, write, timeout: lib/errors.js's kinds); a "
     "request k6 never started for want of a free VU and a failed check count against the "
-    "verdict too. The first request goes out once k6 itself has started, a fraction of a "
-    "second after up."
+    "verdict too. The first request goes out once k6 itself has started (first_sent_s; "
+    "first_ok_s is the first success, both from the moment the stack was up)."
 )
 
 
