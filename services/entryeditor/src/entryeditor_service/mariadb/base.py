@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from django.db import OperationalError
+from django.db import DatabaseError
 from django.db.backends.mysql import base as mysql
 
 # A ping that took this long before failing met a silent server, not a closed connection
@@ -24,14 +24,20 @@ SILENT_S = 0.5
 
 
 class DatabaseWrapper(mysql.DatabaseWrapper):
+    # Django's own attribute, which its type stubs leave out.
+    health_check_done: bool
+
     def close_if_health_check_failed(self) -> None:
-        if self.connection is None or not self.health_check_enabled or self.health_check_done:
+        checks = self.settings_dict["CONN_HEALTH_CHECKS"]
+        if self.connection is None or not checks or self.health_check_done:
             return
         started = time.monotonic()
         try:
-            self.connection.ping()
-        except mysql.Database.Error as exc:
+            # Django's errors, as a query's would be: the client's code and message.
+            with self.wrap_database_errors:
+                self.connection.ping()
+        except DatabaseError:
             self.close()
             if time.monotonic() - started >= SILENT_S:
-                raise OperationalError(*exc.args) from exc
+                raise
         self.health_check_done = True
