@@ -85,7 +85,7 @@ COLDSTART_NOTES = (
     "-e DURATION=...`, failures recorded rather than ending the run) with every request "
     "written to a CSV. The rate is each family's rated load: the steady rate of its "
     "benchmark matrix or a goal's rate there, or, for the families whose matrix sends "
-    "bursts, about half of what its report shows the service answering "
+    "bursts (wait, health-code), a rate well within what its report shows it answering "
     "(servelab.reliability.probe.coldstart.TARGETS says which). A failure is a non-2xx "
     "answer (by status) or none (connect, read, write, timeout: lib/errors.js's kinds); a "
     "request k6 never started for want of a free VU and a failed check count against the "
