@@ -70,11 +70,13 @@ test: bootstrap lint
 	$(RUN) pytest -m alone; alone=$$?; \
 	[ $$spread -eq 0 ] && [ $$alone -eq 0 ]
 
-## make test-fast: every test that starts no server and downloads nothing (those marked neither
-## `stack` nor `network`): the inner loop, spread over one pytest-xdist worker per CPU as make
-## test spreads them; it needs no database server (the plugin starts private ones where none answer)
+## make test-fast: the inner loop, every test that starts no server, downloads nothing and takes
+## under about 5 s (those marked neither `stack`, `network` nor `heavy`: the torch and paddle
+## engines, word-vector training, chart drawing, node and compose validation are left to make
+## test), spread over one pytest-xdist worker per CPU as make test spreads them; it needs no
+## database server (the plugin starts private ones where none answer, when a test first needs one)
 test-fast: bootstrap
-	$(RUN) pytest -m "not stack and not network" -n auto --dist loadgroup
+	$(RUN) pytest -m "not stack and not network and not heavy" -n auto --dist loadgroup
 
 ## make lint: ruff, and mypy (strict) over the files [tool.mypy] lists in pyproject.toml and
 ## the gunicorn configs (deploy/gunicorn: files named *.conf.py, so by their paths)

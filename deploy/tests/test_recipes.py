@@ -34,6 +34,7 @@ def profiles(project_root: Path) -> list[str]:
     return listed.stdout.split()
 
 
+@pytest.mark.heavy  # one docker-compose run per profile
 def test_every_profile_passes_docker_compose_config(project_root: Path) -> None:
     names = profiles(project_root)
     assert {"uvicorn", "gunicorn", "granian", "nginx", "reference", "replicas"} <= set(names)

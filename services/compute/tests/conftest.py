@@ -25,14 +25,18 @@ from servelab.testing import mariadb, mariadb_url
 
 # Sentences loaded into each test database: enough for a vocabulary, fast to train.
 SENTENCES = 2000
-# The machine's MariaDB, or the private one the tests start where it has none.
-SERVER = mariadb()
-CONNECT = {"host": SERVER.host, "port": SERVER.port, "user": "root", "charset": "utf8mb4"}
 BIN = Path(sys.executable).parent
 
 
+def connect_args() -> dict[str, str | int]:
+    """The machine's MariaDB, or the private one the tests start where it has none: asked
+    for when a test first needs it, so collecting these tests starts no server."""
+    server = mariadb()
+    return {"host": server.host, "port": server.port, "user": "root", "charset": "utf8mb4"}
+
+
 def admin() -> pymysql.connections.Connection:
-    return pymysql.connect(**CONNECT, autocommit=True)
+    return pymysql.connect(**connect_args(), autocommit=True)
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class Database:
         return int(count)
 
     def query(self, sql: str, args: list[object] | None = None) -> list[tuple[object, ...]]:
-        connection = pymysql.connect(**CONNECT, database=self.name, autocommit=True)
+        connection = pymysql.connect(**connect_args(), database=self.name, autocommit=True)
         with connection as conn, conn.cursor() as cursor:
             cursor.execute(sql, args)
             return list(cursor.fetchall())

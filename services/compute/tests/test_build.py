@@ -8,10 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from compute_service import artifact
 
 BUILD = str(Path(sys.executable).parent / "compute-build")
+
+# Each test makes a database with `entryeditor-manage` and trains in `compute-build`
+# processes: seconds apiece, so `heavy`.
+pytestmark = pytest.mark.heavy
 
 
 def build(database: Any, model_dir: Path, hash_seed: str) -> str:

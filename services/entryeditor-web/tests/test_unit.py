@@ -8,9 +8,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 APP = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.heavy  # starts node and the whole vitest suite
 def test_vitest_suite_passes() -> None:
     npx = shutil.which("npx")
     assert npx is not None, "npx not found: run scripts/bootstrap.sh (nodejs, npm)"

@@ -138,7 +138,13 @@ def post_at_once_fixture() -> Callable[..., list[httpx.Response]]:
 
 # engine -> the module it needs; the default engine's is a base dependency.
 ENGINE_MODULES = {"onnxruntime": "onnxruntime", "torch": "torch", "paddle": "paddle"}
-ENGINES = [engine for engine, module in ENGINE_MODULES.items() if find_spec(module)]
+# The optional engines' tests are `heavy`: importing torch or paddle and loading their
+# models takes seconds a test, so `make test-fast` checks the default engine alone.
+ENGINES = [
+    engine if engine == "onnxruntime" else pytest.param(engine, marks=pytest.mark.heavy)
+    for engine, module in ENGINE_MODULES.items()
+    if find_spec(module)
+]
 
 
 @cache

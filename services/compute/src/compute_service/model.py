@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from importlib.metadata import version
 
 import numpy as np
-from gensim.models import Word2Vec
 
 from compute_service.settings import Settings
 
@@ -70,6 +69,10 @@ def train(
     sentences: Sequence[Sequence[str]],
     training: Training,
 ) -> Model:
+    # gensim (and the scipy it imports, seconds of start-up) loads only to train: a server
+    # that reads a built artifact and the tests that import this module do without it.
+    from gensim.models import Word2Vec
+
     w2v = Word2Vec(
         sentences=sentences,
         vector_size=training.dimensions,

@@ -29,7 +29,14 @@ def test_the_device_names_engines_take(name: str, device: Device) -> None:
     assert parse_device(name, "torch") == device
 
 
-@pytest.mark.parametrize("engine", ["onnxruntime", "torch", "paddle"])
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "onnxruntime",
+        pytest.param("torch", marks=pytest.mark.heavy),
+        pytest.param("paddle", marks=pytest.mark.heavy),
+    ],
+)
 @pytest.mark.parametrize("name", ["gpu", "cuda:", "cuda:one", "cpu:1", "mps", ""])
 def test_a_name_that_is_no_device_is_refused_before_any_model_loads(engine: str, name: str) -> None:
     if engine != "onnxruntime" and not find_spec(engine):
@@ -39,6 +46,7 @@ def test_a_name_that_is_no_device_is_refused_before_any_model_loads(engine: str,
     assert repr(name) in str(raised.value)
 
 
+@pytest.mark.heavy  # imports torch
 @needs_torch
 def test_torch_without_cuda_refuses_cuda_and_names_the_cpu(
     monkeypatch: pytest.MonkeyPatch,
@@ -56,6 +64,7 @@ def test_torch_without_cuda_refuses_cuda_and_names_the_cpu(
     assert torch_device("cpu") == torch.device("cpu")
 
 
+@pytest.mark.heavy  # imports torch
 @needs_torch
 def test_torch_refuses_a_gpu_index_past_the_last_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
@@ -69,6 +78,7 @@ def test_torch_refuses_a_gpu_index_past_the_last_gpu(monkeypatch: pytest.MonkeyP
         torch_device("cuda:3")
 
 
+@pytest.mark.heavy  # imports paddle
 @needs_paddle
 def test_the_cpu_build_of_paddle_refuses_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
     import paddle

@@ -14,6 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# Every test here runs torch: `heavy`, left out of `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 torch = pytest.importorskip("torch")
 onnx = pytest.importorskip("onnx")
 

@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+# Every test here runs torch: `heavy`, left out of `make test-fast`.
+pytestmark = pytest.mark.heavy
+
 torch = pytest.importorskip("torch")
 
 from health_code_service.engines.devices import DeviceUnavailable  # noqa: E402

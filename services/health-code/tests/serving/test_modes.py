@@ -98,6 +98,7 @@ def test_the_shared_engine_mode_needs_the_paddle_engine() -> None:
         start_mode(Settings(analyze_mode="shared-threadpool"))
 
 
+@pytest.mark.heavy  # imports paddle
 def test_the_shared_paddle_engine_is_right_one_request_at_a_time(sample: SampleOf) -> None:
     """So what it gets wrong under concurrency (README: "Why the write-up's def endpoint
     failed") comes from the sharing alone."""

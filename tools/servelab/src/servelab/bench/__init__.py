@@ -13,7 +13,6 @@ from servelab.bench.errors import BenchError
 from servelab.bench.measure.cpus import available_cpus
 from servelab.bench.plan.matrix import Matrix, load_matrix
 from servelab.bench.plan.options import BenchOptions
-from servelab.bench.report.charts import write_charts
 from servelab.bench.report.markdown import render
 from servelab.bench.report.results import load_run, save_run
 from servelab.bench.report.writeup import load_write_up
@@ -35,6 +34,10 @@ def _write_report(project_dir: Path, matrix: Matrix, saved: Path | None = None) 
     run = load_run(saved)
     write_up = load_write_up(project_dir / matrix.write_up)
     results = saved.parent
+    # matplotlib loads here, when a report is drawn: not in every process that imports
+    # servelab.bench (the CLI, the pytest plugin's k6 helper).
+    from servelab.bench.report.charts import write_charts
+
     charts = write_charts(run, results / saved.stem, results, matrix, write_up)
     report = results / f"{saved.stem}.md"
     default = saved.resolve() == results_path(project_dir, matrix.family).resolve()

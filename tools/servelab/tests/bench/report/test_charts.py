@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.image
+import pytest
 
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.charts import _colours, _tables, write_charts
@@ -60,6 +61,7 @@ def test_no_colour_is_used_twice_in_a_chart() -> None:
         assert len(set(colours)) == count
 
 
+@pytest.mark.heavy  # draws every write-up table's chart
 def test_each_write_up_table_gets_a_chart_beside_ours(project_root: Path, tmp_path: Path) -> None:
     matrix = load_matrix(project_root, "files")
     write_up = load_write_up(project_root / matrix.write_up)
@@ -76,6 +78,7 @@ def test_each_write_up_table_gets_a_chart_beside_ours(project_root: Path, tmp_pa
         assert (tmp_path / path).read_bytes().startswith(b"\x89PNG"), key
 
 
+@pytest.mark.heavy  # draws every chart of a health-code run
 def test_health_code_is_drawn_against_workers(project_root: Path, tmp_path: Path) -> None:
     matrix = load_matrix(project_root, "health-code")
     write_up = load_write_up(project_root / matrix.write_up)
@@ -92,6 +95,7 @@ def test_cpu_per_request_is_drawn_where_it_was_measured(tmp_path: Path) -> None:
     assert "cpu" not in write_charts(run_from_json(_run(None)), tmp_path / "old", tmp_path)
 
 
+@pytest.mark.heavy  # draws charts of hundreds of rows
 def test_many_rows_are_split_so_that_no_chart_is_taller_than_1600_px(tmp_path: Path) -> None:
     load = {"vus": 100, "duration_s": 3.0, "warmup_s": 1.0}
     cells = [
