@@ -11,6 +11,7 @@ from servelab.bench.device.plan import FORMS, PlanError, load_plan, parse_plan
 from servelab.stack.compose import load_project
 
 
+@pytest.mark.heavy  # loads compose.yaml once for each of the plan's stacks
 @pytest.mark.parametrize("form", FORMS)
 def test_every_stack_is_a_health_code_recipe(project_root: Path, form: str) -> None:
     plan = load_plan(project_root, form)

@@ -231,6 +231,7 @@ def test_render_report_rewrites_markdown_from_saved_results(
     assert "![uvicorn, 1 worker: each row over the reference row](files/write-up-" in text
 
 
+@pytest.mark.heavy  # copies loadtests/ and draws every chart of a report
 def test_a_labelled_run_is_rendered_beside_its_results(project_root: Path, tmp_path: Path) -> None:
     shutil.copytree(project_root / "loadtests", tmp_path / "loadtests")
     saved = tmp_path / "elsewhere" / "files.big-box.json"
