@@ -74,7 +74,7 @@ test: bootstrap lint
 ## under about 5 s (those marked neither `stack`, `network` nor `heavy`: the torch and paddle
 ## engines, word-vector training, chart drawing, node and compose validation are left to make
 ## test), spread over one pytest-xdist worker per CPU as make test spreads them; it needs no
-## database server (the plugin starts private ones where none answer, when a test first needs one)
+## database server (the plugin starts private ones where none answer)
 test-fast: bootstrap
 	$(RUN) pytest -m "not stack and not network and not heavy" -n auto --dist loadgroup
 

@@ -1,12 +1,12 @@
 """servelab's pytest plugin (entry point `pytest11`, loaded wherever servelab is installed).
 
 Tests come in two speeds: the ones marked `stack` start servers (compose services through
-the local runner, a service's own server process, nginx) or drive one with k6; `pytest -m
-"not stack"` (`make test-fast`) runs the rest. A fixture that starts servers requests
-`starts_servers`, and every test that uses it, directly or through other fixtures, gets
-the mark at collection; a test that starts servers itself carries `@pytest.mark.stack`.
-A test without the mark that starts a process group through the runner fails at once,
-so the fast lane cannot start a server by mistake.
+the local runner, a service's own server process, nginx) or drive one with k6; `make
+test-fast` runs the rest but those marked `network` or `heavy` (pyproject's markers). A
+fixture that starts servers requests `starts_servers`, and every test that uses it,
+directly or through other fixtures, gets the mark at collection; a test that starts
+servers itself carries `@pytest.mark.stack`. A test without the mark that starts a process
+group through the runner fails at once, so the fast lane cannot start a server by mistake.
 
 `make test` spreads the tests over pytest-xdist workers (`--dist loadgroup`). Tests that share
 a costly fixture wider than one test (a module's stack, the session's private Docker engine)
