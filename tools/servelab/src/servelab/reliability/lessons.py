@@ -16,7 +16,9 @@ ADVICE: Mapping[str, str] = {
         "two or more replicas behind nginx or a load balancer, and restart them one at a time"
     ),
     "rolling-restart": (
-        "Replicas behind nginx restarted one at a time lose nothing: the way to deploy"
+        "Replicas behind nginx restarted one at a time: the way to deploy, and a GET loses "
+        "nothing; a POST that nginx sent on a kept-alive connection as its replica stopped "
+        "gets a 503 with Retry-After (nginx never sends a POST twice): clients retry it"
     ),
     "kill-worker": (
         "A crashed worker costs only the requests it held; the server starts another: keep "
