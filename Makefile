@@ -56,7 +56,8 @@ reliability: bootstrap
 	$(RUN) servelab soak $(SOAK)
 
 ## make test: lint, then every test against real servers, spread over TEST_WORKERS pytest-xdist
-## workers (more than the CPUs: most stack tests wait on their servers). `--dist loadgroup`:
+## workers (one per CPU of a 2-CPU machine: four overloaded one, its servers missing their
+## healthchecks and timeouts, at load averages up to 68). `--dist loadgroup`:
 ## the tests sharing a costly fixture wider than one test (a module's stack, the private Docker
 ## engine of the container lane) run in one worker, so it is made once (servelab.testing.plugin);
 ## every other test goes to whichever worker is free. The tests share no port, file or database:
@@ -64,7 +65,7 @@ reliability: bootstrap
 ## Redis keys carry its own name. TEST_WORKERS=0: one process. The tests marked `alone` (a verdict
 ## on latency under load) run afterwards in one process, with nothing beside them; the target
 ## fails if either run does.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 2
 test: bootstrap lint
 	$(RUN) pytest -n $(TEST_WORKERS) --dist loadgroup -m "not alone"; spread=$$?; \
 	$(RUN) pytest -m alone; alone=$$?; \
