@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import redis as redis_client
+
 from servelab.stack.attached import Address, run_sql
 from servelab.stack.servers import servers
 
@@ -50,3 +52,12 @@ def scratch_database(prefix: str) -> Iterator[str]:
         yield name
     finally:
         run_sql(server, f"DROP DATABASE IF EXISTS `{name}`")
+
+
+def clear_redis_keys(prefix: str, db: int) -> None:
+    """Delete every key `<prefix>:*` in database `db` of redis(): what a stack's cache left."""
+    server = redis()
+    client = redis_client.Redis(host=server.host, port=server.port, db=db)
+    keys = list(client.scan_iter(f"{prefix}:*"))
+    if keys:
+        client.delete(*keys)

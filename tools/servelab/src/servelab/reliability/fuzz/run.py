@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 
-import redis
-
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict, write_reliability, write_section
 from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
@@ -246,14 +244,6 @@ def _database(family: Family) -> AbstractContextManager[str | None]:
     return scratch_database("ee_fuzz_") if family.database else nullcontext(None)
 
 
-def _clear_cache(prefix: str, db: str) -> None:
-    server = databases.redis()
-    client = redis.Redis(host=server.host, port=server.port, db=int(db))
-    keys = list(client.scan_iter(f"{prefix}:*"))
-    if keys:
-        client.delete(*keys)
-
-
 def fuzz_family(project_dir: Path, family: Family, options: FuzzOptions) -> list[Probe]:
     work = work_dir(project_dir, "fuzz", family.name)
     work.mkdir(parents=True, exist_ok=True)
@@ -265,7 +255,9 @@ def fuzz_family(project_dir: Path, family: Family, options: FuzzOptions) -> list
                 env["EE_DATABASE"] = database
             with ExitStack() as cleanup:
                 if database:
-                    cleanup.callback(_clear_cache, database, env.get("EE_REDIS_DB", "0"))
+                    cleanup.callback(
+                        databases.clear_redis_keys, database, int(env.get("EE_REDIS_DB", "0"))
+                    )
                 stack = cleanup.enter_context(
                     Stack(variant.profile, only=list(variant.only), env=env, log=server_log)
                 )

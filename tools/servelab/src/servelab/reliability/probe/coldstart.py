@@ -19,8 +19,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import redis
-
 from servelab.bench.load.k6 import k6_argv, k6_binary, run_k6
 from servelab.project import LOADTESTS, work_dir
 from servelab.reliability import Probe, Verdict
@@ -255,14 +253,6 @@ def k6_env(target: Target, url: str, seconds: float, token: str) -> dict[str, st
     }
 
 
-def _clear_cache(prefix: str) -> None:
-    server = databases.redis()
-    client = redis.Redis(host=server.host, port=server.port, db=REDIS_DB)
-    keys = list(client.scan_iter(f"{prefix}:*"))
-    if keys:
-        client.delete(*keys)
-
-
 @contextmanager
 def cold_stack(target: Target, log: Path) -> Iterator[Stack]:
     """The target's stack, started from nothing (a scratch database where it needs one)."""
@@ -270,7 +260,7 @@ def cold_stack(target: Target, log: Path) -> Iterator[Stack]:
         env = dict(target.server_env)
         if target.database:
             database = cleanup.enter_context(scratch_database("ee_cold_"))
-            cleanup.callback(_clear_cache, database)
+            cleanup.callback(databases.clear_redis_keys, database, REDIS_DB)
             env["EE_DATABASE"] = database
         server_log = cleanup.enter_context(log.open("w"))
         yield cleanup.enter_context(

@@ -27,7 +27,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import httpx
-import redis
 
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
@@ -233,14 +232,6 @@ def proxied_stack(
         )
 
 
-def _clear_cache(prefix: str) -> None:
-    server = databases.redis()
-    client = redis.Redis(host=server.host, port=server.port, db=REDIS_DB)
-    keys = list(client.scan_iter(f"{prefix}:*"))
-    if keys:
-        client.delete(*keys)
-
-
 def probe_dependency(
     project_dir: Path,
     stack: Stack,
@@ -322,5 +313,5 @@ def probe_dependencies(
                             probes.append(probe)
                             tables.append(table)
             finally:
-                _clear_cache(database)
+                databases.clear_redis_keys(database, REDIS_DB)
     return probes, tables, command
