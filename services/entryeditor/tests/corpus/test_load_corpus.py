@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.test import Client
 
-from entryeditor_service.corpus import source
+from entryeditor_service.corpus import queries, source
 from entryeditor_service.corpus.models import CorpusLoad, Sentence, Token, WordFreq
 from servelab.testing import mariadb
 
@@ -63,6 +63,7 @@ def test_the_loaded_tables_follow_the_contract(client: Client) -> None:
 
 def test_load_corpus_is_idempotent_and_reloads_on_another_limit(client: Client) -> None:
     before = CorpusLoad.objects.get()
+    assert queries.info().sentences == CORPUS_LIMIT
     again = load(CORPUS_LIMIT)
     assert "already loaded" in again
     assert "nothing to do" in again
@@ -71,6 +72,7 @@ def test_load_corpus_is_idempotent_and_reloads_on_another_limit(client: Client) 
         smaller = load(300)
         assert "Loaded 300 sentences" in smaller
         assert Sentence.objects.count() == 300
+        assert queries.info().sentences == 300  # this process sees its own load at once
         assert Sentence.objects.order_by("-id").values_list("id", flat=True)[0] == 300
         assert WordFreq.objects.filter(word="的").get(pos="u").freq == (
             Token.objects.filter(word="的", pos="u").count()

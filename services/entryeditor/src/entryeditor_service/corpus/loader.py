@@ -11,7 +11,7 @@ from pathlib import Path
 from django.core.management.color import no_style
 from django.db import connection, transaction
 
-from entryeditor_service.corpus import source
+from entryeditor_service.corpus import queries, source
 from entryeditor_service.corpus.models import CorpusLoad, Sentence, Token, WordFreq
 
 INSERT_SENTENCES = "INSERT INTO corpus_sentence (id, para, text, n_tokens) VALUES (%s, %s, %s, %s)"
@@ -169,4 +169,5 @@ def load(
             "seconds": seconds,
         },
     )
+    queries.forget_info()
     return LoadResult(True, n_sentences, next_token - 1, seconds)

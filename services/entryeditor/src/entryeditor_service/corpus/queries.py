@@ -47,6 +47,12 @@ def info() -> CorpusInfo:
     return _info[1]
 
 
+def forget_info() -> None:
+    """Drop this process's copy of the load record (the process has just loaded a corpus)."""
+    global _info
+    _info = None
+
+
 def per_million(count: int, tokens: int) -> float:
     return round(count * 1_000_000 / tokens, 3) if tokens else 0.0
 
