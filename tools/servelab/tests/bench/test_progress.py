@@ -18,12 +18,15 @@ def test_a_slow_first_cell_counts_once_not_for_every_cell_left() -> None:
     # The first cell took 65 s (a cold start), the next two 6 s: 1.2 times the plan.
     left = time_left(planned, [65.0, 6.0, 6.0])
     assert left is not None
-    assert round(left, 6) == 7 * 6.0
+    assert 7 * 5.0 < left < 7 * 6.5
     # A mean of the cells done would have said 7 x 25.7 s.
 
 
 def test_a_slower_machine_scales_every_plan() -> None:
-    assert time_left([10.0, 10.0, 10.0], [20.0]) == 40.0
+    # Past its first cell (which counts as at most COLD_CAP), every cell twice its plan.
+    left = time_left([10.0] * 20, [20.0] * 10)
+    assert left is not None
+    assert 10 * 17.0 < left <= 10 * 20.0
 
 
 def test_counted_cells_count_as_those_of_their_endpoint_once_one_is_done() -> None:

@@ -7,19 +7,30 @@ again from the saved .json.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from servelab.bench.errors import BenchError
 from servelab.bench.measure.cpus import available_cpus
 from servelab.bench.plan.matrix import Matrix, load_matrix
 from servelab.bench.plan.options import BenchOptions
+from servelab.bench.progress import Plan, Progress
 from servelab.bench.report.markdown import render
 from servelab.bench.report.results import load_run, save_run
 from servelab.bench.report.writeup import load_write_up
-from servelab.bench.runner import run_matrix
+from servelab.bench.runner import planned, run_matrix
 from servelab.project import find_project_dir, results_dir
 
-__all__ = ["BenchError", "BenchOptions", "render_report", "results_path", "run_bench"]
+__all__ = [
+    "BenchError",
+    "BenchOptions",
+    "render_report",
+    "results_path",
+    "run_bench",
+    "run_progress",
+]
 
 
 def results_path(project_dir: Path, family: str) -> Path:
@@ -54,15 +65,44 @@ def _shown(project_dir: Path, path: Path) -> Path:
         return path.resolve()
 
 
+def run_progress(
+    families: Sequence[str],
+    quick: bool,
+    *,
+    project_dir: Path | None = None,
+    options: BenchOptions | None = None,
+    stream: TextIO = sys.stderr,
+) -> Progress | None:
+    """One progress over the cells of every family, for a run of several (each family's
+    run_bench then passes it on); None for one family, whose run makes its own."""
+    if len(families) < 2:
+        return None
+    project_dir = project_dir or find_project_dir()
+    options = options or BenchOptions()
+    options.check()
+    available = available_cpus()
+    form = "quick" if quick else "full"
+    plans: list[Plan] = []
+    parts: list[tuple[str, int]] = []
+    for family in families:
+        matrix = options.matrix(project_dir, load_matrix(project_dir, family), available)
+        cells = planned(project_dir, matrix, form)
+        plans += cells
+        parts.append((family, len(cells)))
+    return Progress(plans, stream, parts)
+
+
 def run_bench(
     family: str,
     quick: bool,
     *,
     project_dir: Path | None = None,
     options: BenchOptions | None = None,
+    progress: Progress | None = None,
 ) -> Path:
     """Run the matrix (its quick or full form) as `options` say, save the results, write
-    the report; returns the report's path."""
+    the report; returns the report's path. `progress` is a run's of several families
+    (run_progress)."""
     project_dir = project_dir or find_project_dir()
     options = options or BenchOptions()
     options.check()
@@ -77,6 +117,7 @@ def run_bench(
         target=options.target_url,
         options=options.record(matrix, pinning),
         on_disk=options.on_disk,
+        progress=progress,
     )
     saved = save_run(run, options.results_file(results_dir(project_dir), family))
     return _write_report(project_dir, matrix, saved)

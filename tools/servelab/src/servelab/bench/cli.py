@@ -9,7 +9,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from servelab.bench import BenchError, BenchOptions, render_report, results_path, run_bench
+from servelab.bench import (
+    BenchError,
+    BenchOptions,
+    render_report,
+    results_path,
+    run_bench,
+    run_progress,
+)
 from servelab.bench.device.report import write_device_report
 from servelab.bench.device.results import RESULTS_NAME, is_device_run
 from servelab.bench.plan.matrix import load_matrix
@@ -49,7 +56,16 @@ def bench(args: argparse.Namespace) -> int:
         out=args.out,
         on_disk=args.on_disk,
     )
-    return _each_family(args.family, lambda family: run_bench(family, args.quick, options=options))
+    try:
+        # With several families, one estimate of the time left covers them all.
+        names = families(args.family)
+        progress = run_progress(names, args.quick, options=options)
+    except BenchError as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    return _each_family(
+        names, lambda family: run_bench(family, args.quick, options=options, progress=progress)
+    )
 
 
 def report(args: argparse.Namespace) -> int:

@@ -373,6 +373,12 @@ def _plan(cell: Cell, reference: BenchRun | None) -> Plan:
     return cell.load.seconds + cell.load.duration_s * len(cell.tools) + OVERHEAD_S
 
 
+def planned(project_dir: Path, matrix: Matrix, form: str) -> list[Plan]:
+    """Each cell's plan (progress.Plan) in the order the cells run, rounds included."""
+    reference = _reference(project_dir, matrix.family, form)
+    return [_plan(cell, reference) for _, _, cell in _in_rounds(matrix.cells(form))]
+
+
 def _reference(project_dir: Path, family: str, form: str) -> BenchRun | None:
     """The committed run of the same family and form, for the time estimate; None where
     there is none or it cannot be read."""
@@ -418,13 +424,10 @@ def _in_rounds(cells: Sequence[Cell]) -> list[tuple[int, int, Cell]]:
     return order
 
 
-def _run_cells(
-    ctx: Context, cells: Sequence[Cell], stream: TextIO, reference: BenchRun | None
-) -> list[list[CellResult]]:
+def _run_cells(ctx: Context, cells: Sequence[Cell], progress: Progress) -> list[list[CellResult]]:
     """Every cell in its rounds (_in_rounds): each cell's results in round order."""
     order = _in_rounds(cells)
     several = any(cell.load.rounds > 1 for cell in cells)
-    progress = Progress([_plan(cell, reference) for _, _, cell in order], stream)
     measured: list[list[CellResult]] = [[] for _ in cells]
     policy = ctx.matrix.stacks
     with Stacks(
@@ -453,10 +456,13 @@ def run_matrix(
     target: str | None = None,
     options: Mapping[str, str] | None = None,
     on_disk: bool = False,
+    progress: Progress | None = None,
 ) -> BenchRun:
     """Every cell of the matrix's `form`; `pinning` (--cpus) replaces the plan's, `target`
     runs the load alone against that URL, `on_disk` keeps the servers' files on the
-    project's disk rather than a tmpfs, and `options` is the command line's record."""
+    project's disk rather than a tmpfs, and `options` is the command line's record.
+    `progress` is a run's of several families (this one's cells next in it); without it the
+    progress on `stream` covers this family alone."""
     load = matrix.load(form)
     cells = matrix.cells(form)
     work_dir = project_work_dir(project_dir, "bench", matrix.family)
@@ -482,8 +488,8 @@ def run_matrix(
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         load_average = os.getloadavg()[0]
         started = time.monotonic()
-        reference = _reference(project_dir, matrix.family, form)
-        measured = _run_cells(ctx, cells, stream, reference)
+        progress = progress or Progress(planned(project_dir, matrix, form), stream)
+        measured = _run_cells(ctx, cells, progress)
     results = [median_round(each) for each in measured]
     return BenchRun(
         family=matrix.family,
