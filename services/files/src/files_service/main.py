@@ -6,7 +6,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from files_service.errors import install_error_handlers
-from files_service.routes import api, health, strategies
+from files_service.routes import api, download, health, strategies
 from files_service.settings import Settings
 from files_service.store.storage import ObjectStore
 from servicekit.auth import BearerPolicy, read_token
@@ -40,6 +40,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(strategies.router)
     app.include_router(strategies.multipart_router)
+    # Downloads ahead of every route: the router answers with the first route that matches
+    # in full, and this one takes GET and HEAD of /files/{object_id} from api's APIRoutes.
+    app.router.routes.insert(0, download.DownloadRoute())
     return app
 
 

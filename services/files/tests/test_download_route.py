@@ -1,0 +1,163 @@
+"""GET and HEAD /files/{id} on the plain route, ahead of FastAPI's: answered by it, behind
+the same layers, labelled with the same route, and still in the OpenAPI schema."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import httpx
+from fastapi.routing import APIRoute
+
+from files_service.main import create_app
+from files_service.routes.download import DownloadRoute
+from files_service.settings import Settings
+from servicekit.asgi_types import Receive, Scope, Send
+
+TOKEN = "test-token-0123456789"  # noqa: S105  (a test token)
+AUTHORIZED = {"Authorization": f"Bearer {TOKEN}"}
+DATA = bytes(range(256)) * 40
+
+# A request: method, path ("{id}" in it is the uploaded object's), headers.
+Call = tuple[str, str, Mapping[str, str]]
+
+
+@dataclass(frozen=True)
+class Answer:
+    response: httpx.Response
+    # What the router left in the request's scope: the route the metrics and the access
+    # log name (None where no route was reached).
+    route: object
+
+
+def _session(settings: Settings, requests: list[Call]) -> list[Answer]:
+    """Upload DATA, then send `requests` to an in-process app."""
+    app = create_app(settings)
+    app.state.store.prepare()  # what the lifespan does, which ASGITransport does not run
+    routes: list[object] = []
+
+    async def recording(scope: Scope, receive: Receive, send: Send) -> None:
+        await app(scope, receive, send)
+        routes.append(scope.get("route"))
+
+    async def send() -> list[Answer]:
+        transport = httpx.ASGITransport(app=recording)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            upload = await client.post("/files", content=DATA, headers=AUTHORIZED)
+            assert upload.status_code == 201, upload.text
+            object_id = upload.json()["id"]
+            answers = []
+            for method, path, headers in requests:
+                response = await client.request(
+                    method, path.format(id=object_id), headers=dict(headers)
+                )
+                answers.append(Answer(response, routes[-1]))
+            return answers
+
+    return anyio.run(send)
+
+
+def _settings(tmp_path: Path, **overrides: object) -> Settings:
+    return Settings.model_validate({"storage_dir": tmp_path, "api_token": TOKEN, **overrides})
+
+
+def test_get_and_head_are_answered_by_the_plain_route(tmp_path: Path) -> None:
+    get, head, ranged, not_modified = _session(
+        _settings(tmp_path),
+        [
+            ("GET", "/files/{id}", {}),
+            ("HEAD", "/files/{id}", {}),
+            ("GET", "/files/{id}", {"Range": "bytes=10-19"}),
+            ("GET", "/files/{id}", {"If-None-Match": "*"}),
+        ],
+    )
+    for answer in (get, head, ranged, not_modified):
+        assert isinstance(answer.route, DownloadRoute)
+        assert answer.route.path_format == "/files/{object_id}"
+    assert get.response.status_code == 200
+    assert get.response.content == DATA
+    assert head.response.status_code == 200
+    assert head.response.content == b""
+    assert head.response.headers["content-length"] == str(len(DATA))
+    assert head.response.headers["etag"] == get.response.headers["etag"]
+    assert ranged.response.status_code == 206
+    assert ranged.response.content == DATA[10:20]
+    assert not_modified.response.status_code == 304
+
+
+def test_the_other_methods_of_the_path_go_on_to_the_api_routes(tmp_path: Path) -> None:
+    put, delete, gone = _session(
+        _settings(tmp_path),
+        [
+            ("PUT", "/files/{id}", AUTHORIZED),
+            ("DELETE", "/files/{id}", AUTHORIZED),
+            ("GET", "/files/{id}", {}),
+        ],
+    )
+    assert put.response.status_code == 405
+    assert set(put.response.headers["allow"].split(", ")) == {"DELETE", "GET", "HEAD"}
+    assert put.response.json()["error"]["code"] == "method_not_allowed"
+    assert delete.response.status_code == 204
+    assert isinstance(delete.route, APIRoute)
+    assert delete.route.path_format == "/files/{object_id}"
+    assert gone.response.status_code == 404
+    assert gone.response.json()["error"]["code"] == "not_found"
+
+
+def test_ids_that_are_not_ours_are_the_same_json_404(tmp_path: Path) -> None:
+    answers = _session(
+        _settings(tmp_path),
+        [
+            ("GET", f"/files/{'0' * 32}", {}),
+            ("GET", f"/files/{'A' * 32}", {}),
+            ("GET", "/files/objects", {}),
+            ("HEAD", "/files/%2E%2E", {}),
+        ],
+    )
+    for answer in answers:
+        assert isinstance(answer.route, DownloadRoute)
+        assert answer.response.status_code == 404
+        assert answer.response.headers["content-type"] == "application/json"
+    assert answers[0].response.json() == {
+        "error": {"code": "not_found", "message": "object not found"}
+    }
+
+
+def test_the_gate_still_stands_in_front(tmp_path: Path) -> None:
+    refused, authorized, oversized = _session(
+        _settings(tmp_path, api_auth_reads=True),
+        [
+            ("GET", "/files/{id}", {}),
+            ("GET", "/files/{id}", AUTHORIZED),
+            ("GET", "/files/{id}", {**AUTHORIZED, "X-Large": "a" * 9000}),
+        ],
+    )
+    assert refused.response.status_code == 401
+    assert refused.response.json()["error"]["code"] == "unauthorized"
+    assert authorized.response.status_code == 200
+    assert oversized.response.status_code == 431
+    assert authorized.response.headers["x-request-id"]
+
+
+def test_x_accel_redirect_is_answered_by_the_plain_route(tmp_path: Path) -> None:
+    (answer,) = _session(
+        _settings(tmp_path, accel_redirect_prefix="/_protected/"),
+        [("GET", "/files/{id}", {})],
+    )
+    assert isinstance(answer.route, DownloadRoute)
+    assert answer.response.content == b""
+    object_id = answer.response.headers["x-accel-redirect"].rsplit("/", 1)[1]
+    assert answer.response.headers["x-accel-redirect"] == f"/_protected/objects/{object_id}"
+
+
+def test_the_schema_still_describes_get_and_head(tmp_path: Path) -> None:
+    operations = create_app(_settings(tmp_path)).openapi()["paths"]["/files/{object_id}"]
+    assert operations["get"]["operationId"] == "get_object"
+    assert operations["head"]["operationId"] == "head_object"
+    for method in ("get", "head"):
+        assert {"200", "206", "304", "404", "416"} <= set(operations[method]["responses"])
+        (parameter,) = operations[method]["parameters"]
+        assert (parameter["name"], parameter["in"]) == ("object_id", "path")
+    assert "delete" in operations
