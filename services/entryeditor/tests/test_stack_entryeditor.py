@@ -6,7 +6,11 @@ full right after a start, and a clean stop."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -14,10 +18,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis
 
 from servelab.stack import Stack, StackError
-from servelab.testing import redis_url, scratch_database, serve_service
+from servelab.stack.databases import clear_redis_keys
+from servelab.testing import scratch_database, serve_service
 
 # Every test here runs the uwsgi stack.
 pytestmark = pytest.mark.stack
@@ -33,20 +37,13 @@ VARIANTS = [
 IDS = [variant[0] for variant in VARIANTS]
 
 
-def clear_cache(prefix: str) -> None:
-    client = redis.Redis.from_url(redis_url(REDIS_DB))
-    keys = list(client.scan_iter(f"{prefix}:*"))
-    if keys:
-        client.delete(*keys)
-
-
 @pytest.fixture(scope="module")
 def database() -> Iterator[str]:
     """One database for the module: the first stack loads the corpus, the others find it
     loaded (load_corpus is idempotent), as bench cells do."""
     with scratch_database("ee_stack_") as name:
         yield name
-        clear_cache(name)
+        clear_redis_keys(name, REDIS_DB)
 
 
 def stack_env(database: str, **extra: str) -> dict[str, str]:
@@ -192,6 +189,38 @@ def test_a_stack_started_cold_answers_a_burst_at_once_without_failures(
         statuses = statuses_at_once(stack.port(nginx), burst)
         assert statuses == {200: COLD_BURST}, statuses
         assert stack.running[server].process.poll() is None
+
+
+def timed_get(url: str) -> tuple[int, float, httpx.Response]:
+    started = time.monotonic()
+    answer = httpx.get(url, timeout=30)
+    return answer.status_code, time.monotonic() - started, answer
+
+
+# A refusal, or an answer from a worker that has loaded the app: never a wait in the queue of a
+# server still loading it. Judged alone, with no other test's servers beside it.
+@pytest.mark.alone
+def test_uwsgi_restarted_in_place_refuses_at_once_until_a_worker_accepts(database: str) -> None:
+    with serve_service("uwsgi", "entryeditor-nginx", stack_env(database)) as stack:
+        url = stack.url("entryeditor-nginx") + "/corpus/sentence/1/neighbors/"
+        uwsgi = stack.running["entryeditor-uwsgi"]
+        os.killpg(uwsgi.pgid, signal.SIGTERM)  # docker stop
+        assert uwsgi.process.wait(timeout=40) == 0
+        status, seconds, stopped = timed_get(url)
+        assert (status, stopped.headers["retry-after"]) == (503, "1")
+        assert seconds < 0.5
+
+        restart = threading.Thread(target=stack.restart, args=("entryeditor-uwsgi",))
+        restart.start()
+        answers = []
+        while restart.is_alive():
+            answers.append(timed_get(url)[:2])
+            time.sleep(0.02)
+        restart.join()
+        assert {status for status, _ in answers} <= {200, 503}, answers
+        slowest = max(seconds for _, seconds in answers)
+        assert slowest < 1.0, answers
+        assert timed_get(url)[0] == 200
 
 
 def test_the_init_service_fails_the_start_on_a_bad_setting(database: str) -> None:
