@@ -23,12 +23,14 @@ when a test first needs it and stopped when the session ends.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
+from _pytest.mark.expression import Expression
 from _pytest.nodeid import NodeId
 
 from servelab.stack import groups
@@ -54,6 +56,33 @@ def pytest_configure(config: pytest.Config) -> None:
     if worker is not None:
         index = int(str(worker["workerid"]).removeprefix("gw"))
         os.environ[SHARE_VARIABLE] = f"{index}/{worker['workercount']}"
+
+
+# A test module marked as a whole: `pytestmark = pytest.mark.<name>` on a line of its own.
+WHOLE_MODULE_MARK = re.compile(r"^pytestmark = pytest\.mark\.(\w+)$", re.MULTILINE)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave a test module unimported when `-m` deselects every test of it by its module mark:
+    make test-fast's `not heavy` would otherwise import torch to deselect two modules."""
+    expression = config.option.markexpr
+    if not expression or not collection_path.name.startswith("test_"):
+        return None
+    if collection_path.suffix != ".py" or not collection_path.is_file():
+        return None
+    marks = set(WHOLE_MODULE_MARK.findall(collection_path.read_text(encoding="utf-8")))
+    if not marks:
+        return None
+    compiled = Expression.compile(expression)
+
+    def deselected(others: bool) -> bool:
+        # Whatever other marks its tests carry, none or all of them.
+        def matcher(name: str, /, **_: Any) -> bool:
+            return name in marks or others
+
+        return not compiled.evaluate(matcher)
+
+    return True if deselected(False) and deselected(True) else None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
