@@ -34,7 +34,9 @@ per family: its line names the family and the time left in it and in the whole r
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
+from itertools import accumulate
 from statistics import median
 from typing import TextIO
 
@@ -117,10 +119,8 @@ class Progress:
         self.parts = list(parts) or [("", len(self.planned))]
         self.took: list[float] = []
         self._started = time.monotonic()
-        starts = [0]
-        for _, cells in self.parts:
-            starts.append(starts[-1] + cells)
-        self._starts = starts
+        # Each part's first cell, then the end of the run.
+        self._starts = [0, *accumulate(cells for _, cells in self.parts)]
 
     @property
     def total(self) -> int:
@@ -128,11 +128,8 @@ class Progress:
         return self.parts[self._part()][1]
 
     def _part(self) -> int:
-        position = len(self.took)
-        for part in range(len(self.parts)):
-            if position < self._starts[part + 1]:
-                return part
-        return len(self.parts) - 1
+        """The part of the next cell (the last part once every cell is done)."""
+        return min(bisect_right(self._starts, len(self.took)) - 1, len(self.parts) - 1)
 
     def begin(self, index: int, what: str) -> None:
         part = self._part()

@@ -22,6 +22,7 @@ when a test first needs it and stopped when the session ends.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -62,6 +63,11 @@ def pytest_configure(config: pytest.Config) -> None:
 WHOLE_MODULE_MARK = re.compile(r"^pytestmark = pytest\.mark\.(\w+)$", re.MULTILINE)
 
 
+@functools.cache
+def _compiled(expression: str) -> Expression:
+    return Expression.compile(expression)
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Leave a test module unimported when `-m` deselects every test of it by its module mark:
     make test-fast's `not heavy` would otherwise import torch to deselect two modules."""
@@ -73,16 +79,17 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     marks = set(WHOLE_MODULE_MARK.findall(collection_path.read_text(encoding="utf-8")))
     if not marks:
         return None
-    compiled = Expression.compile(expression)
 
-    def deselected(others: bool) -> bool:
-        # Whatever other marks its tests carry, none or all of them.
+    def selected(others: bool) -> bool:
+        """Whether `-m` selects a test with the module's marks and every other mark (others)
+        or none."""
+
         def matcher(name: str, /, **_: Any) -> bool:
             return name in marks or others
 
-        return not compiled.evaluate(matcher)
+        return _compiled(expression).evaluate(matcher)
 
-    return True if deselected(False) and deselected(True) else None
+    return True if not selected(False) and not selected(True) else None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
