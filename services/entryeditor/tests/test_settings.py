@@ -55,6 +55,7 @@ def test_values_from_the_environment(environ: pytest.MonkeyPatch) -> None:
         "ALLOWED_HOSTS": " a.example , b.example,",
         "DATABASE_URL": "mysql://root@127.0.0.1:3306/ee",
         "DB_CONNECT_TIMEOUT": "7",
+        "DB_DEADLINE": "0.75",
         "REDIS_URL": "redis://127.0.0.1:6379/3",
         "REDIS_TIMEOUT": "0.5",
         "WEB_THREADS": "6",
@@ -67,6 +68,7 @@ def test_values_from_the_environment(environ: pytest.MonkeyPatch) -> None:
     database = settings["DATABASES"]["default"]
     assert (database["ENGINE"], database["NAME"]) == ("entryeditor_service.mariadb", "ee")
     assert database["OPTIONS"]["connect_timeout"] == 7
+    assert database["DEADLINE"] == 0.75
     cache = settings["CACHES"]["default"]
     assert (cache["LOCATION"], cache["OPTIONS"]["socket_timeout"]) == (
         "redis://127.0.0.1:6379/3",

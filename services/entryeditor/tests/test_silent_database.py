@@ -6,7 +6,8 @@ serves the request."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.db import OperationalError, connection
@@ -66,3 +67,68 @@ def test_a_reset_connection_is_replaced_and_the_request_served(
     proxy.restore()
     _next_request(through_proxy)
     assert proxy.accepted == 2
+
+
+@pytest.fixture
+def with_deadline(proxy: Proxy) -> Iterator[DatabaseWrapper]:
+    """As `through_proxy`, with a DEADLINE of 0.3 s below the client's 1 s timeouts."""
+    settings = copy.deepcopy(connection.settings_dict)
+    settings.update(
+        HOST="127.0.0.1",
+        PORT=str(proxy.port),
+        NAME="",
+        CONN_MAX_AGE=60,
+        CONN_HEALTH_CHECKS=True,
+        DEADLINE=0.3,
+    )
+    settings["OPTIONS"].update(connect_timeout=1, read_timeout=1, write_timeout=1)
+    wrapper = DatabaseWrapper(settings, alias="with_deadline")
+    yield wrapper
+    wrapper.close()
+
+
+def _fails_within(limit_s: float, wrapper: DatabaseWrapper, request: Callable[[], None]) -> None:
+    started = time.monotonic()
+    with pytest.raises(OperationalError) as failed:
+        request()
+    assert time.monotonic() - started < limit_s
+    assert unreachable(failed.value)
+    assert wrapper.connection is None or not wrapper.connection.open
+
+
+def test_the_deadline_ends_a_kept_connections_check_before_the_read_timeout(
+    proxy: Proxy, with_deadline: DatabaseWrapper
+) -> None:
+    _next_request(with_deadline)
+    proxy.stall()
+    _fails_within(0.9, with_deadline, lambda: _next_request(with_deadline))
+    assert proxy.accepted == 1
+
+
+def test_the_deadline_ends_a_query_the_server_stopped_answering(
+    proxy: Proxy, with_deadline: DatabaseWrapper
+) -> None:
+    def query() -> None:
+        with with_deadline.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            proxy.stall()
+            cursor.execute("SELECT 2")
+
+    _fails_within(0.9, with_deadline, query)
+
+
+def test_the_deadline_ends_a_handshake_that_does_not_come(
+    proxy: Proxy, with_deadline: DatabaseWrapper
+) -> None:
+    proxy.stall()
+    _fails_within(0.9, with_deadline, lambda: _next_request(with_deadline))
+
+
+def test_a_query_within_the_deadline_is_answered_and_the_connection_kept(
+    with_deadline: DatabaseWrapper,
+) -> None:
+    with with_deadline.cursor() as cursor:
+        cursor.execute("SELECT SLEEP(0.1), 7")
+        assert cursor.fetchone() == (0, 7)
+    _next_request(with_deadline)
+    assert with_deadline.connection.open

@@ -36,6 +36,10 @@ class Environment(BaseSettings):
     DB_CONNECT_TIMEOUT: int = Field(5, ge=1)
     # Seconds each read or write to MariaDB may wait; 0: no limit.
     DB_READ_TIMEOUT: int = Field(0, ge=0)
+    # Seconds (fractions allowed) a query, a ping or a new connection may wait for MariaDB
+    # before the request gives up (entryeditor_service.mariadb.deadline); 0: no limit below
+    # the whole-second timeouts above.
+    DB_DEADLINE: float = Field(0, ge=0)
     DB_BREAKER_RESET: float = Field(1.0, gt=0)
 
     # The connection budget's inputs (entryeditor_service.budget).

@@ -74,9 +74,10 @@ TEMPLATES = [
 # Database: MariaDB/MySQL through mysqlclient, or the embedded SQLite file.
 CONN_MAX_AGE = env.CONN_MAX_AGE
 DATABASE_URL = env.DATABASE_URL
+_database: dict[str, Any]
 if DATABASE_URL:
-    _database = dj_database_url.parse(
-        DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True
+    _database = dict(
+        dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)
     )
 else:
     _database = {
@@ -95,6 +96,7 @@ if _database["ENGINE"] == "django.db.backends.mysql":
         _database["OPTIONS"].update(
             {"read_timeout": env.DB_READ_TIMEOUT, "write_timeout": env.DB_READ_TIMEOUT}
         )
+    _database["DEADLINE"] = env.DB_DEADLINE
     _database["TEST"] = {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_bin"}
 DATABASES = {"default": _database}
 # entryeditor_service.database: how long every request answers 503 at once after one found
