@@ -68,6 +68,7 @@ def test_misses_are_listed_on_request() -> None:
     )
 
 
+@pytest.mark.heavy  # scores the same samples twice, every field read
 def test_saved_samples_score_as_the_generated_ones(tmp_path: Path) -> None:
     """A folder of saved screenshots (what a machine without the CJK fonts scores) gives the
     same scores as the generator's images, and reads back only the usages asked for."""

@@ -40,6 +40,7 @@ def test_every_layout_gives_the_ground_truth(
         assert answer(default_analyzer, usage, image) == truth
 
 
+@pytest.mark.heavy  # reads every name layout of two usages, both splits, for each rule
 @pytest.mark.parametrize("rule", content.MASK_RULES)
 def test_every_masking_rule_is_read_in_every_name_layout(
     default_analyzer: Analyzer, monkeypatch: pytest.MonkeyPatch, rule: str
@@ -58,6 +59,7 @@ def test_every_masking_rule_is_read_in_every_name_layout(
                 assert found == truth["name"], (split, layout, truth["name"])
 
 
+@pytest.mark.heavy  # reads every held-out layout of each usage at two seeds
 @pytest.mark.parametrize("usage", list(Usage))
 def test_the_held_out_split_gives_the_ground_truth(
     default_analyzer: Analyzer, usage: Usage
@@ -93,6 +95,7 @@ def test_colour_is_measured_from_the_code(
     assert default_analyzer.analyze(Usage.HEALTH_CODE, image).colour == colour
 
 
+@pytest.mark.heavy  # 23 analyses, 20 of them at once
 def test_20_threads_at_once_get_the_answers_of_one_thread(
     analyzer: Analyzer, screenshot: Screenshot
 ) -> None:
@@ -120,6 +123,7 @@ class CountingEngine:
         return self.engine.recognize(batch)
 
 
+@pytest.mark.heavy  # 16 analyses, 12 batched across threads
 def test_batched_network_calls_give_each_thread_its_single_answer(
     analyzer: Analyzer, screenshot: Screenshot
 ) -> None:

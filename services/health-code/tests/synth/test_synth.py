@@ -155,6 +155,7 @@ def test_every_masking_rule_is_drawn_in_every_glyph(rule: str, glyph: str) -> No
     assert counts == {"given": {1, 2, 3}, "middle": {1, 2}, "first": {1, 2}}[rule]
 
 
+@pytest.mark.heavy  # draws 40 screenshots
 def test_the_generator_draws_every_rule_and_glyph_across_seeds() -> None:
     names = [generate(Usage.HEALTH_CODE, seed, scale=0.5)[1]["name"] for seed in range(40)]
     assert any(name.startswith("*") for name in names)

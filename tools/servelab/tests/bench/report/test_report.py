@@ -214,6 +214,7 @@ def test_charts_are_png_files_beside_the_report(tmp_path: Path) -> None:
         assert (tmp_path / relative).read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.heavy  # copies loadtests/ and draws a report's charts
 def test_render_report_rewrites_markdown_from_saved_results(
     project_root: Path, tmp_path: Path
 ) -> None:
