@@ -6,6 +6,8 @@ serves the request."""
 from __future__ import annotations
 
 import copy
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 
@@ -13,6 +15,7 @@ import pytest
 from django.db import OperationalError, connection
 
 from entryeditor_service.database import unreachable
+from entryeditor_service.mariadb import deadline
 from entryeditor_service.mariadb.base import DatabaseWrapper
 from servelab.reliability.probe.proxy import Proxy
 from servelab.stack import databases
@@ -132,3 +135,22 @@ def test_a_query_within_the_deadline_is_answered_and_the_connection_kept(
         assert cursor.fetchone() == (0, 7)
     _next_request(with_deadline)
     assert with_deadline.connection.open
+
+
+def test_a_process_forked_after_a_connection_connects_within_the_deadline() -> None:
+    """A preloaded app's workers are forked from a process that may have connected already:
+    each connects through helper threads of its own."""
+    params = {
+        key: value
+        for key, value in connection.get_connection_params().items()
+        if key not in ("db", "database")
+    }
+    deadline.connect(params, 5.0).close()
+    child = os.fork()
+    if child == 0:
+        try:
+            deadline.connect(params, 5.0).close()
+        finally:
+            os._exit(0 if sys.exc_info()[0] is None else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

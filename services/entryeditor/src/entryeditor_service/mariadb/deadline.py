@@ -13,6 +13,7 @@ that stalls half-way, a send into a full buffer).
 
 from __future__ import annotations
 
+import os
 import select
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as WaitedOut
@@ -26,7 +27,22 @@ LOST = 2013
 # Connections being made at once per process; more wait their turn within their deadline.
 CONNECTING = 4
 
-_connecting = ThreadPoolExecutor(max_workers=CONNECTING, thread_name_prefix="mariadb-connect")
+
+def _executor() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=CONNECTING, thread_name_prefix="mariadb-connect")
+
+
+_connecting = _executor()
+
+
+def _after_fork() -> None:
+    # A child forked after a connection was made (a preloaded app) inherits an executor whose
+    # threads it does not have: it makes its own.
+    global _connecting
+    _connecting = _executor()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 class Silent(MySQLdb.OperationalError):
