@@ -74,8 +74,9 @@ test: bootstrap lint
 ## make test-fast: the inner loop, every test that starts no server, downloads nothing and takes
 ## under about 2 s (those marked neither `stack`, `network` nor `heavy`: the torch and paddle
 ## engines, word-vector training, chart drawing, node, compose validation and the OCR tests
-## that read many screenshots are left to make test), spread over one pytest-xdist worker per CPU as make test spreads them; it needs no
-## database server (the plugin starts private ones where none answer)
+## that read many screenshots are left to make test), spread over one pytest-xdist worker per
+## CPU as make test spreads them; it needs no database server (the plugin starts private ones
+## where none answer)
 test-fast: bootstrap
 	$(RUN) pytest -m "not stack and not network and not heavy" -n auto --dist loadgroup
 

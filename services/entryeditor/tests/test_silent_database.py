@@ -27,16 +27,26 @@ def proxy() -> Iterator[Proxy]:
         yield running
 
 
-@pytest.fixture
-def through_proxy(proxy: Proxy) -> Iterator[DatabaseWrapper]:
+def _wrapper(proxy: Proxy, alias: str, **extra: object) -> DatabaseWrapper:
     """A connection to the MariaDB the tests use, through `proxy`, kept and health-checked
-    as a worker's is, with the recipes' 1 s timeouts."""
+    as a worker's is, with the recipes' 1 s timeouts (and `extra` settings)."""
     settings = copy.deepcopy(connection.settings_dict)
     settings.update(
-        HOST="127.0.0.1", PORT=str(proxy.port), NAME="", CONN_MAX_AGE=60, CONN_HEALTH_CHECKS=True
+        HOST="127.0.0.1",
+        PORT=str(proxy.port),
+        NAME="",
+        CONN_MAX_AGE=60,
+        CONN_HEALTH_CHECKS=True,
+        **extra,
     )
     settings["OPTIONS"].update(connect_timeout=1, read_timeout=1, write_timeout=1)
-    wrapper = DatabaseWrapper(settings, alias="through_proxy")
+    return DatabaseWrapper(settings, alias=alias)
+
+
+@pytest.fixture
+def through_proxy(proxy: Proxy) -> Iterator[DatabaseWrapper]:
+    """`_wrapper`'s connection, already made."""
+    wrapper = _wrapper(proxy, "through_proxy")
     with wrapper.cursor() as cursor:
         cursor.execute("SELECT 1")
     yield wrapper
@@ -74,18 +84,8 @@ def test_a_reset_connection_is_replaced_and_the_request_served(
 
 @pytest.fixture
 def with_deadline(proxy: Proxy) -> Iterator[DatabaseWrapper]:
-    """As `through_proxy`, with a DEADLINE of 0.3 s below the client's 1 s timeouts."""
-    settings = copy.deepcopy(connection.settings_dict)
-    settings.update(
-        HOST="127.0.0.1",
-        PORT=str(proxy.port),
-        NAME="",
-        CONN_MAX_AGE=60,
-        CONN_HEALTH_CHECKS=True,
-        DEADLINE=0.3,
-    )
-    settings["OPTIONS"].update(connect_timeout=1, read_timeout=1, write_timeout=1)
-    wrapper = DatabaseWrapper(settings, alias="with_deadline")
+    """`_wrapper`'s, with a DEADLINE of 0.3 s below the client's 1 s timeouts, not yet made."""
+    wrapper = _wrapper(proxy, "with_deadline", DEADLINE=0.3)
     yield wrapper
     wrapper.close()
 

@@ -12,9 +12,9 @@ Goal: every answer during the outage a 2xx or a 503 JSON with Retry-After, none 
 dependency's return, stalled or cut. A stalled dependency gives no refusal to answer at
 once: what ends the wait is the client's deadline (the app servers' DB_DEADLINE for
 MariaDB, COMPUTE_TIMEOUT for the compute service), after which the service's breaker
-answers the others at once. A Redis outage is meant to
-cost nothing but speed (the cache is bypassed), so a request for a key no one has cached
-yet is sent during it and must be a 200 within that second too.
+answers the others at once. A Redis outage is meant to cost nothing but speed (the cache is
+bypassed), so a request for a key no one has cached yet is sent during it and must be a 200
+within that second too.
 """
 
 from __future__ import annotations
