@@ -16,7 +16,7 @@ RESULTS ?= results/$(MACHINE)
 bench: export SERVELAB_RESULTS = $(RESULTS)
 bench: bootstrap
 	@echo "servelab: this run goes to $(RESULTS)/; docs/results/ stays as committed"
-	$(RUN) servelab bench --quick
+	$(RUN) servelab bench --quick --then-reliability quick
 	@$(MAKE) --no-print-directory reliability
 	$(RUN) servelab findings --against docs/results
 	@echo "servelab: reports and findings.md of this run in $(RESULTS)/"
@@ -26,7 +26,7 @@ bench: bootstrap
 ## 10-minute soaks
 bench-full: export SERVELAB_RESULTS = $(RESULTS)
 bench-full: bootstrap
-	$(RUN) servelab bench --full --label full
+	$(RUN) servelab bench --full --label full --then-reliability full
 	@$(MAKE) --no-print-directory reliability SOAK=--full
 	$(RUN) servelab findings --against docs/results
 
@@ -34,13 +34,13 @@ bench-full: bootstrap
 ## docs/results/ and docs/findings.md (make reference-full: the full forms)
 reference: export SERVELAB_RESULTS =
 reference: bootstrap
-	$(RUN) servelab bench --quick
+	$(RUN) servelab bench --quick --then-reliability quick
 	@$(MAKE) --no-print-directory reliability
 	$(RUN) servelab findings
 
 reference-full: export SERVELAB_RESULTS =
 reference-full: bootstrap
-	$(RUN) servelab bench --full --label full
+	$(RUN) servelab bench --full --label full --then-reliability full
 	@$(MAKE) --no-print-directory reliability SOAK=--full
 	$(RUN) servelab findings
 
@@ -50,9 +50,10 @@ reference-full: bootstrap
 ## reliability.md in SERVELAB_RESULTS, else docs/results/
 SOAK ?= --quick
 reliability: bootstrap
+	@$(RUN) servelab reliability --plan $(patsubst --%,%,$(SOAK))
 	$(RUN) servelab outage --all
 	$(RUN) servelab probe
-	$(RUN) servelab fuzz files entryeditor health-code wait hello
+	$(RUN) servelab fuzz
 	$(RUN) servelab soak $(SOAK)
 
 ## make test: lint, then every test against real servers, spread over TEST_WORKERS pytest-xdist

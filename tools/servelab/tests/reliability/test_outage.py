@@ -140,3 +140,12 @@ def test_cli_names_the_known_drills_for_an_unknown_one(capsys: pytest.CaptureFix
     error = capsys.readouterr().err
     assert "no outage drill 'no-such-drill'" in error
     assert "entryeditor-compute" in error
+
+
+def test_an_unknown_drill_among_known_ones_stops_before_any_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["outage", "sigterm-uvicorn", "no-such-drill"]) == 2
+    error = capsys.readouterr().err
+    assert "no outage drill 'no-such-drill'" in error
+    assert "wrote" not in error

@@ -3,6 +3,7 @@ run once, short, against a real stack."""
 
 from __future__ import annotations
 
+import os
 import socket
 import socketserver
 import threading
@@ -96,7 +97,7 @@ def test_without_root_every_probe_but_disk_full_runs(
         return project_dir / f"{name}.json"
 
     monkeypatch.setattr(faults_cli, "run_probe", record)
-    monkeypatch.setattr(faults_cli.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert main(["probe"]) == 0
     assert ran == [name for name in PROBES if name != "disk-full"]
     assert "disk-full skipped: it mounts a tmpfs" in capsys.readouterr().err

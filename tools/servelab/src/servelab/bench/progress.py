@@ -28,7 +28,10 @@ the done cells of its endpoint, else of every counted cell done, and until one i
 is no estimate.
 
 A run of several families (`servelab bench` with none named) is one Progress with a part
-per family: its line names the family and the time left in it and in the whole run.
+per family: its line names the family and the time left in it and in the whole run. Work
+that follows the benchmarks in the same command line (`make bench`'s reliability suite,
+planned by servelab.reliability.plan) joins that total as its planned seconds: it is mostly
+wall-clock windows, not scaled by the pace.
 """
 
 from __future__ import annotations
@@ -106,17 +109,20 @@ class Progress:
     """`begin(i, what)` before cell i of the current part, `end(outcome)` after it.
 
     `parts` names the run's parts (families) and their number of cells, in the order they
-    run; without it the run is one part, and its line says only the time left."""
+    run; without it the run is one part, and its line says only the time left. `after`
+    names what follows the run and its planned seconds, which join the whole run's time."""
 
     def __init__(
         self,
         planned: Sequence[Plan],
         stream: TextIO,
         parts: Sequence[tuple[str, int]] = (),
+        after: tuple[str, float] | None = None,
     ) -> None:
         self.planned = list(planned)
         self.stream = stream
         self.parts = list(parts) or [("", len(self.planned))]
+        self.after = after
         self.took: list[float] = []
         self._started = time.monotonic()
         # Each part's first cell, then the end of the run.
@@ -142,13 +148,18 @@ class Progress:
         self._started = time.monotonic()
 
     def _rest(self, left: float, name: str) -> str:
-        """With several parts: ' in <part>, M:SS in all N' (the whole run's time left)."""
-        if len(self.parts) == 1:
+        """With several parts: ' in <part>, M:SS in all N families' (the whole run's time
+        left); with `after`: ', M:SS in all with <what follows>' (the run's and its)."""
+        if len(self.parts) == 1 and self.after is None:
             return ""
+        here = f" in {name}" if len(self.parts) > 1 else ""
         everything = time_left(self.planned, self.took, self._starts[:-1])
-        families = f"all {len(self.parts)} families"
-        total = "" if everything is None else f", {clock(everything)} in {families}"
-        return f" in {name}{total}"
+        if everything is None:
+            return here
+        if self.after is None:
+            return f"{here}, {clock(everything)} in all {len(self.parts)} families"
+        what, seconds = self.after
+        return f"{here}, {clock(everything + seconds)} in all with {what}"
 
     def end(self, outcome: str) -> None:
         self.took.append(time.monotonic() - self._started)

@@ -5,11 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 
+from servelab.bench.progress import clock
 from servelab.project import find_project_dir
+from servelab.reliability.plan import announce, suite_plan
 from servelab.reliability.report import write_reliability
+from servelab.reliability.soak import FORMS as SOAK_FORMS
 
 
 def reliability(args: argparse.Namespace) -> int:
+    if args.plan:
+        phases = suite_plan(find_project_dir(), args.plan)
+        each = ", ".join(f"{phase.name} {clock(phase.seconds)}" for phase in phases)
+        total = sum(phase.seconds for phase in phases)
+        print(announce(f"the reliability suite ({each})", total), file=sys.stderr)
+        return 0
     print(f"servelab: wrote {write_reliability(find_project_dir())}", file=sys.stderr)
     return 0
 
@@ -18,5 +27,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     joined = commands.add_parser(
         "reliability",
         help="join the saved reliability sections into docs/results/reliability.md",
+    )
+    joined.add_argument(
+        "--plan",
+        choices=tuple(SOAK_FORMS),
+        metavar="quick|full",
+        help="say how long make reliability takes, phase by phase, with quick or full soaks "
+        "(nothing is run or written)",
     )
     joined.set_defaults(handler=reliability)

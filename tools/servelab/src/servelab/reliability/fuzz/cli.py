@@ -1,4 +1,5 @@
-"""`servelab fuzz FAMILY...`: every bad input against each deploy variant of the families."""
+"""`servelab fuzz [FAMILY...]`: every bad input against each deploy variant of the families
+(default: every family)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,25 @@ import sys
 
 from servelab.project import find_project_dir
 from servelab.reliability.fuzz import FuzzError, FuzzOptions, run_fuzz
+from servelab.reliability.fuzz.families import FAMILIES
+from servelab.reliability.plan import announce, fuzz_s
 from servelab.stack import StackError
 
 
 def fuzz(args: argparse.Namespace) -> int:
     options = FuzzOptions(examples=args.examples, quick=args.quick, seed=args.seed)
+    families = args.family or list(FAMILIES)
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        named = ", ".join(map(repr, unknown))
+        print(f"servelab: no fuzz family {named}: one of {', '.join(FAMILIES)}", file=sys.stderr)
+        return 2
+    print(
+        announce(f"fuzzing {', '.join(families)}", fuzz_s(families, options)),
+        file=sys.stderr,
+    )
     try:
-        for family in args.family:
+        for family in families:
             print(
                 f"servelab: wrote {run_fuzz(find_project_dir(), family, options)}", file=sys.stderr
             )
@@ -29,7 +42,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="every bad input against a family's deploy variants (schemathesis from the "
         "OpenAPI schema, and hand-written raw requests); write docs/results/reliability.md",
     )
-    fuzzing.add_argument("family", nargs="+", help="files, entryeditor, health-code, wait, hello")
+    fuzzing.add_argument(
+        "family", nargs="*", help=f"{', '.join(FAMILIES)} (default: all, in that order)"
+    )
     fuzzing.add_argument(
         "--examples", type=int, default=25, help="schemathesis examples per operation"
     )

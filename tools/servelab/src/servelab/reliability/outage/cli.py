@@ -8,6 +8,7 @@ import sys
 
 from servelab.project import find_project_dir
 from servelab.reliability.outage import KINDS, DrillError, drill_names, write_drill
+from servelab.reliability.plan import announce, drills_s
 from servelab.stack import StackError
 
 
@@ -19,6 +20,12 @@ def outage(args: argparse.Namespace) -> int:
     if not names:
         print("servelab: name a drill, or give --kind or --all", file=sys.stderr)
         return 2
+    try:
+        planned = drills_s(project_dir, names)
+    except DrillError as error:
+        print(f"servelab: {error}", file=sys.stderr)
+        return 2
+    print(announce(f"{len(names)} drills", planned), file=sys.stderr)
     failed = 0
     for name in names:
         try:

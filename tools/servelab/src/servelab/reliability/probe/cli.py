@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,13 +11,11 @@ from pathlib import Path
 
 from servelab.bench.load.k6 import K6Error
 from servelab.project import find_project_dir
+from servelab.reliability.plan import announce, probe_names, probes_s
 from servelab.reliability.probe.coldstart import DEFAULT_SECONDS, FAMILIES
 from servelab.reliability.probe.load import LoadError
-from servelab.reliability.probe.sections import PROBES, run_probe, write_coldstart
+from servelab.reliability.probe.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
 from servelab.stack import StackError
-
-# Probes that only root can run, and why; `servelab probe` with no name skips them elsewhere.
-_NEEDS_ROOT = {"disk-full": "it mounts a tmpfs under the files store, which needs root"}
 
 
 def _writer(name: str, args: argparse.Namespace) -> Callable[[Path], Path] | None:
@@ -38,11 +35,11 @@ def probe(args: argparse.Namespace) -> int:
     if args.seconds <= 0:
         print("servelab: --seconds must be more than 0", file=sys.stderr)
         return 2
-    names = list(args.probe) or [
-        name for name in PROBES if name not in _NEEDS_ROOT or os.geteuid() == 0
-    ]
+    names = list(args.probe) or probe_names()
     for skipped in [name for name in PROBES if name not in names and not args.probe]:
-        print(f"servelab: {skipped} skipped: {_NEEDS_ROOT[skipped]}", file=sys.stderr)
+        print(f"servelab: {skipped} skipped: {NEEDS_ROOT[skipped]}", file=sys.stderr)
+    planned = probes_s(names, args.family or FAMILIES, args.seconds)
+    print(announce(f"probes {', '.join(names)}", planned), file=sys.stderr)
     try:
         for name in names:
             path = run_probe(find_project_dir(), name, _writer(name, args))

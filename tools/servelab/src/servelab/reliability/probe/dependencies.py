@@ -87,10 +87,14 @@ MODES = {
 
 @dataclass(frozen=True)
 class Schedule:
+    """When, into a run of `duration_s` at `rate` requests/s, the dependency goes and comes
+    back: 4 s of answers before (every worker's caches warm), 4 s down, then 6 s, one more
+    than RECOVERY_S, to see every answer a success again."""
+
     rate: int = 20
-    duration_s: float = 20.0
-    cut_at_s: float = 6.0
-    restore_at_s: float = 12.0
+    duration_s: float = 14.0
+    cut_at_s: float = 4.0
+    restore_at_s: float = 8.0
 
 
 @dataclass

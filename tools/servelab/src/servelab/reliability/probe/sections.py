@@ -116,6 +116,9 @@ def write_coldstart(
     return written[-1]
 
 
+# Probes that only root can run, and why; `servelab probe` with no name skips them elsewhere.
+NEEDS_ROOT = {"disk-full": "it mounts a tmpfs under the files store, which needs root"}
+
 PROBES: dict[str, Callable[[Path], Path]] = {
     "dependencies": write_dependencies,
     "disk-full": write_disk_full,

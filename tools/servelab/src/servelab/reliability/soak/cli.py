@@ -6,14 +6,17 @@ import argparse
 import sys
 
 from servelab.project import find_project_dir
+from servelab.reliability.plan import announce, soaks_s
 from servelab.reliability.probe.load import LoadError
 from servelab.reliability.soak import TARGETS, SoakError, write_soak
 from servelab.stack import StackError
 
 
 def soak(args: argparse.Namespace) -> int:
+    families = args.family or sorted(TARGETS)
+    print(announce(f"soaking {', '.join(families)}", soaks_s(families, args.form)), file=sys.stderr)
     try:
-        for family in args.family or sorted(TARGETS):
+        for family in families:
             path = write_soak(find_project_dir(), family, args.form, args.rate)
             print(f"servelab: wrote {path} (soak-{family})", file=sys.stderr)
     except (SoakError, StackError, LoadError) as error:

@@ -1,0 +1,109 @@
+"""How long the reliability suite takes, phase by phase, before it runs: what each phase
+loads, for how long, from the drills, probes, fuzz families and soak targets themselves,
+plus what starting and stopping each stack and client costs.
+
+Almost all of it is wall-clock windows (a drill's 15 s at a constant rate, a schema run's
+time budget, a soak's minute) that last as long on any machine, so the plan is not scaled
+by the machine's pace as the benchmarks' estimate is. The costs around the windows
+(`*_OVERHEAD_S`) were read off whole `make reliability` runs on the 2-CPU development VMs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from servelab.bench.progress import clock
+from servelab.reliability.fuzz.families import FAMILIES as FUZZ_FAMILIES
+from servelab.reliability.fuzz.run import FuzzOptions
+from servelab.reliability.outage import drill_names, load_drill
+from servelab.reliability.probe import coldstart, dependencies
+from servelab.reliability.probe.sections import NEEDS_ROOT, PROBES
+from servelab.reliability.soak import FORMS as SOAK_FORMS
+from servelab.reliability.soak import TARGETS as SOAK_TARGETS
+
+# A drill's stack started and stopped, k6 started and its answers read.
+DRILL_OVERHEAD_S = 2.5
+# The dependency probe: each variant's stack (a scratch database and its corpus), and each
+# outage's k6 start and analysis.
+DEPENDENCIES_STACK_S = 3.0
+DEPENDENCY_OUTAGE_OVERHEAD_S = 1.0
+# The probes that run no load of a set length: their whole run.
+PROBE_S = {"disk-full": 3.0, "aborts": 15.0}
+# A cold start's load window includes its stack's start; what remains is k6's own.
+COLDSTART_OVERHEAD_S = 0.5
+# A fuzz target's hand-written cases, its stack's share, the download race.
+FUZZ_TARGET_OVERHEAD_S = 3.0
+# A soak's stack, its load started and stopped, its last sample.
+SOAK_OVERHEAD_S = 6.0
+
+# The order `make reliability` runs them in.
+PHASES = ("drills", "probes", "fuzzing", "soaks")
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    seconds: float
+
+
+def drills_s(project_dir: Path, names: Sequence[str]) -> float:
+    return sum(load_drill(project_dir, name).duration_s + DRILL_OVERHEAD_S for name in names)
+
+
+def probes_s(names: Sequence[str], families: Sequence[str], seconds: float) -> float:
+    """`servelab probe` running `names`, its cold starts over `families` for `seconds`."""
+    total = 0.0
+    for name in names:
+        if name == "dependencies":
+            schedule = dependencies.Schedule()
+            outages = len(dependencies.DEPENDENCIES) * len(dependencies.MODES)
+            per_outage = schedule.duration_s + DEPENDENCY_OUTAGE_OVERHEAD_S
+            total += len(dependencies.VARIANTS) * (DEPENDENCIES_STACK_S + outages * per_outage)
+        elif name == "coldstart":
+            targets = [t for t in coldstart.TARGETS if t.family in families]
+            total += len(targets) * (seconds + COLDSTART_OVERHEAD_S)
+        else:
+            total += PROBE_S[name]
+    return total
+
+
+def fuzz_s(families: Sequence[str], options: FuzzOptions) -> float:
+    total = 0.0
+    for name in families:
+        for variant in FUZZ_FAMILIES[name].variants:
+            for target in variant.targets:
+                schema = options.max_time_s if target.schema else 0
+                total += schema + options.slowloris_s + FUZZ_TARGET_OVERHEAD_S
+    return total
+
+
+def soaks_s(families: Sequence[str], form: str) -> float:
+    duration_s, _ = SOAK_FORMS[form]
+    return len(families) * (duration_s + SOAK_OVERHEAD_S)
+
+
+def probe_names(root: bool | None = None) -> list[str]:
+    """What `servelab probe` with no name runs: those that need root only as root."""
+    root = os.geteuid() == 0 if root is None else root
+    return [name for name in PROBES if root or name not in NEEDS_ROOT]
+
+
+def suite_plan(project_dir: Path, soak_form: str = "quick") -> list[Phase]:
+    """`make reliability` (SOAK=--<soak_form>), phase by phase."""
+    return [
+        Phase("drills", drills_s(project_dir, drill_names(project_dir))),
+        Phase(
+            "probes",
+            probes_s(probe_names(), coldstart.FAMILIES, coldstart.DEFAULT_SECONDS),
+        ),
+        Phase("fuzzing", fuzz_s(list(FUZZ_FAMILIES), FuzzOptions())),
+        Phase("soaks", soaks_s(sorted(SOAK_TARGETS), soak_form)),
+    ]
+
+
+def announce(what: str, seconds: float) -> str:
+    """The line a phase prints as it starts."""
+    return f"servelab: {what}: about {clock(seconds)}"

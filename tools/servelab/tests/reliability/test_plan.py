@@ -1,0 +1,78 @@
+"""The reliability suite's plan (servelab.reliability.plan): what `make reliability` and
+`make bench` say it will take, phase by phase, before anything runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from servelab.bench.progress import clock
+from servelab.cli import main
+from servelab.reliability.fuzz.run import FuzzOptions
+from servelab.reliability.plan import (
+    PHASES,
+    PROBE_S,
+    fuzz_s,
+    probe_names,
+    probes_s,
+    soaks_s,
+    suite_plan,
+)
+from servelab.reliability.probe import coldstart
+from servelab.reliability.soak import TARGETS as SOAK_TARGETS
+
+
+def test_the_plan_prints_each_phase_and_the_whole_and_runs_nothing(
+    project_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("SERVELAB_RESULTS", str(tmp_path / "results"))
+    assert main(["reliability", "--plan", "quick"]) == 0
+    line = capsys.readouterr().err.strip()
+    phases = suite_plan(project_root, "quick")
+    assert [phase.name for phase in phases] == list(PHASES)
+    for phase in phases:
+        assert f"{phase.name} {clock(phase.seconds)}" in line
+    assert line.endswith(f"about {clock(sum(phase.seconds for phase in phases))}")
+    assert not (tmp_path / "results").exists()
+
+
+def test_full_soaks_add_nine_minutes_a_family_and_nothing_else(project_root: Path) -> None:
+    quick = {phase.name: phase.seconds for phase in suite_plan(project_root, "quick")}
+    full = {phase.name: phase.seconds for phase in suite_plan(project_root, "full")}
+    assert full["soaks"] - quick["soaks"] == 540 * len(SOAK_TARGETS)
+    assert soaks_s(["files"], "full") - soaks_s(["files"], "quick") == 540
+    assert {k: v for k, v in full.items() if k != "soaks"} == {
+        k: v for k, v in quick.items() if k != "soaks"
+    }
+
+
+def test_disk_full_is_planned_only_where_it_runs_as_root() -> None:
+    assert "disk-full" in probe_names(root=True)
+    assert "disk-full" not in probe_names(root=False)
+    families, seconds = coldstart.FAMILIES, coldstart.DEFAULT_SECONDS
+    as_root = probes_s(probe_names(root=True), families, seconds)
+    assert as_root - probes_s(probe_names(root=False), families, seconds) == PROBE_S["disk-full"]
+
+
+def test_longer_cold_starts_and_the_full_fuzz_take_longer() -> None:
+    families = coldstart.FAMILIES
+    five = probes_s(["coldstart"], families, 5.0)
+    assert probes_s(["coldstart"], families, 10.0) - five == 5.0 * len(coldstart.TARGETS)
+    assert probes_s(["coldstart"], ["hello"], 5.0) < five
+    quick, full = fuzz_s(["files"], FuzzOptions()), fuzz_s(["files"], FuzzOptions(quick=False))
+    # Two targets, each with a schema run (60 s -> 600 s) and slowloris (15 s -> 60 s).
+    assert full - quick == 2 * (540 + 45)
+
+
+def test_make_reliability_runs_the_phases_in_the_planned_order(project_root: Path) -> None:
+    recipe = (project_root / "Makefile").read_text().split("\nreliability: ", 1)[1]
+    recipe = recipe.split("\n\n", 1)[0]
+    commands = re.findall(r"servelab (outage|probe|fuzz|soak)\b", recipe)
+    assert commands == ["outage", "probe", "fuzz", "soak"]
+    assert len(commands) == len(PHASES)
+    assert "servelab reliability --plan" in recipe
