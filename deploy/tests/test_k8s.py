@@ -405,13 +405,13 @@ def test_exec_probes_run_what_the_images_have(rendered: dict[str, list[Doc]]) ->
                     assert found.returncode == 0, (name, command)
                 elif command[:2] == ["test", "-S"]:
                     # The socket the uWSGI ini names, in the container's SOCKET_DIR: where
-                    # its first accepting worker moves it, if it does.
+                    # the worker that accepts first moves it, if one does.
                     env = container_env(container, docs)
                     argv = container["command"]
                     ini = (ROOT / argv[argv.index("--ini") + 1]).read_text()
                     match = re.search(r"^socket\s*=\s*(\S+)", ini, re.M)
                     assert match, argv
-                    moved = re.search(rf"mv -f {re.escape(match.group(1))} (\S+)$", ini, re.M)
+                    moved = re.search(rf"mv -f {re.escape(match.group(1))} (\S+)", ini)
                     socket = (moved or match).group(1).replace("$(SOCKET_DIR)", env["SOCKET_DIR"])
                     assert command[2] == socket, (name, command)
                 else:
