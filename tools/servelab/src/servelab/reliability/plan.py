@@ -41,9 +41,6 @@ FUZZ_TARGET_OVERHEAD_S = 3.0
 # A soak's stack, its load started and stopped, its last sample.
 SOAK_OVERHEAD_S = 6.0
 
-# The order `make reliability` runs them in.
-PHASES = ("drills", "probes", "fuzzing", "soaks")
-
 
 @dataclass(frozen=True)
 class Phase:
@@ -94,7 +91,7 @@ def probe_names(root: bool | None = None) -> list[str]:
 
 
 def suite_plan(project_dir: Path, soak_form: str = "quick") -> list[Phase]:
-    """`make reliability` (SOAK=--<soak_form>), phase by phase."""
+    """`make reliability` (SOAK=--<soak_form>), phase by phase, in the order it runs them."""
     return [
         Phase("drills", drills_s(project_dir, drill_names(project_dir))),
         Phase(

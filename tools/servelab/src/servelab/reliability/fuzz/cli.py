@@ -9,6 +9,7 @@ import sys
 from servelab.project import find_project_dir
 from servelab.reliability.fuzz import FuzzError, FuzzOptions, run_fuzz
 from servelab.reliability.fuzz.families import FAMILIES
+from servelab.reliability.fuzz.run import check_families
 from servelab.reliability.plan import announce, fuzz_s
 from servelab.stack import StackError
 
@@ -16,16 +17,12 @@ from servelab.stack import StackError
 def fuzz(args: argparse.Namespace) -> int:
     options = FuzzOptions(examples=args.examples, quick=args.quick, seed=args.seed)
     families = args.family or list(FAMILIES)
-    unknown = sorted(set(families) - set(FAMILIES))
-    if unknown:
-        named = ", ".join(map(repr, unknown))
-        print(f"servelab: no fuzz family {named}: one of {', '.join(FAMILIES)}", file=sys.stderr)
-        return 2
-    print(
-        announce(f"fuzzing {', '.join(families)}", fuzz_s(families, options)),
-        file=sys.stderr,
-    )
     try:
+        check_families(families)
+        print(
+            announce(f"fuzzing {', '.join(families)}", fuzz_s(families, options)),
+            file=sys.stderr,
+        )
         for family in families:
             print(
                 f"servelab: wrote {run_fuzz(find_project_dir(), family, options)}", file=sys.stderr

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from itertools import groupby
@@ -267,10 +267,16 @@ def fuzz_family(project_dir: Path, family: Family, options: FuzzOptions) -> list
     return probes
 
 
+def check_families(names: Sequence[str]) -> None:
+    """FuzzError naming the first of `names` that is no fuzz family."""
+    for name in names:
+        if name not in FAMILIES:
+            raise FuzzError(f"no fuzz family {name!r}: one of {', '.join(FAMILIES)}")
+
+
 def run_fuzz(project_dir: Path, name: str, options: FuzzOptions) -> Path:
     """Fuzz every variant of family `name`; write its section and the reliability page."""
-    if name not in FAMILIES:
-        raise FuzzError(f"no fuzz family {name!r}: one of {', '.join(FAMILIES)}")
+    check_families([name])
     family = FAMILIES[name]
     started = time.monotonic()
     probes = fuzz_family(project_dir, family, options)
