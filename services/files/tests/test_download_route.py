@@ -1,5 +1,6 @@
-"""GET and HEAD /files/{id} on the plain route, ahead of FastAPI's: answered by it, behind
-the same layers, labelled with the same route, and still in the OpenAPI schema."""
+"""GET and HEAD /files/{id} answered in plain ASGI, ahead of FastAPI's routing: behind the
+same layers, labelled with the same route, in the same error shape, and still in the OpenAPI
+schema."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def _settings(tmp_path: Path, **overrides: object) -> Settings:
     return Settings.model_validate({"storage_dir": tmp_path, "api_token": TOKEN, **overrides})
 
 
-def test_get_and_head_are_answered_by_the_plain_route(tmp_path: Path) -> None:
+def test_get_and_head_are_answered_ahead_of_the_framework(tmp_path: Path) -> None:
     get, head, ranged, not_modified = _session(
         _settings(tmp_path),
         [
@@ -78,6 +79,10 @@ def test_get_and_head_are_answered_by_the_plain_route(tmp_path: Path) -> None:
         assert answer.route.path_format == "/files/{object_id}"
     assert get.response.status_code == 200
     assert get.response.content == DATA
+    assert get.response.headers["content-length"] == str(len(DATA))
+    assert get.response.headers["x-content-type-options"] == "nosniff"
+    assert get.response.headers["content-disposition"].startswith("attachment;")
+    assert get.response.headers["last-modified"].endswith(" GMT")
     assert head.response.status_code == 200
     assert head.response.content == b""
     assert head.response.headers["content-length"] == str(len(DATA))
@@ -141,7 +146,7 @@ def test_the_gate_still_stands_in_front(tmp_path: Path) -> None:
     assert authorized.response.headers["x-request-id"]
 
 
-def test_x_accel_redirect_is_answered_by_the_plain_route(tmp_path: Path) -> None:
+def test_x_accel_redirect_is_answered_ahead_of_the_framework(tmp_path: Path) -> None:
     (answer,) = _session(
         _settings(tmp_path, accel_redirect_prefix="/_protected/"),
         [("GET", "/files/{id}", {})],

@@ -28,7 +28,7 @@ def _synced_while_committing(
     with store.upload() as upload:
         upload.write(b"durable")
         meta = store.commit(upload, filename="a.bin", content_type="text/plain")
-    assert store.blob_path(meta).read_bytes() == b"durable"
+    assert Path(store.blob_path(meta)).read_bytes() == b"durable"
     return store, synced
 
 

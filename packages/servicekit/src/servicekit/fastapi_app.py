@@ -2,11 +2,12 @@
 settings back. Needs the `fastapi` and `metrics` extras.
 """
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.telemetry import TelemetryConfig
+from starlette.middleware import Middleware
 from starlette.types import Lifespan
 
 from servicekit.auth import BearerPolicy
@@ -32,13 +33,14 @@ def service_app(
     auth: BearerPolicy | None = None,
     max_body_size: int | None = None,
     install_errors: Callable[[FastAPI], None] = install_error_handlers,
+    inner: Sequence[Middleware] = (),
 ) -> FastAPI:
     """A FastAPI app (its own telemetry off) with `settings` on app.state and the layers
     install_service_layers adds."""
     app = FastAPI(title=title, summary=summary, lifespan=lifespan, telemetry=NO_FASTAPI_TELEMETRY)
     app.state.settings = settings
     install_service_layers(
-        app, auth=auth, max_body_size=max_body_size, install_errors=install_errors
+        app, auth=auth, max_body_size=max_body_size, install_errors=install_errors, inner=inner
     )
     return app
 
@@ -49,12 +51,16 @@ def install_service_layers(
     auth: BearerPolicy | None = None,
     max_body_size: int | None = None,
     install_errors: Callable[[FastAPI], None] = install_error_handlers,
+    inner: Sequence[Middleware] = (),
 ) -> None:
     """What every FastAPI service answers through: three middlewares, observation outermost
     (it sees every answer, refusals included), then the gate's header limit, the `auth`
     policy and the `max_body_size` limit in one pass (servicekit.gate), then HEAD answered
     as GET wherever GET is (servicekit.head); and the error handlers `install_errors`
-    registers."""
+    registers. `inner` are the app's own plain-ASGI middlewares, first outermost, inside
+    those three: routes answered without the framework's routing, behind every layer."""
+    for middleware in reversed(inner):
+        app.add_middleware(middleware.cls, *middleware.args, **middleware.kwargs)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RequestGate, policy=auth, max_body_size=max_body_size)
     app.add_middleware(ObserveMiddleware)

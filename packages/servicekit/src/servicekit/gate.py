@@ -18,11 +18,10 @@ walks them once. Standard library only.
 
 from __future__ import annotations
 
-import json
-
 from servicekit.asgi_types import ASGIApp, Message, Receive, Scope, Send
 from servicekit.auth import BearerPolicy
-from servicekit.errors import ApiError, error_body
+from servicekit.errors import ApiError
+from servicekit.errors.asgi import send_error
 
 MAX_FIELD_BYTES = 8 * 1024
 MAX_HEADER_BYTES = 32 * 1024
@@ -65,7 +64,7 @@ class RequestGate:
             elif name == _CONTENT_LENGTH:
                 declared = value
         if largest > self.max_field_bytes or total > self.max_header_bytes:
-            await _answer(
+            await send_error(
                 send,
                 431,
                 "request_header_fields_too_large",
@@ -77,13 +76,13 @@ class RequestGate:
             credential = None if authorization is None else bytes(authorization).decode("latin-1")
             denial = self.policy.check(scope["method"], scope["path"], credential)
             if denial is not None:
-                await _answer(send, denial.status, denial.code, denial.message, denial.headers)
+                await send_error(send, denial.status, denial.code, denial.message, denial.headers)
                 return
         if self.max_body_size is None:
             await self.app(scope, receive, send)
             return
         if declared.isdigit() and int(declared) > self.max_body_size:
-            await _answer(send, 413, "payload_too_large", self._too_large())
+            await send_error(send, 413, "payload_too_large", self._too_large())
             return
         await self.app(scope, self._within_limit(receive), send)
 
@@ -104,16 +103,3 @@ class RequestGate:
 
     def _too_large(self) -> str:
         return f"request body is larger than {self.max_body_size} bytes"
-
-
-async def _answer(
-    send: Send, status: int, code: str, message: str, headers: dict[str, str] | None = None
-) -> None:
-    body = json.dumps(error_body(code, message)).encode()
-    raw = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        *((name.lower().encode(), value.encode()) for name, value in (headers or {}).items()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})

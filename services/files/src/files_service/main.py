@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.middleware import Middleware
 
 from files_service.errors import install_error_handlers
 from files_service.routes import api, download, health, strategies
@@ -32,6 +33,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         auth=BearerPolicy(token, settings.api_auth_reads),
         max_body_size=settings.max_upload_size,
         install_errors=install_error_handlers,
+        # Downloads in plain ASGI, inside every layer (routes/download.py).
+        inner=[Middleware(download.Downloads, store=store, settings=settings)],
     )
     app.state.store = store
     app.include_router(health.router(store))
@@ -40,9 +43,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(strategies.router)
     app.include_router(strategies.multipart_router)
-    # Downloads ahead of every route: the router answers with the first route that matches
-    # in full, and this one takes GET and HEAD of /files/{object_id} from api's APIRoutes.
-    app.router.routes.insert(0, download.DownloadRoute())
     return app
 
 

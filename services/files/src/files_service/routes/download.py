@@ -1,31 +1,53 @@
-"""GET and HEAD /files/{object_id} on a plain Starlette route, matched before FastAPI's.
+"""GET and HEAD /files/{object_id}, answered in plain ASGI ahead of the framework.
 
 A download is little work of its own (a metadata lookup, a stat and a read), and FastAPI's
-routing and dependency solving were a fifth of its CPU. DownloadRoute answers it with
-Starlette's routing alone, inside the same middleware (observation, the gate, HEAD as GET)
-and with the same error handlers. The APIRoutes of the path (routes/api.py) stay: they are
-what the OpenAPI schema describes (FastAPI lists only its own routes), and DELETE goes to
-theirs. Another method matches this route only in part, so the router goes on to them, and
-a 405 names every method of the path.
+routing, dependency solving and request and response objects were most of what it cost
+beside the server's own work. Downloads answers it as the innermost of the service's
+layers: behind observation and the gate (request id, metrics, access log, header limit,
+auth), with the service's error shape, recorded under the same route template; every other
+request goes on to the framework. The APIRoutes of the path (routes/api.py) stay: they are
+what the OpenAPI schema describes, and DELETE and a 405's methods go to theirs.
 """
 
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Match, Route
-from starlette.types import Scope
+from collections.abc import Iterable
 
-from files_service.deps import find_object, settings_of, store_of
-from files_service.transfer.downloads import object_response
+from starlette.responses import Response
+
+from files_service.deps import find_object
+from files_service.settings import Settings
+from files_service.store.storage import ObjectStore
+from files_service.transfer.downloads import object_answer, preconditions
+from servicekit.asgi_types import ASGIApp, Receive, Scope, Send
+from servicekit.errors import ApiError
+from servicekit.errors.asgi import send_api_error
 
 PATH = "/files/{object_id}"
+_PREFIX = "/files/"
+_METHODS = frozenset({"GET", "HEAD"})
 
 
-async def download(request: Request, object_id: str) -> Response:
+class DownloadRoute:
+    """The scope's "route" for a download, as FastAPI's router records an APIRoute: the
+    request metrics and the access log read the template from it."""
+
+    path_format = PATH
+
+
+ROUTE = DownloadRoute()
+
+
+async def download(
+    method: str,
+    headers: Iterable[tuple[bytes, bytes]],
+    object_id: str,
+    store: ObjectStore,
+    settings: Settings,
+) -> Response:
     """The object's answer: its bytes or a part of them, a 304, or its headers alone."""
-    store, settings = store_of(request), settings_of(request)
     meta = find_object(store, object_id)
-    return await object_response(
-        request,
+    return await object_answer(
+        method,
+        preconditions(headers),
         meta,
         store.blob_path(meta),
         chunk_size=settings.chunk_size,
@@ -34,21 +56,29 @@ async def download(request: Request, object_id: str) -> Response:
     )
 
 
-async def _endpoint(request: Request) -> Response:
-    object_id: str = request.path_params["object_id"]
-    return await download(request, object_id)
+class Downloads:
+    """ASGI middleware answering GET and HEAD of PATH; the rest goes on to `app`."""
 
+    def __init__(self, app: ASGIApp, *, store: ObjectStore, settings: Settings) -> None:
+        self.app = app
+        self.store = store
+        self.settings = settings
 
-class DownloadRoute(Route):
-    """GET (and with it HEAD) of PATH, recorded as the scope's "route" the way FastAPI's
-    APIRoute records itself: FastAPI's router puts no other route there, and the request
-    metrics and the access log take the route template from it."""
-
-    def __init__(self) -> None:
-        super().__init__(PATH, _endpoint, methods=["GET"], include_in_schema=False)
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        match, child_scope = super().matches(scope)
-        if match is not Match.NONE:
-            child_scope["route"] = self
-        return match, child_scope
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in _METHODS:
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        object_id = path[len(_PREFIX) :]
+        if not path.startswith(_PREFIX) or not object_id or "/" in object_id:
+            await self.app(scope, receive, send)
+            return
+        scope["route"] = ROUTE
+        try:
+            answer = await download(
+                scope["method"], scope["headers"], object_id, self.store, self.settings
+            )
+        except ApiError as error:
+            await send_api_error(send, error)
+            return
+        await answer(scope, receive, send)

@@ -230,7 +230,7 @@ async def download_stream_sync_read(
     """StreamingResponse over a sync generator (Starlette runs each step in a thread)."""
     store = store_of(request)
     meta = find_object(store, object_id)
-    chunks = _read_chunks(store.blob_path(meta), store.chunk_size)
+    chunks = _read_chunks(Path(store.blob_path(meta)), store.chunk_size)
     return StreamingResponse(chunks, headers=_download_headers(meta))
 
 
@@ -241,7 +241,7 @@ async def download_stream_async_read(
     """StreamingResponse over an async generator reading with aiofiles."""
     store = store_of(request)
     meta = find_object(store, object_id)
-    chunks = _aread_chunks(store.blob_path(meta), store.chunk_size)
+    chunks = _aread_chunks(Path(store.blob_path(meta)), store.chunk_size)
     return StreamingResponse(chunks, headers=_download_headers(meta))
 
 

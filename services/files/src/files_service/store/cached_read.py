@@ -71,7 +71,7 @@ def _reads_nowait(directory: Path) -> bool:
     return True
 
 
-async def stat_and_read(mode: ReadMode, blob: Path, read_limit: int) -> Read:
+async def stat_and_read(mode: ReadMode, blob: str, read_limit: int) -> Read:
     """The file's stat, and its bytes when it holds at most `read_limit` of them."""
     if mode is not ReadMode.THREAD:
         done = _on_loop(blob, read_limit, _NOWAIT if mode is ReadMode.NOWAIT else None)
@@ -80,7 +80,7 @@ async def stat_and_read(mode: ReadMode, blob: Path, read_limit: int) -> Read:
     return await anyio.to_thread.run_sync(_blocking, blob, read_limit)
 
 
-def _on_loop(blob: Path, read_limit: int, flags: int | None) -> Read | None:
+def _on_loop(blob: str, read_limit: int, flags: int | None) -> Read | None:
     """The read, unless it would wait for the disk (None: the thread does it)."""
     fd = os.open(blob, os.O_RDONLY | os.O_CLOEXEC)
     try:
@@ -104,8 +104,8 @@ def _on_loop(blob: Path, read_limit: int, flags: int | None) -> Read | None:
     return (stat, data) if len(data) == stat.st_size else None
 
 
-def _blocking(blob: Path, read_limit: int) -> Read:
-    with blob.open("rb") as file:
+def _blocking(blob: str, read_limit: int) -> Read:
+    with Path(blob).open("rb") as file:
         stat = os.fstat(file.fileno())
         data = file.read() if stat.st_size <= read_limit else None
     return stat, data

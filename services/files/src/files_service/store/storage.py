@@ -80,6 +80,7 @@ class Upload:
 class ObjectStore:
     def __init__(self, root: Path, *, chunk_size: int, fsync: bool = True) -> None:
         self.objects_dir = root / "objects"
+        self._objects = str(self.objects_dir)
         self.tmp_dir = root / "tmp"
         self.chunk_size = chunk_size
         # Whether commit() waits until an object is on the disk (Settings.fsync).
@@ -185,8 +186,10 @@ class ObjectStore:
             self._known.popitem(last=False)
         return meta
 
-    def blob_path(self, meta: ObjectMeta) -> Path:
-        return self.objects_dir / meta.id
+    def blob_path(self, meta: ObjectMeta) -> str:
+        """The blob's path, as a string: a download opens it on every request, and making a
+        Path of it cost more than the open."""
+        return f"{self._objects}/{meta.id}"
 
     def delete(self, object_id: str) -> bool:
         """Hide the object (sidecar first), then free its blob."""

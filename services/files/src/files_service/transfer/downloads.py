@@ -1,63 +1,77 @@
-"""Answering a download of a stored object: conditional requests, ranges, X-Accel-Redirect."""
+"""Answering a download of a stored object: conditional requests, ranges, X-Accel-Redirect.
 
+A whole object is answered in two messages with headers made once per object
+(transfer/answers.py), a part or a stream of it by FileRangeResponse.
+"""
+
+import os
+from collections.abc import Iterable
 from datetime import UTC
-from email.utils import formatdate, parsedate_to_datetime
-from pathlib import Path
-from urllib.parse import quote
+from email.utils import parsedate_to_datetime
 
 import anyio
-from starlette.datastructures import Headers
-from starlette.requests import Request
 from starlette.responses import Response
 
 from files_service import metrics
 from files_service.store.cached_read import ReadMode, stat_and_read
 from files_service.store.storage import ObjectMeta
+from files_service.transfer.answers import RawAnswer, http_date, object_headers
 from files_service.transfer.range_response import FileRangeResponse
 from files_service.transfer.ranges import Unsatisfiable, parse_ranges
 from servicekit.errors import ApiError
 
+# The request headers a download reads; the others are not looked at.
+_READ = frozenset({b"range", b"if-range", b"if-none-match", b"if-modified-since"})
 
-async def object_response(
-    request: Request,
+
+def preconditions(raw_headers: Iterable[tuple[bytes, bytes]]) -> dict[bytes, list[str]]:
+    """The request's Range, If-Range, If-None-Match and If-Modified-Since, each value kept:
+    one pass over the headers, nothing else decoded."""
+    found: dict[bytes, list[str]] = {}
+    for name, value in raw_headers:
+        if name in _READ:
+            found.setdefault(name, []).append(value.decode("latin-1"))
+    return found
+
+
+async def object_answer(
+    method: str,
+    conditions: dict[bytes, list[str]],
     meta: ObjectMeta,
-    blob: Path,
+    blob: str,
     *,
     chunk_size: int,
     accel_redirect_prefix: str,
     read_mode: ReadMode,
 ) -> Response:
+    """The answer to a GET or HEAD of the object `meta` whose bytes are in `blob`."""
+    plain_get = method == "GET" and not conditions
     try:
         if accel_redirect_prefix:
             # nginx reads the file: the stat alone (a few µs on the storage's local disk) runs
-            # on the event loop, where a thread hop would cost more than it.
-            stat, data = blob.stat(), None  # noqa: ASYNC240
+            # on the event loop, where a thread hop would cost more than it; of a string, as
+            # making a Path costs more than the stat.
+            stat, data = os.stat(blob), None  # noqa: PTH116
         else:
-            read_limit = chunk_size if _plain_get(request) else -1
-            stat, data = await stat_and_read(read_mode, blob, read_limit)
+            stat, data = await stat_and_read(read_mode, blob, chunk_size if plain_get else -1)
     except FileNotFoundError:
         raise ApiError(404, "not_found", f"no object {meta.id}") from None
     etag = f'"{meta.sha256}"'
-    last_modified = formatdate(stat.st_mtime, usegmt=True)
-    validators = {"ETag": etag, "Last-Modified": last_modified}
-    if _not_modified(request.headers, etag, stat.st_mtime):
-        return Response(status_code=304, headers=validators)
-    headers = {
-        **validators,
-        "Content-Type": meta.content_type,
-        "Content-Disposition": content_disposition(meta.filename),
-        "X-Content-Type-Options": "nosniff",
-    }
-    whole = request.method == "GET" and "range" not in request.headers
+    last_modified = http_date(int(stat.st_mtime))
+    if _not_modified(conditions, etag, stat.st_mtime):
+        return RawAnswer(304, [(b"etag", etag.encode()), (b"last-modified", last_modified)])
+    headers = [*object_headers(meta), (b"last-modified", last_modified)]
+    whole = method == "GET" and b"range" not in conditions
     if accel_redirect_prefix:
         # nginx sends the file (sendfile, ranges, HEAD) from its internal location.
-        headers["X-Accel-Redirect"] = f"{accel_redirect_prefix}objects/{meta.id}"
+        location = f"{accel_redirect_prefix}objects/{meta.id}".encode()
         metrics.served(stat.st_size, via="nginx", whole=whole)
-        return Response(headers=headers)
+        headers += [(b"content-length", b"0"), (b"x-accel-redirect", location)]
+        return RawAnswer(200, headers)
     metrics.served(stat.st_size, via="app", whole=whole)
     if data is not None:
-        return Response(data, headers=headers)
-    http_range = _range_to_answer(request.headers, etag, last_modified)
+        return RawAnswer(200, [*headers, (b"content-length", str(len(data)).encode())], data)
+    http_range = _range_to_answer(conditions, etag, last_modified.decode())
     ranges = None
     if http_range is not None:
         # A Range, answered here (FileResponse would parse it with a private method of its
@@ -76,51 +90,38 @@ async def object_response(
     # pathsend, as granian offers): the server would open the path after the headers.
     # A HEAD sends none of them: its answer is the stat's.
     file = None
-    if request.method != "HEAD":
+    if method != "HEAD":
         try:
             file = await anyio.open_file(blob, "rb")
         except FileNotFoundError:
             raise ApiError(404, "not_found", f"no object {meta.id}") from None
-    del headers["Content-Type"]
     return FileRangeResponse(
         file,
         ranges,
         size=stat.st_size,
         content_type=meta.content_type,
-        headers=headers,
+        headers={
+            name.decode(): value.decode("latin-1")
+            for name, value in headers
+            if name != b"content-type"
+        },
         chunk_size=chunk_size,
     )
 
 
-def _plain_get(request: Request) -> bool:
-    """A GET of the whole file, unconditional: such a small file is best read in one go."""
-    return request.method == "GET" and not {"range", "if-none-match", "if-modified-since"} & set(
-        request.headers
-    )
-
-
-def content_disposition(filename: str) -> str:
-    """RFC 6266: an ASCII fallback name, and the exact name as UTF-8 in filename*."""
-    fallback = "".join(
-        char if char.isascii() and char.isprintable() and char not in '"\\' else "_"
-        for char in filename
-    )
-    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
-
-
-def _not_modified(headers: Headers, etag: str, mtime: float) -> bool:
+def _not_modified(conditions: dict[bytes, list[str]], etag: str, mtime: float) -> bool:
     """RFC 9110 13.1.2 and 13.1.3: If-None-Match wins; If-Modified-Since only without it."""
-    if_none_match = headers.getlist("if-none-match")
+    if_none_match = conditions.get(b"if-none-match")
     if if_none_match:
         tags = {
             tag.strip().removeprefix("W/") for value in if_none_match for tag in value.split(",")
         }
         return "*" in tags or etag in tags
-    if_modified_since = headers.get("if-modified-since")
-    if if_modified_since is None:
+    if_modified_since = conditions.get(b"if-modified-since")
+    if not if_modified_since:
         return False
     try:
-        since = parsedate_to_datetime(if_modified_since)
+        since = parsedate_to_datetime(if_modified_since[0])
     except (TypeError, ValueError):
         return False
     if since.tzinfo is None:
@@ -128,11 +129,13 @@ def _not_modified(headers: Headers, etag: str, mtime: float) -> bool:
     return int(mtime) <= since.timestamp()
 
 
-def _range_to_answer(headers: Headers, etag: str, last_modified: str) -> str | None:
+def _range_to_answer(
+    conditions: dict[bytes, list[str]], etag: str, last_modified: str
+) -> str | None:
     """The Range header to answer, or None: none sent, or its If-Range is stale (RFC 9110
     13.1.5: the answer is then the whole file)."""
-    http_range = headers.get("range")
-    if_range = headers.get("if-range")
-    if http_range is None or (if_range is not None and if_range not in (etag, last_modified)):
+    http_range = conditions.get(b"range")
+    if_range = conditions.get(b"if-range")
+    if not http_range or (if_range and if_range[0] not in (etag, last_modified)):
         return None
-    return http_range
+    return http_range[0]
