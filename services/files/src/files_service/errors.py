@@ -6,17 +6,26 @@ import errno
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
+from servicekit.errors import ApiError
 from servicekit.errors.fastapi import error_response
 from servicekit.errors.fastapi import install_error_handlers as install_kit_handlers
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
+def disk_full(exc: OSError) -> ApiError | None:
+    """The 507 a full disk is answered with, or None for any other OSError."""
+    if exc.errno in DISK_FULL_ERRNOS:
+        return ApiError(507, "insufficient_storage", "no space left to store the upload")
+    return None
+
+
 async def _os_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, OSError)
-    if exc.errno in DISK_FULL_ERRNOS:
-        return error_response(507, "insufficient_storage", "no space left to store the upload")
-    raise exc
+    error = disk_full(exc)
+    if error is None:
+        raise exc
+    return error_response(error.status, error.code, error.message)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from starlette.middleware import Middleware
 
 from files_service.errors import install_error_handlers
-from files_service.routes import api, download, health, strategies
+from files_service.routes import api, download, health, strategies, upload
 from files_service.settings import Settings
 from files_service.store.storage import ObjectStore
 from servicekit.auth import BearerPolicy, read_token
@@ -33,8 +33,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         auth=BearerPolicy(token, settings.api_auth_reads),
         max_body_size=settings.max_upload_size,
         install_errors=install_error_handlers,
-        # Downloads in plain ASGI, inside every layer (routes/download.py).
-        inner=[Middleware(download.Downloads, store=store, settings=settings)],
+        # Downloads and uploads in plain ASGI, inside every layer (routes/download.py,
+        # routes/upload.py).
+        inner=[
+            Middleware(download.Downloads, store=store, settings=settings),
+            Middleware(upload.Uploads, store=store),
+        ],
     )
     app.state.store = store
     app.include_router(health.router(store))

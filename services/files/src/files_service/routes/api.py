@@ -8,8 +8,9 @@ from starlette.responses import JSONResponse, Response
 from files_service.deps import settings_of, store_of
 from files_service.openapi import FILE_ANSWERS, UPLOAD_ERRORS, WRITE_ERRORS, errors
 from files_service.routes.download import download
+from files_service.routes.upload import store_upload
 from files_service.store.ids import OBJECT_ID_PATTERN
-from files_service.transfer.uploads import receive_object
+from files_service.transfer.uploads import MAX_FILENAME_PARAMETER
 from servicekit.errors import ApiError
 from servicekit.openapi import BINARY_STRING, multipart_file
 
@@ -34,12 +35,13 @@ _UPLOAD_BODY = {
 )
 async def create_object(
     request: Request,
-    filename: Annotated[str | None, Query(max_length=1024)] = None,
+    filename: Annotated[str | None, Query(max_length=MAX_FILENAME_PARAMETER)] = None,
 ) -> JSONResponse:
     """Upload a file as the raw body (name from ?filename= or X-Filename) or as the
     `file` field of a multipart/form-data body."""
-    meta = await receive_object(request, store_of(request), filename=filename)
-    return JSONResponse(meta.to_json(), status_code=201, headers={"Location": f"/files/{meta.id}"})
+    # In the app, upload.Uploads answers this before the router is reached: this route is
+    # what the OpenAPI schema describes, and answers the same where it is reached.
+    return await store_upload(request, store_of(request), filename)
 
 
 @router.get("")

@@ -12,6 +12,8 @@ from files_service.transfer.bodies import MULTIPART_FORM_DATA, content_type, rea
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 _MEDIA_TYPE = re.compile(r"[\w!#$&^.+-]+/[\w!#$&^.+-]+(\s*;[ -~]*)?", re.ASCII)
 _MAX_FILENAME = 255
+# The longest `filename` query parameter taken (a 422 above it).
+MAX_FILENAME_PARAMETER = 1024
 
 
 async def receive_object(

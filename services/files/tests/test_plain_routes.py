@@ -1,6 +1,6 @@
-"""GET and HEAD /files/{id} answered in plain ASGI, ahead of FastAPI's routing: behind the
-same layers, labelled with the same route, in the same error shape, and still in the OpenAPI
-schema."""
+"""GET and HEAD /files/{id} and POST /files answered in plain ASGI, ahead of FastAPI's
+routing: behind the same layers, labelled with the same route, in the same error shape, with
+the APIRoutes' answers, and still in the OpenAPI schema."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from fastapi.routing import APIRoute
 
 from files_service.main import create_app
 from files_service.routes.download import DownloadRoute
+from files_service.routes.upload import UploadRoute
 from files_service.settings import Settings
 from servicekit.asgi_types import Receive, Scope, Send
 
@@ -21,8 +22,8 @@ TOKEN = "test-token-0123456789"  # noqa: S105  (a test token)
 AUTHORIZED = {"Authorization": f"Bearer {TOKEN}"}
 DATA = bytes(range(256)) * 40
 
-# A request: method, path ("{id}" in it is the uploaded object's), headers.
-Call = tuple[str, str, Mapping[str, str]]
+# A request: method, path ("{id}" in it is the uploaded object's), headers, and a body.
+Call = tuple[str, str, Mapping[str, str]] | tuple[str, str, Mapping[str, str], bytes]
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,9 @@ def _session(settings: Settings, requests: list[Call]) -> list[Answer]:
             assert upload.status_code == 201, upload.text
             object_id = upload.json()["id"]
             answers = []
-            for method, path, headers in requests:
+            for method, path, headers, *body in requests:
                 response = await client.request(
-                    method, path.format(id=object_id), headers=dict(headers)
+                    method, path.format(id=object_id), headers=dict(headers), content=b"".join(body)
                 )
                 answers.append(Answer(response, routes[-1]))
             return answers
@@ -166,3 +167,33 @@ def test_the_schema_still_describes_get_and_head(tmp_path: Path) -> None:
         (parameter,) = operations[method]["parameters"]
         assert (parameter["name"], parameter["in"]) == ("object_id", "path")
     assert "delete" in operations
+
+
+def test_uploads_are_answered_ahead_of_the_framework(tmp_path: Path) -> None:
+    named, last_name_wins, too_long, refused, too_large = _session(
+        _settings(tmp_path, max_upload_size=len(DATA)),
+        [
+            ("POST", "/files?filename=a.txt", AUTHORIZED, b"hello"),
+            ("POST", "/files?filename=a.txt&filename=b.txt", AUTHORIZED, b"hello"),
+            ("POST", f"/files?filename={'x' * 1025}", AUTHORIZED, b"hello"),
+            ("POST", "/files", {}, b"hello"),
+            ("POST", "/files", AUTHORIZED, DATA + b"x"),
+        ],
+    )
+    for answer in (named, last_name_wins, too_long):
+        assert isinstance(answer.route, UploadRoute)
+        assert answer.route.path_format == "/files"
+    assert named.response.status_code == 201
+    stored = named.response.json()
+    assert (stored["filename"], stored["size"]) == ("a.txt", 5)
+    assert named.response.headers["location"] == f"/files/{stored['id']}"
+    assert last_name_wins.response.json()["filename"] == "b.txt"
+    # As FastAPI's validation of the APIRoute's query parameter answers it.
+    assert too_long.response.status_code == 422
+    error = too_long.response.json()["error"]
+    assert error["code"] == "validation_error"
+    assert error["details"][0]["loc"] == ["query", "filename"]
+    # The gate still stands in front: the token, then the body limit.
+    assert refused.response.status_code == 401
+    assert too_large.response.status_code == 413
+    assert too_large.response.json()["error"]["code"] == "payload_too_large"
