@@ -2,7 +2,7 @@
 
 A download's headers are the same on every request for one object (its ETag, type and
 name) and one mtime (Last-Modified): they are made once and kept for the objects read
-lately, where building them per request was a fifth of a download's own work.
+lately, not encoded again on every request.
 """
 
 from email.utils import formatdate
