@@ -7,7 +7,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from servicekit.errors import ApiError
-from servicekit.errors.fastapi import error_response
+from servicekit.errors.fastapi import api_error_response
 from servicekit.errors.fastapi import install_error_handlers as install_kit_handlers
 
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -25,7 +25,7 @@ async def _os_error(_: Request, exc: Exception) -> Response:
     error = disk_full(exc)
     if error is None:
         raise exc
-    return error_response(error.status, error.code, error.message)
+    return api_error_response(error)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -32,9 +32,14 @@ def error_response(
     return JSONResponse(error_body(code, message, **members), status, headers=headers)
 
 
+def api_error_response(error: ApiError) -> JSONResponse:
+    """`error` as a response: its status, body and headers, as its handler answers it."""
+    return JSONResponse(error.body(), error.status, headers=error.headers)
+
+
 async def _api_error(_: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return JSONResponse(exc.body(), exc.status, headers=exc.headers)
+    return api_error_response(exc)
 
 
 async def _http_exception(request: Request, exc: Exception) -> Response:
