@@ -42,10 +42,12 @@ def _mounts_below(path: Path) -> list[str]:
 
 
 def _firewall() -> str | None:
-    """The host's IPv4 firewall rules, or None where iptables-save is not installed."""
+    """The host's IPv4 firewall rules, or None where iptables-save is not installed. Its
+    comment lines are left out: they say when it ran, to the second."""
     if shutil.which("iptables-save") is None:
         return None
-    return subprocess.run(["iptables-save"], capture_output=True, text=True, check=True).stdout
+    saved = subprocess.run(["iptables-save"], capture_output=True, text=True, check=True).stdout
+    return "".join(line for line in saved.splitlines(keepends=True) if not line.startswith("#"))
 
 
 def _sleeper_image(engine: Engine, tmp_path: Path) -> str:
