@@ -26,6 +26,7 @@ if [ -d "$BUNDLE/compose" ]; then
     export SERVELAB_COMPOSE_RESOLVED="$BUNDLE/compose"
 fi
 # The project's own code, from the tree.
-export PYTHONPATH="tools/servelab/src:packages/servicekit/src:services/health-code/src${PYTHONPATH:+:$PYTHONPATH}"
+ROOT=$(pwd)
+export PYTHONPATH="$ROOT/tools/servelab/src:$ROOT/packages/servicekit/src:$ROOT/services/health-code/src${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 exec "$PYTHON" -m servelab.bench.device run --bundle "$BUNDLE" --out "$OUT" "$@"

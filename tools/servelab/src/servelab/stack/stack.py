@@ -39,7 +39,19 @@ from servelab.stack.servers.settings import SettingsError
 from servelab.stack.watchdog import Watchdog
 
 _PLACEHOLDER = re.compile(r"\{(port|volume|tmp|project):([\w./-]+)\}")
-_BASE_ENV = ("HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER")
+# Passed on from the caller: the locale and home, and where Python packages and the GPU's
+# libraries are found (a machine whose packages live outside the venv, as on a GPU host).
+_BASE_ENV = (
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "TMPDIR",
+    "USER",
+    "PYTHONPATH",
+    "LD_LIBRARY_PATH",
+    "CUDA_VISIBLE_DEVICES",
+)
 _POLL = 0.1
 _COMPLETED = "service_completed_successfully"
 # How long to wait for a database or cache server when its service has no healthcheck.
