@@ -6,20 +6,27 @@ from __future__ import annotations
 import json
 import lzma
 import subprocess
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
+from packaging.markers import Marker
 
 from servelab.bench.device.bundle import (
     BUNDLE_LIMIT,
     CARRIED_LIMIT,
     COMPOSE,
-    DISTRIBUTIONS,
     K6_FILE,
     MANIFEST,
+    ON_DEVICE,
     SAMPLES,
+    SERVICE,
     WHEELS,
     build_bundle,
+    distributions,
+    normal_name,
+    runtime_needs,
 )
 from servelab.bench.device.plan import FORMS, load_plan
 from servelab.stack.compose import RESOLVED_ENV, load_project
@@ -36,21 +43,51 @@ def bundle(project_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     return folder
 
 
-def _normal(name: str) -> str:
-    return name.lower().replace("-", "_")
-
-
 def test_every_missing_distribution_has_a_wheel_for_the_devices_python(bundle: Path) -> None:
     wheels = sorted((bundle / WHEELS).glob("*.whl"))
-    names = {_normal(wheel.name.split("-")[0]) for wheel in wheels}
-    assert names == {_normal(name) for name in DISTRIBUTIONS}
+    names = {normal_name(wheel.name.split("-")[0]) for wheel in wheels}
+    assert names == set(distributions())
     for wheel in wheels:
         tags = wheel.name.removesuffix(".whl").split("-")[-3:]
-        assert tags[0] in ("py3", "cp312"), wheel.name
+        stable_abi = tags[1] == "abi3" and int(tags[0].removeprefix("cp3")) <= 12
+        assert tags[0] in ("py3", "cp312") or stable_abi, wheel.name
         assert tags[2] == "any" or "x86_64" in tags[2], wheel.name
     manifest = json.loads((bundle / MANIFEST).read_text())
     assert [item["file"] for item in manifest["wheels"]] == [wheel.name for wheel in wheels]
     assert manifest["python"] == "3.12" and manifest["commit"]
+
+
+def _locked_needs(lock: dict[str, Any], root: str, python: str) -> set[str]:
+    """The distributions uv.lock resolves for `root` on the device's Python and platform."""
+    packages = {package["name"]: package for package in lock["package"]}
+    environment = {"python_full_version": python, "python_version": python.rsplit(".", 1)[0]}
+    environment |= {"sys_platform": "linux", "platform_machine": "x86_64"}
+    walked: set[tuple[str, tuple[str, ...]]] = set()
+    pending: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    while pending:
+        name, extras = pending.pop()
+        if (name, extras) in walked:
+            continue
+        walked.add((name, extras))
+        package = packages[name]
+        edges = list(package.get("dependencies", []))
+        for extra in extras:
+            edges += package.get("optional-dependencies", {}).get(extra, [])
+        for edge in edges:
+            if "marker" not in edge or Marker(edge["marker"]).evaluate(environment):
+                pending.append((edge["name"], tuple(edge.get("extra", ()))))
+    return {name for name, _ in walked}
+
+
+def test_the_wheels_are_what_the_lock_resolves_for_the_devices_python(project_root: Path) -> None:
+    """The GPU machine's servers once failed at import: FastAPI had come to need
+    opentelemetry-api, which a list of wheels kept by hand did not have. The wheels follow
+    the installed requirements; the lock, read apart, must name the same ones."""
+    lock = tomllib.loads((project_root / "uv.lock").read_text())
+    locked = _locked_needs(lock, SERVICE, "3.12.3")
+    own = {SERVICE, "servelab-servicekit"}
+    assert set(distributions()) == locked - ON_DEVICE - own
+    assert runtime_needs() - own <= locked
 
 
 def test_the_packed_k6_runs(bundle: Path, tmp_path: Path) -> None:

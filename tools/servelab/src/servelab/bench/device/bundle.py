@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import lzma
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+
+from packaging.requirements import Requirement
 
 from servelab.bench.device.plan import FORMS, load_plan
 from servelab.bench.load.k6 import k6_binary, k6_version
@@ -48,31 +51,34 @@ PLATFORMS = (
     "manylinux2014_x86_64",
     "manylinux1_x86_64",
 )
-# The health-code service's runtime dependencies that the GPU machine's image lacks, or has
-# in versions that may not match ours (the small pure ones: anyio, h11, typing-extensions).
-DISTRIBUTIONS = (
-    "fastapi",
-    "starlette",
-    "pydantic",
-    "pydantic-core",
-    "pydantic-settings",
-    "python-dotenv",
-    "annotated-types",
-    "annotated-doc",
-    "typing-inspection",
-    "typing-extensions",
-    "anyio",
-    "h11",
-    "uvicorn",
-    "httptools",
-    "gunicorn",
-    "uvicorn-worker",
-    "python-multipart",
-    "pybase64",
-    "rapidocr-onnxruntime",
-    "pyclipper",
-    "shapely",
-    "zxing-cpp",
+# The service whose runtime needs travel: every distribution it needs here (extras and
+# markers followed through its requirements), less those below, at this environment's
+# versions, so uv.lock's.
+SERVICE = "servelab-health-code"
+# Of those needs, the ones the GPU machine's image has in versions that serve the service,
+# among them the large compiled ones (NumPy, onnxruntime, OpenCV, Pillow). The small pure
+# ones whose versions our code relies on (anyio, h11, typing-extensions) travel all the same.
+ON_DEVICE = frozenset(
+    {
+        "certifi",
+        "charset-normalizer",
+        "click",
+        "flatbuffers",
+        "idna",
+        "numpy",
+        "onnxruntime",
+        "opencv-python-headless",
+        "packaging",
+        "pillow",
+        "prometheus-client",
+        "protobuf",
+        "pyyaml",
+        "requests",
+        "six",
+        "tqdm",
+        "urllib3",
+        "uvloop",
+    }
 )
 # Screenshots per usage and split for the accuracy check.
 SAMPLE_COUNT = 8
@@ -119,9 +125,49 @@ def _pip() -> list[str]:
     raise BundleError("no pip to download wheels with: install python3-pip")
 
 
+def normal_name(name: str) -> str:
+    """A distribution's name as packaging compares names (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def runtime_needs(root: str = SERVICE) -> set[str]:
+    """Every distribution installed here that `root` needs at run time, itself included. A
+    requirement this environment does not install (uv.lock overrides rapidocr's
+    opencv-python with the headless build) is left out."""
+    needs: set[str] = set()
+    pending = [Requirement(root)]
+    walked: set[tuple[str, frozenset[str]]] = set()
+    while pending:
+        wanted = pending.pop()
+        name = normal_name(wanted.name)
+        if (name, frozenset(wanted.extras)) in walked:
+            continue
+        walked.add((name, frozenset(wanted.extras)))
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        needs.add(name)
+        extras = wanted.extras or {""}
+        for line in requires:
+            needed = Requirement(line)
+            if needed.marker is None or any(
+                needed.marker.evaluate({"extra": extra}) for extra in extras
+            ):
+                pending.append(needed)
+    return needs
+
+
+def distributions() -> list[str]:
+    """The distributions whose wheels travel: the service's runtime needs that the GPU
+    machine lacks. The project's own packages travel with the tree."""
+    own = {normal_name(SERVICE), "servelab-servicekit"}
+    return sorted(runtime_needs() - ON_DEVICE - own)
+
+
 def download_wheels(folder: Path, python_version: str = PYTHON_VERSION) -> list[dict[str, object]]:
     """The pinned wheels for the device's Python, each with its name, version and size."""
-    pins = [f"{name}=={metadata.version(name)}" for name in DISTRIBUTIONS]
+    pins = [f"{name}=={metadata.version(name)}" for name in distributions()]
     platforms = [arg for platform in PLATFORMS for arg in ("--platform", platform)]
     folder.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
@@ -231,7 +277,7 @@ def build_bundle(project_dir: Path, out: Path, say: Callable[[str], object] = pr
     """Make the folder afresh; its size and the tree's, refused over what a call carries."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    say(f"wheels for Python {PYTHON_VERSION} ({len(DISTRIBUTIONS)} distributions)")
+    say(f"wheels for Python {PYTHON_VERSION} ({len(distributions())} distributions)")
     wheels = download_wheels(out / WHEELS)
     say("k6, stripped and compressed")
     k6 = pack_k6(out / K6_FILE)
