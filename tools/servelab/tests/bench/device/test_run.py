@@ -14,6 +14,7 @@ import pytest
 from servelab.bench.device.bundle import COMPOSE, SAMPLES, resolve_compose
 from servelab.bench.device.report import render
 from servelab.bench.device.results import load_device_run
+from servelab.bench.device.run import import_failure
 
 
 @pytest.mark.timeout(420)
@@ -66,3 +67,9 @@ def test_the_device_script_runs_its_smoke_form_here(
     assert reference.scores and reference.scores[0]["usage"] == "health-code"
     assert on_gpu and all(e.skipped.startswith("not run: no NVIDIA GPU") for e in on_gpu)
     assert "The GPU figures wait for a machine with an NVIDIA GPU." in render(run)
+
+
+def test_servers_that_cannot_import_are_found_before_any_stack_starts() -> None:
+    assert import_failure() == ""
+    missing = import_failure(("json", "servelab_no_such_module"))
+    assert missing == "ModuleNotFoundError: No module named 'servelab_no_such_module'"

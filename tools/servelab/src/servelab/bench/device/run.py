@@ -18,7 +18,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +49,24 @@ _FIRST_ESTIMATE_S = 60.0
 _K6_GRACE_S = 60.0
 _EVAL_TIMEOUT_S = 240.0
 _OOM_WORDS = ("out of memory", "outofmemory", "cuda_error_out_of_memory")
+# What every stack's servers import: the service's app and the servers its recipes run.
+SERVER_IMPORTS = ("health_code_service.main", "uvicorn", "gunicorn", "uvicorn_worker")
+
+
+def import_failure(modules: Sequence[str] = SERVER_IMPORTS) -> str:
+    """Why the servers cannot import here (the error's last line: a wheel the bundle lacks,
+    say), else "". Checked once before the first stack: a multi-worker server whose workers
+    fail at import keeps its parent alive, and its healthcheck is waited out for minutes."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {', '.join(modules)}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode == 0:
+        return ""
+    lines = done.stderr.strip().splitlines()
+    return lines[-1] if lines else f"exit status {done.returncode}"
 
 
 class ServerLog:
@@ -115,6 +133,7 @@ class Runner:
         self.started = time.monotonic()
         self.token = secrets.token_urlsafe(32)
         self.gpus = gpu.gpus()
+        self.unimportable = ""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -144,6 +163,9 @@ class Runner:
         where = ", ".join(f"{g.name} (driver {g.driver})" for g in self.gpus.found)
         self.say(f"{machine['cpus']} CPUs; {where or self.gpus.missing}")
         stacks = self.plan.stacks(machine["cpus"])
+        self.unimportable = import_failure()
+        if self.unimportable:
+            self.say(f"the servers cannot start here: {self.unimportable}")
         longest = _FIRST_ESTIMATE_S
         for index, stack in enumerate(stacks):
             self.say(f"[{index + 1}/{len(stacks)}] {stack.label}")
@@ -168,6 +190,10 @@ class Runner:
         result = StackResult(
             variant.name, stack.workers, variant.service, variant.gpu, dict(variant.env)
         )
+        if self.unimportable:
+            return replace(
+                result, skipped=f"not run: the servers cannot import: {self.unimportable}"
+            )
         if variant.gpu and not self.gpus.found:
             return replace(result, skipped=f"not run: {self.gpus.missing}")
         left = self.budget_s - self.eval_reserve_s - self.elapsed()
