@@ -3,6 +3,7 @@ figures, the noise respected, and every cell that did not run saying why."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from servelab.bench.device.report import answers, goals, render, write_device_report
@@ -101,6 +102,18 @@ def test_an_oom_at_eight_workers_fails_the_memory_goal() -> None:
     run = _run([_stack("gpu-batched", 8, True, "batched", (250.0, 310.0), out_of_memory=2)], [])
     memory = next(g for g in goals(run) if g.goal.startswith("≤ 4 GiB"))
     assert memory.status == "not met"
+
+
+def test_a_stack_the_budget_left_out_is_named_not_counted_against_the_memory_goal() -> None:
+    left_out = _stack("gpu-batched-16", 8, True, "batched", (0.0, 0.0), loads=[])
+    left_out = replace(left_out, skipped="not run: 47 s of the run's 190 s budget left")
+    run = _run([_stack("gpu-batched", 8, True, "batched", (250.0, 310.0)), left_out], [])
+    memory = next(g for g in goals(run) if g.goal.startswith("≤ 4 GiB"))
+    assert memory.status == "met"
+    assert "ran clean at 8+ workers: gpu-batched w8" in memory.measured
+    assert "not run: gpu-batched-16 w8" in memory.measured
+    only_left_out = next(g for g in goals(_run([left_out], [])) if g.goal.startswith("≤ 4 GiB"))
+    assert only_left_out.status != "met"
 
 
 def test_answers_name_the_fewest_workers_within_the_noise_and_the_batch_size() -> None:
