@@ -13,7 +13,7 @@ from servelab.bench.findings.rules import (
     About,
     Cheapest,
     Choice,
-    Elsewhere,
+    OnDevice,
     Question,
     Within,
     Workers,
@@ -212,7 +212,7 @@ QUESTIONS: Mapping[str, tuple[Question, ...]] = {
                 agrees=NO_DIFFERENCE,
             ),
         ),
-        Elsewhere(
+        OnDevice(
             "GPU or CPU?",
             "no GPU on the machine measured: run `scripts/device/bundle.sh` here, then "
             "`scripts/device/run.sh` on a machine with an NVIDIA GPU and "
@@ -221,8 +221,12 @@ QUESTIONS: Mapping[str, tuple[Question, ...]] = {
             About(
                 write_up="the CPU, not the GPU, was the bottleneck: one GPU stayed less busy "
                 "than the 40-core CPU",
-                bigger="The answer needs a GPU machine; the device run measures CPU and GPU "
-                "modes side by side on it.",
+                why="Only the two networks (detection, recognition) run on the GPU; each "
+                "request's other work (decoding the JPEG, finding the QR code, cropping, "
+                "CTC decoding) stays on the CPU.",
+                bigger="The GPU's share grows with the CPUs that feed it: the device run "
+                "measures CPU and GPU modes side by side on the same machine "
+                "(loadtests/README.md, On a GPU machine).",
             ),
         ),
     ),

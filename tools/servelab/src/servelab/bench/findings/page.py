@@ -12,7 +12,7 @@ from servelab.bench.findings.agreement import Agreement, agreement
 from servelab.bench.findings.catalogue import QUESTIONS
 from servelab.bench.findings.evidence import MIN_REQUESTS, LeftOut
 from servelab.bench.findings.rules import Question
-from servelab.bench.findings.sources import Saved
+from servelab.bench.findings.sources import Saved, SavedDevice
 from servelab.bench.findings.spread import NOISE, RATIO_NOISE
 from servelab.bench.findings.verdict import CANNOT, Answer, answer
 from servelab.bench.plan.matrix import Matrix
@@ -24,12 +24,18 @@ class Family:
     matrix: Matrix
     citation: str
     saved: Sequence[Saved]
+    device: SavedDevice | None = None
 
 
 def answers(family: Family, forms: Sequence[Saved] | None = None) -> list[Answer]:
-    """The family's questions answered from `forms` (default: every saved run)."""
+    """The family's questions answered from `forms`, or from every saved run and, for the
+    GPU's questions, the family's GPU machine run."""
     runs = [saved.run for saved in (family.saved if forms is None else forms)]
-    return [answer(rule, runs, family.matrix) for rule in QUESTIONS.get(family.matrix.family, ())]
+    device = family.device.run if family.device and forms is None else None
+    return [
+        answer(rule, runs, family.matrix, device)
+        for rule in QUESTIONS.get(family.matrix.family, ())
+    ]
 
 
 def _link(path: Path, page: Path) -> str:
@@ -50,6 +56,10 @@ def _machine(family: Family) -> str:
     machines = dict.fromkeys(
         f"{saved.run.machine.cpus} CPUs, {saved.run.machine.cpu_model}" for saved in family.saved
     )
+    if family.device:
+        run = family.device.run
+        gpus = ", ".join(gpu["name"] for gpu in run.gpus) or "no GPU"
+        machines[f"{gpus} with {run.machine['cpus']} CPUs (the GPU's questions)"] = None
     return "; ".join(machines) or "no run"
 
 
@@ -82,7 +92,9 @@ def _left_out(cells: Sequence[LeftOut]) -> str:
 
 def _section(family: Family, found: Sequence[Answer], page: Path) -> list[str]:
     matrix = family.matrix
-    evidence = ", ".join(_link(saved.path, page) for saved in family.saved) or "no saved run"
+    paths = [saved.path for saved in family.saved]
+    paths += [family.device.path] if family.device else []
+    evidence = ", ".join(_link(path, page) for path in paths) or "no saved run"
     lines = [
         f"## {matrix.title}",
         "",

@@ -64,12 +64,14 @@ class Within:
 
 
 @dataclass(frozen=True)
-class Elsewhere:
-    """A question no run of `servelab bench` here can answer: `needs` says what to run."""
+class OnDevice:
+    """A question only the run on a machine with an NVIDIA GPU answers (`<family>.gpu.json`
+    beside the family's runs, from scripts/device/run.sh): the best GPU cell against the
+    best CPU cell under each load. Without that run, `needs` says what to run."""
 
     question: str
     needs: str
     about: About = About()
 
 
-Question = Choice | Cheapest | Workers | Within | Elsewhere
+Question = Choice | Cheapest | Workers | Within | OnDevice

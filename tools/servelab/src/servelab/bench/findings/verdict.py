@@ -8,13 +8,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from servelab.bench.device.report import NOISE as DEVICE_NOISE
+from servelab.bench.device.report import gpu_or_cpu
+from servelab.bench.device.results import DeviceRun
 from servelab.bench.findings.evidence import (
     Estimate,
     LeftOut,
     across_runs,
     cells_across_runs,
 )
-from servelab.bench.findings.rules import Cheapest, Choice, Elsewhere, Question, Within, Workers
+from servelab.bench.findings.rules import Cheapest, Choice, OnDevice, Question, Within, Workers
 from servelab.bench.findings.spread import NOISE, Spread, geometric
 from servelab.bench.measure.summary import CPU_US, MEMORY_MIB
 from servelab.bench.plan.matrix import Matrix
@@ -179,6 +182,31 @@ def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
     return Answer(rule.question, verdict, figures, sure, left)
 
 
+def _on_device(rule: OnDevice, device: DeviceRun) -> Answer | None:
+    """The GPU against the CPU under each load of the GPU machine's run."""
+    compared = [each for each in gpu_or_cpu(device) if each.gpu and each.cpu]
+    if not compared:
+        return None
+    split = [(each.clients, *each.verdict.split(" (", 1)) for each in compared]
+    gists = {gist for _, gist, _ in split}
+    if len(gists) == 1:
+        per_load = "; ".join(f"{clients} clients ({why}" for clients, _, why in split)
+        verdict = f"{gists.pop()}: {per_load}"
+    else:
+        per_load = "; ".join(f"{gist} at {clients} clients ({why}" for clients, gist, why in split)
+        verdict = f"{DEPENDS}: {per_load}"
+    figures = "; ".join(f"{each.clients} clients: {each.figures}" for each in compared)
+    gpus = ", ".join(f"{gpu['name']} (driver {gpu['driver']})" for gpu in device.gpus)
+    figures += f"; {gpus}, {device.machine['cpus']} CPUs"
+    left = [stack for stack in device.stacks if not stack.ran]
+    sure = (
+        f"1 run on the GPU machine ({device.started[:10]}), {len(device.stacks) - len(left)} "
+        f"of its {len(device.stacks)} stacks measured; a ratio of two single measurements "
+        f"is called only beyond ±{DEVICE_NOISE:.0%}"
+    )
+    return Answer(rule.question, verdict, figures, sure)
+
+
 def _needs(rule: Question) -> str:
     if isinstance(rule, Choice):
         return f"needs both sides of {' or '.join(rule.ratios)}"
@@ -189,8 +217,11 @@ def _needs(rule: Question) -> str:
     return rule.needs
 
 
-def answer(rule: Question, runs: Sequence[BenchRun], matrix: Matrix) -> Answer:
-    """The question answered from `runs` (one family's), or CANNOT with what it needs."""
+def answer(
+    rule: Question, runs: Sequence[BenchRun], matrix: Matrix, device: DeviceRun | None = None
+) -> Answer:
+    """The question answered from `runs` (one family's) and, for a GPU question, the
+    family's run on a GPU machine; else CANNOT with what it needs."""
     found: Answer | None = None
     if runs and isinstance(rule, Choice):
         found = _choice(rule, runs, matrix)
@@ -200,10 +231,12 @@ def answer(rule: Question, runs: Sequence[BenchRun], matrix: Matrix) -> Answer:
         found = _enough(rule, runs)
     elif runs and isinstance(rule, Within):
         found = _within(rule, runs, matrix)
+    elif device is not None and isinstance(rule, OnDevice):
+        found = _on_device(rule, device)
     if found is not None:
         return found
     forms = " and ".join(run.form for run in runs) or "no"
     needs = _needs(rule)
-    if runs and not isinstance(rule, Elsewhere) and all(run.form == "quick" for run in runs):
+    if runs and not isinstance(rule, OnDevice) and all(run.form == "quick" for run in runs):
         needs += f"; the full form runs more cells: `servelab bench {runs[0].family} --full`"
     return Answer(rule.question, f"{CANNOT}: {needs}", f"not in the {forms} run")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from servelab.bench.findings.agreement import Agreement, agreement
 from servelab.bench.findings.page import Family, answers, render
-from servelab.bench.findings.sources import saved_runs
+from servelab.bench.findings.sources import saved_device_run, saved_runs
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.writeup import load_write_up
 from servelab.project import families as all_families
@@ -30,7 +30,8 @@ def load_families(project_dir: Path, results: Path) -> list[Family]:
     for name in ordered:
         matrix = load_matrix(project_dir, name)
         citation = load_write_up(project_dir / matrix.write_up).citation
-        found.append(Family(matrix, citation, saved_runs(results, name)))
+        saved = saved_runs(results, name)
+        found.append(Family(matrix, citation, saved, saved_device_run(results, name)))
     return found
 
 
