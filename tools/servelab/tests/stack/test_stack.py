@@ -111,6 +111,25 @@ def test_services_run_with_compose_env_local_overrides_and_a_loopback_port(
         assert wait_gone(pgid, timeout=0) == []
 
 
+def test_servers_find_packages_where_the_caller_does_and_get_nothing_else(
+    web_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine whose packages live outside the venv (a GPU host: wheels installed into
+    a folder PYTHONPATH names) must start its servers all the same."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "greeting.py").write_text("WORD = 'from the site folder'\n")
+    (web_project / "server.py").write_text(
+        SERVER.replace("os.environ.get('GREETING')", "__import__('greeting').WORD")
+    )
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setenv("SERVELAB_CALLERS_OWN", "not for the servers")
+    with Stack("web", only=["web"], project_dir=web_project, log=None) as stack:
+        body = urllib.request.urlopen(stack.url("web"), timeout=5).read().decode()  # noqa: S310
+        assert body.startswith("from the site folder ")
+        assert "SERVELAB_CALLERS_OWN" not in stack.running["web"].env
+
+
 def test_only_starts_a_service_with_its_dependencies(web_project: Path) -> None:
     with Stack("web", only=["web"], project_dir=web_project, log=None) as stack:
         assert list(stack.running) == ["web"]
