@@ -13,14 +13,16 @@ import httpx
 from fastapi.routing import APIRoute
 
 from files_service.main import create_app
-from files_service.routes.download import DownloadRoute
-from files_service.routes.upload import UploadRoute
 from files_service.settings import Settings
 from servicekit.asgi_types import Receive, Scope, Send
+from servicekit.observe.asgi import RouteTemplate
 
 TOKEN = "test-token-0123456789"  # noqa: S105  (a test token)
 AUTHORIZED = {"Authorization": f"Bearer {TOKEN}"}
 DATA = bytes(range(256)) * 40
+# What the plain routes record their requests under, as FastAPI's router records a route.
+DOWNLOAD = RouteTemplate("/files/{object_id}")
+UPLOAD = RouteTemplate("/files")
 
 # A request: method, path ("{id}" in it is the uploaded object's), headers, and a body.
 Call = tuple[str, str, Mapping[str, str]] | tuple[str, str, Mapping[str, str], bytes]
@@ -76,8 +78,7 @@ def test_get_and_head_are_answered_ahead_of_the_framework(tmp_path: Path) -> Non
         ],
     )
     for answer in (get, head, ranged, not_modified):
-        assert isinstance(answer.route, DownloadRoute)
-        assert answer.route.path_format == "/files/{object_id}"
+        assert answer.route == DOWNLOAD
     assert get.response.status_code == 200
     assert get.response.content == DATA
     assert get.response.headers["content-length"] == str(len(DATA))
@@ -123,7 +124,7 @@ def test_ids_that_are_not_ours_are_the_same_json_404(tmp_path: Path) -> None:
         ],
     )
     for answer in answers:
-        assert isinstance(answer.route, DownloadRoute)
+        assert answer.route == DOWNLOAD
         assert answer.response.status_code == 404
         assert answer.response.headers["content-type"] == "application/json"
     assert answers[0].response.json() == {
@@ -152,7 +153,7 @@ def test_x_accel_redirect_is_answered_ahead_of_the_framework(tmp_path: Path) -> 
         _settings(tmp_path, accel_redirect_prefix="/_protected/"),
         [("GET", "/files/{id}", {})],
     )
-    assert isinstance(answer.route, DownloadRoute)
+    assert answer.route == DOWNLOAD
     assert answer.response.content == b""
     object_id = answer.response.headers["x-accel-redirect"].rsplit("/", 1)[1]
     assert answer.response.headers["x-accel-redirect"] == f"/_protected/objects/{object_id}"
@@ -181,8 +182,7 @@ def test_uploads_are_answered_ahead_of_the_framework(tmp_path: Path) -> None:
         ],
     )
     for answer in (named, last_name_wins, too_long):
-        assert isinstance(answer.route, UploadRoute)
-        assert answer.route.path_format == "/files"
+        assert answer.route == UPLOAD
     assert named.response.status_code == 201
     stored = named.response.json()
     assert (stored["filename"], stored["size"]) == ("a.txt", 5)
@@ -197,3 +197,42 @@ def test_uploads_are_answered_ahead_of_the_framework(tmp_path: Path) -> None:
     assert refused.response.status_code == 401
     assert too_large.response.status_code == 413
     assert too_large.response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_an_upload_whose_client_leaves_mid_body_is_a_499_and_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    app = create_app(_settings(tmp_path))
+    app.state.store.prepare()
+    headers = [(b"authorization", AUTHORIZED["Authorization"].encode())]
+    headers.append((b"content-length", str(len(DATA)).encode()))
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/files",
+        "raw_path": b"/files",
+        "query_string": b"",
+        "headers": headers,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    arriving = [
+        {"type": "http.request", "body": DATA[:100], "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return arriving.pop(0) if arriving else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    anyio.run(app, scope, receive, send)
+    assert sent[0]["status"] == 499
+    assert scope["route"] == UPLOAD
+    stored = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert stored == []

@@ -24,6 +24,11 @@ _CODES = {
 }
 
 
+# nginx's "client closed request": the client went away before its answer. Nobody reads
+# the answer, and it is no server error; the access log shows what happened.
+CLIENT_CLOSED_REQUEST = 499
+
+
 class ApiError(Exception):
     """An expected failure, answered with `status` and {"error": {"code", "message"}};
     `members` are the error object's own further members, `headers` the answer's."""

@@ -5,7 +5,7 @@ import json
 from collections.abc import Mapping
 
 from servicekit.asgi_types import Send
-from servicekit.errors import ApiError, error_body
+from servicekit.errors import CLIENT_CLOSED_REQUEST, ApiError, error_body
 
 
 async def send_error(
@@ -22,6 +22,13 @@ async def send_error(
 async def send_api_error(send: Send, error: ApiError) -> None:
     """Answer `error` as the framework adapters do: its status, body and headers."""
     await _send_json(send, error.status, error.body(), error.headers)
+
+
+async def send_client_closed(send: Send) -> None:
+    """Answer a request whose client went away mid-body (CLIENT_CLOSED_REQUEST), empty."""
+    headers = [(b"content-length", b"0")]
+    await send({"type": "http.response.start", "status": CLIENT_CLOSED_REQUEST, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _send_json(

@@ -16,7 +16,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match
 
-from servicekit.errors import ApiError, code_for, error_body, phrase_for
+from servicekit.errors import CLIENT_CLOSED_REQUEST, ApiError, code_for, error_body, phrase_for
 from servicekit.head import answers_head_as_get
 
 
@@ -92,9 +92,7 @@ async def _validation_error(_: Request, exc: Exception) -> Response:
 
 
 async def _client_disconnect(_: Request, __: Exception) -> Response:
-    # The client went away mid-body: nobody reads this answer, and it is no server error.
-    # 499 is nginx's "client closed request", so access logs show what happened.
-    return Response(status_code=499)
+    return Response(status_code=CLIENT_CLOSED_REQUEST)
 
 
 async def _internal_error(_: Request, __: Exception) -> Response:

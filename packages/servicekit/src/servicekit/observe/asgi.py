@@ -9,6 +9,7 @@ app's). A request the app fails with an exception counts as a 500.
 
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 from servicekit.metrics import exposition
@@ -23,6 +24,15 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _REQUEST_ID = b"x-request-id"
+
+
+@dataclass(frozen=True)
+class RouteTemplate:
+    """What a route answered in plain ASGI puts in `scope["route"]`, as Starlette's router
+    puts the route that matched: the request metrics and the access log keep the template
+    ("/files/{object_id}"), not each path."""
+
+    path_format: str
 
 
 class ObserveMiddleware:

@@ -21,20 +21,14 @@ from files_service.transfer.downloads import object_answer, preconditions
 from servicekit.asgi_types import ASGIApp, Receive, Scope, Send
 from servicekit.errors import ApiError
 from servicekit.errors.asgi import send_api_error
+from servicekit.observe.asgi import RouteTemplate
 
 PATH = "/files/{object_id}"
 _PREFIX = "/files/"
 _METHODS = frozenset({"GET", "HEAD"})
 
 
-class DownloadRoute:
-    """The scope's "route" for a download, as FastAPI's router records an APIRoute: the
-    request metrics and the access log read the template from it."""
-
-    path_format = PATH
-
-
-ROUTE = DownloadRoute()
+ROUTE = RouteTemplate(PATH)
 
 
 async def download(

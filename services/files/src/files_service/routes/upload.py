@@ -20,18 +20,13 @@ from files_service.store.storage import ObjectStore
 from files_service.transfer.uploads import MAX_FILENAME_PARAMETER, receive_object
 from servicekit.asgi_types import ASGIApp, Receive, Scope, Send
 from servicekit.errors import ApiError
-from servicekit.errors.asgi import send_api_error
+from servicekit.errors.asgi import send_api_error, send_client_closed
+from servicekit.observe.asgi import RouteTemplate
 
 PATH = "/files"
 
 
-class UploadRoute:
-    """The scope's "route" for an upload (see download.DownloadRoute)."""
-
-    path_format = PATH
-
-
-ROUTE = UploadRoute()
+ROUTE = RouteTemplate(PATH)
 
 
 async def store_upload(request: Request, store: ObjectStore, filename: str | None) -> JSONResponse:
@@ -60,10 +55,7 @@ class Uploads:
             await send_api_error(send, error)
             return
         except ClientDisconnect:
-            # Nobody reads this answer; 499 is nginx's "client closed request".
-            headers = [(b"content-length", b"0")]
-            await send({"type": "http.response.start", "status": 499, "headers": headers})
-            await send({"type": "http.response.body", "body": b""})
+            await send_client_closed(send)
             return
         except OSError as exc:
             full = disk_full(exc)
