@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from servelab.bench.device.report import answers, goals, render, write_device_report
 from servelab.bench.device.results import DeviceRun, EvalResult, LoadResult, StackResult
 
@@ -114,6 +116,39 @@ def test_a_stack_the_budget_left_out_is_named_not_counted_against_the_memory_goa
     assert "not run: gpu-batched-16 w8" in memory.measured
     only_left_out = next(g for g in goals(_run([left_out], [])) if g.goal.startswith("≤ 4 GiB"))
     assert only_left_out.status != "met"
+
+
+@pytest.mark.parametrize(
+    ("server_cpu_s", "gpu_busy_pct", "expected"),
+    [
+        # 20 s of load: 14 of the 15 CPUs k6's one leaves, the GPU half busy.
+        (280.0, 50.0, "the CPUs (servers 14.0 of 16 CPUs, k6 1.0, GPU busy 50% of the time)"),
+        (100.0, 95.0, "the GPU (servers 5.0 of 16 CPUs, k6 1.0, GPU busy 95% of the time)"),
+        (100.0, 40.0, "neither is full (servers 5.0 of 16 CPUs, k6 1.0, GPU busy 40% of the time)"),
+    ],
+)
+def test_the_report_says_what_set_the_pace_of_the_best_gpu_cell(
+    server_cpu_s: float, gpu_busy_pct: float, expected: str
+) -> None:
+    stack = _stack("gpu-batched", 8, True, "batched", (250.0, 310.0))
+    measured = [
+        replace(
+            load,
+            elapsed_s=20.0,
+            k6_cpu_s=20.0,
+            server_cpu_s=server_cpu_s,
+            gpu_busy_pct=gpu_busy_pct,
+        )
+        for load in stack.loads
+    ]
+    run = _run(
+        [replace(stack, loads=measured), _stack("cpu-process", 1, False, "process", (60.0, 62.0))],
+        [],
+    )
+    said = "\n".join(answers(run))
+    assert f"**What sets the pace of the best GPU cell, 64 clients?** {expected}" in said
+    older = "\n".join(answers(_run([stack], [])))
+    assert "clients?** not recorded in this run (the servers' CPU use)" in older
 
 
 def test_answers_name_the_fewest_workers_within_the_noise_and_the_batch_size() -> None:

@@ -61,6 +61,9 @@ def test_the_device_script_runs_its_smoke_form_here(
         assert [load.name for load in stack.loads] == ["c20", "c64"]
         for load in stack.loads:
             assert (load.answered, load.failed) == (load.requests, 0), (stack.variant, load)
+            # OCR costs the servers CPU on every request; no GPU here to be busy.
+            assert load.server_cpu_s and load.server_cpu_s > 0, (stack.variant, load)
+            assert load.gpu_busy_pct is None
     skipped = [stack for stack in run.stacks if stack.gpu]
     assert skipped and all(s.skipped.startswith("not run: no NVIDIA GPU") for s in skipped)
     reference, *on_gpu = run.evals

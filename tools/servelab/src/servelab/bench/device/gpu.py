@@ -7,8 +7,9 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 _TIMEOUT_S = 10.0
 # How often the memory is read while a stack runs.
@@ -69,21 +70,16 @@ def _pgid(pid: int) -> int | None:
     return int(stat.rsplit(")", 1)[1].split()[2])
 
 
-@dataclass
-class MemoryWatch:
-    """Samples the GPU's memory while a stack runs: the most its processes (those in
-    `pgids`) held at once, and the most any one of them held."""
+class _Sampler:
+    """Calls `sample()` every _EVERY_S from a thread of its own while the context is open,
+    and once more as it closes."""
 
-    pgids: Collection[int]
-    peak_total_mib: int = 0
-    peak_process_mib: int = 0
-    processes: int = 0
-    samples: int = 0
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> MemoryWatch:
-        self._thread = threading.Thread(target=self._run, name="gpu-memory", daemon=True)
+    def __enter__(self) -> Self:
+        self._thread = threading.Thread(target=self._run, name="nvidia-smi", daemon=True)
         self._thread.start()
         return self
 
@@ -98,6 +94,22 @@ class MemoryWatch:
             self.sample()
 
     def sample(self) -> None:
+        raise NotImplementedError
+
+
+class MemoryWatch(_Sampler):
+    """Samples the GPU's memory while a stack runs: the most its processes (those in
+    `pgids`) held at once, and the most any one of them held."""
+
+    def __init__(self, pgids: Collection[int]) -> None:
+        super().__init__()
+        self.pgids = pgids
+        self.peak_total_mib = 0
+        self.peak_process_mib = 0
+        self.processes = 0
+        self.samples = 0
+
+    def sample(self) -> None:
         rows = _smi("--query-compute-apps=pid,used_memory")
         if rows is None:
             return
@@ -109,6 +121,33 @@ class MemoryWatch:
 
     def _ours(self, pid: str) -> bool:
         return pid.isdigit() and _pgid(int(pid)) in self.pgids
+
+
+class BusyWatch(_Sampler):
+    """The GPU's utilisation while a load runs: nvidia-smi's utilization.gpu, the share of
+    the last sample period in which a kernel ran, of the busiest GPU at each reading."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.readings: list[float] = []
+
+    def sample(self) -> None:
+        rows = _smi("--query-gpu=utilization.gpu")
+        busy = [float(row[0]) for row in rows or [] if row and _number(row[0])]
+        if busy:
+            self.readings.append(max(busy))
+
+    @property
+    def mean_pct(self) -> float | None:
+        return sum(self.readings) / len(self.readings) if self.readings else None
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _mib(used: str) -> int:

@@ -23,6 +23,10 @@ from servelab.project import results_dir
 NOISE = 0.2
 MEMORY_PER_WORKER_MIB = 4096
 GPU_RPS_GOAL = 200.0
+# A resource that sets the pace: the GPU busy this share of the time, or the servers using
+# this share of the CPUs k6 leaves them.
+GPU_FULL_PCT = 90.0
+CPUS_FULL = 0.8
 
 
 @dataclass(frozen=True)
@@ -113,11 +117,37 @@ def gpu_or_cpu(run: DeviceRun) -> list[GpuOrCpu]:
     return out
 
 
+def bound(run: DeviceRun, best: Best, load: str) -> str:
+    """Which resource the cell kept full: the GPU, the CPUs, or neither, with the figures."""
+    measured = next(each for each in best.stack.loads if each.name == load)
+    if measured.server_cpus is None or measured.elapsed_s <= 0:
+        return "not recorded in this run (the servers' CPU use)"
+    cpus = run.machine["cpus"]
+    k6_cpus = measured.k6_cpu_s / measured.elapsed_s
+    left = cpus - k6_cpus
+    busy = measured.gpu_busy_pct
+    figures = f"servers {measured.server_cpus:.1f} of {cpus} CPUs, k6 {k6_cpus:.1f}" + (
+        f", GPU busy {busy:.0f}% of the time" if busy is not None else ""
+    )
+    if busy is not None and busy >= GPU_FULL_PCT:
+        return f"the GPU ({figures})"
+    if measured.server_cpus >= CPUS_FULL * left:
+        return f"the CPUs ({figures})"
+    return f"neither is full ({figures})"
+
+
 def answers(run: DeviceRun) -> list[str]:
     out = []
     for each in gpu_or_cpu(run):
         head = f"- **GPU or CPU, {each.clients} clients?** {each.verdict}"
         out.append(f"{head}: {each.figures}" if each.figures else head)
+    for load in _loads(run):
+        best = _best(run, load, _on_gpu)
+        if best is not None:
+            out.append(
+                f"- **What sets the pace of the best GPU cell, {_clients(run, load)} "
+                f"clients?** {bound(run, best, load)}: {_name(best)}"
+            )
     for load in _loads(run):
         best = _best(run, load, _batched_gpu)
         if best is None:
@@ -263,6 +293,10 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     ]
 
 
+def _share(value: float | None, digits: int) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
 def _mib(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
@@ -281,7 +315,7 @@ def _stack_rows(run: DeviceRun) -> list[list[str]]:
         where = [s.variant, str(s.workers), ", ".join(f"{k}={v}" for k, v in s.env.items())]
         if not s.ran:
             why = s.skipped or f"failed: {s.error.splitlines()[0]}"
-            rows.append([*where, why, *[""] * 7])
+            rows.append([*where, why, *[""] * 9])
             continue
         for each in s.loads:
             rows.append(
@@ -292,6 +326,8 @@ def _stack_rows(run: DeviceRun) -> list[list[str]]:
                     f"{each.p50_ms:,.0f}",
                     f"{each.p99_ms:,.0f}",
                     _failed(each),
+                    _share(each.server_cpus, 1),
+                    _share(each.gpu_busy_pct, 0),
                     _mib(s.gpu_peak_process_mib),
                     _mib(s.gpu_peak_total_mib),
                     f"{s.start_s:.0f}",
@@ -342,12 +378,16 @@ def render(run: DeviceRun) -> str:
         "Each stack is the compose service started as `servelab up` starts it, warmed up, "
         "then measured under each load in turn: `clients` on new connections share "
         "`requests` (ab's shape, k6 shared-iterations, loadtests/health-code.js with every "
-        "answer checked). GPU memory is the most nvidia-smi saw the stack's processes hold, "
-        "sampled every 0.25 s from start to stop.",
+        "answer checked). Server CPUs: the CPU seconds of every process and thread of the "
+        "stack over the load, per second of it. GPU busy: nvidia-smi's utilisation (the "
+        "share of time a kernel ran), the mean of its readings every 0.25 s over the load. "
+        "GPU memory is the most nvidia-smi saw the stack's processes hold, sampled every "
+        "0.25 s from start to stop.",
         "",
     ]
     head = ["variant", "workers", "settings", "load", "requests/s", "p50 ms", "p99 ms"]
-    head += ["failed", "GPU MiB per process", "GPU MiB in all", "start s"]
+    head += ["failed", "server CPUs", "GPU busy %", "GPU MiB per process", "GPU MiB in all"]
+    head += ["start s"]
     out += _table(head, _stack_rows(run))
     accuracy_head, accuracy = _accuracy_rows(run)
     out += ["", "## Accuracy", ""]

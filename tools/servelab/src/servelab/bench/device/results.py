@@ -28,6 +28,17 @@ class LoadResult:
     k6_cpu_s: float
     # The failed requests by kind (timeout, connect, non_2xx, wrong_answer) and by status.
     failures: dict[str, int] = field(default_factory=dict)
+    # What the load kept busy: the servers' CPU seconds over it (every process and thread
+    # of the stack), and the GPU's mean utilisation in percent (None without a GPU).
+    server_cpu_s: float | None = None
+    gpu_busy_pct: float | None = None
+
+    @property
+    def server_cpus(self) -> float | None:
+        """How many CPUs the servers kept busy on average."""
+        if self.server_cpu_s is None or self.elapsed_s <= 0:
+            return None
+        return self.server_cpu_s / self.elapsed_s
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from servelab.bench.device.results import (
 )
 from servelab.bench.load.k6 import K6Error, k6_argv, k6_binary, k6_version, run_k6
 from servelab.bench.load.shape import Load
+from servelab.bench.measure import cpu_time
 from servelab.bench.measure.machine import this_machine
 from servelab.bench.measure.summary import SummaryError, measurement
 from servelab.bench.runner import RECORD_FAILURES
@@ -216,10 +217,11 @@ class Runner:
             with servers:
                 start_s = time.monotonic() - started
                 url = servers.url(variant.service)
-                with gpu.MemoryWatch(set(servers.process_groups().values())) as watch:
+                pgids = set(servers.process_groups().values())
+                with gpu.MemoryWatch(pgids) as watch:
                     self._k6(k6, url, self.plan.warmup, f"{slug}-warmup")
                     loads = [
-                        self._measured(k6, url, measured.name, measured.load, slug)
+                        self._measured(k6, url, measured.name, measured.load, slug, pgids)
                         for measured in self.plan.loads
                     ]
                 command = servers.command(variant.service)
@@ -263,8 +265,13 @@ class Runner:
             raise K6Error(f"k6 exited with status {run.returncode} (log: {log})")
         return summary, run.cpu_s
 
-    def _measured(self, k6: str, url: str, name: str, load: Load, slug: str) -> LoadResult:
-        summary, k6_cpu_s = self._k6(k6, url, load, f"{slug}-{name}")
+    def _measured(
+        self, k6: str, url: str, name: str, load: Load, slug: str, pgids: set[int]
+    ) -> LoadResult:
+        before = cpu_time.snapshot(pgids)
+        with gpu.BusyWatch() as busy:
+            summary, k6_cpu_s = self._k6(k6, url, load, f"{slug}-{name}")
+        server_cpu_s = cpu_time.spent(before, cpu_time.snapshot(pgids))
         m = measurement(json.loads(summary.read_text()), load)
         wrong = m.errors.get("wrong_answer", 0)
         failed = m.error_count
@@ -281,6 +288,8 @@ class Runner:
             p99_ms=round(m.p99_ms, 1),
             elapsed_s=m.elapsed_s,
             k6_cpu_s=round(k6_cpu_s, 2),
+            server_cpu_s=round(server_cpu_s, 2),
+            gpu_busy_pct=None if busy.mean_pct is None else round(busy.mean_pct, 1),
             failures={
                 **{kind: n for kind, n in m.errors.items() if n},
                 **{f"status {status}": n for status, n in m.statuses.items() if n},
@@ -331,6 +340,8 @@ def describe(result: StackResult) -> str:
         return f"FAILED: {result.error.splitlines()[0]}"
     loads = "; ".join(
         f"{load.name} {load.rps:.1f} req/s, p99 {load.p99_ms:.0f} ms, {load.failed} failed"
+        + (f", servers {load.server_cpus:.1f} CPUs" if load.server_cpus is not None else "")
+        + (f", GPU busy {load.gpu_busy_pct:.0f}%" if load.gpu_busy_pct is not None else "")
         for load in result.loads
     )
     memory = (
