@@ -59,6 +59,7 @@ def test_the_device_script_runs_its_smoke_form_here(
     assert {stack.variant for stack in ran} == {"cpu-process", "cpu-threadpool"}
     for stack in ran:
         assert [load.name for load in stack.loads] == ["c20", "c64"]
+        assert stack.server_memory_mib and stack.server_memory_mib > 0
         for load in stack.loads:
             assert (load.answered, load.failed) == (load.requests, 0), (stack.variant, load)
             # OCR costs the servers CPU on every request; no GPU here to be busy.

@@ -1,18 +1,18 @@
-"""What the GPU is, and how much of its memory a stack's processes held, read from
-nvidia-smi (the driver's own tool: no CUDA library is loaded here)."""
+"""What the GPU is, how much of its memory a stack's processes held and how busy it was,
+read from nvidia-smi (the driver's own tool: no CUDA library is loaded here)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+
+from servelab.bench.measure.peak import Sampler
 
 _TIMEOUT_S = 10.0
-# How often the memory is read while a stack runs.
+# How often the memory and the utilisation are read while a stack runs.
 _EVERY_S = 0.25
 
 
@@ -70,39 +70,12 @@ def _pgid(pid: int) -> int | None:
     return int(stat.rsplit(")", 1)[1].split()[2])
 
 
-class _Sampler:
-    """Calls `sample()` every _EVERY_S from a thread of its own while the context is open,
-    and once more as it closes."""
-
-    def __init__(self) -> None:
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> Self:
-        self._thread = threading.Thread(target=self._run, name="nvidia-smi", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        self.sample()
-
-    def _run(self) -> None:
-        while not self._stop.wait(_EVERY_S):
-            self.sample()
-
-    def sample(self) -> None:
-        raise NotImplementedError
-
-
-class MemoryWatch(_Sampler):
+class MemoryWatch(Sampler):
     """Samples the GPU's memory while a stack runs: the most its processes (those in
     `pgids`) held at once, and the most any one of them held."""
 
     def __init__(self, pgids: Collection[int]) -> None:
-        super().__init__()
+        super().__init__("gpu-memory", _EVERY_S, at_exit=True)
         self.pgids = pgids
         self.peak_total_mib = 0
         self.peak_process_mib = 0
@@ -123,12 +96,12 @@ class MemoryWatch(_Sampler):
         return pid.isdigit() and _pgid(int(pid)) in self.pgids
 
 
-class BusyWatch(_Sampler):
+class BusyWatch(Sampler):
     """The GPU's utilisation while a load runs: nvidia-smi's utilization.gpu, the share of
     the last sample period in which a kernel ran, of the busiest GPU at each reading."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__("gpu-busy", _EVERY_S, at_exit=False)
         self.readings: list[float] = []
 
     def sample(self) -> None:

@@ -315,7 +315,7 @@ def _stack_rows(run: DeviceRun) -> list[list[str]]:
         where = [s.variant, str(s.workers), ", ".join(f"{k}={v}" for k, v in s.env.items())]
         if not s.ran:
             why = s.skipped or f"failed: {s.error.splitlines()[0]}"
-            rows.append([*where, why, *[""] * 9])
+            rows.append([*where, why, *[""] * 10])
             continue
         for each in s.loads:
             rows.append(
@@ -330,6 +330,7 @@ def _stack_rows(run: DeviceRun) -> list[list[str]]:
                     _share(each.gpu_busy_pct, 0),
                     _mib(s.gpu_peak_process_mib),
                     _mib(s.gpu_peak_total_mib),
+                    _mib(None if s.server_memory_mib is None else round(s.server_memory_mib)),
                     f"{s.start_s:.0f}",
                 ]
             )
@@ -382,12 +383,13 @@ def render(run: DeviceRun) -> str:
         "stack over the load, per second of it. GPU busy: nvidia-smi's utilisation (the "
         "share of time a kernel ran), the mean of its readings every 0.25 s over the load. "
         "GPU memory is the most nvidia-smi saw the stack's processes hold, sampled every "
-        "0.25 s from start to stop.",
+        "0.25 s from start to stop; memory, the most they held in the machine's memory at "
+        "once (summed PSS), read every second.",
         "",
     ]
     head = ["variant", "workers", "settings", "load", "requests/s", "p50 ms", "p99 ms"]
     head += ["failed", "server CPUs", "GPU busy %", "GPU MiB per process", "GPU MiB in all"]
-    head += ["start s"]
+    head += ["memory MiB", "start s"]
     out += _table(head, _stack_rows(run))
     accuracy_head, accuracy = _accuracy_rows(run)
     out += ["", "## Accuracy", ""]

@@ -58,6 +58,9 @@ class StackResult:
     gpu_peak_total_mib: int | None = None
     gpu_peak_process_mib: int | None = None
     gpu_processes: int | None = None
+    # The most the stack's processes held in the machine's memory at once (summed PSS), for
+    # the recipes' memory limits.
+    server_memory_mib: float | None = None
     # Lines of the servers' logs that speak of running out of (GPU) memory.
     out_of_memory: int = 0
 

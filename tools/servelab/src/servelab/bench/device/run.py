@@ -38,6 +38,7 @@ from servelab.bench.load.k6 import K6Error, k6_argv, k6_binary, k6_version, run_
 from servelab.bench.load.shape import Load
 from servelab.bench.measure import cpu_time
 from servelab.bench.measure.machine import this_machine
+from servelab.bench.measure.memory import MemoryWatch
 from servelab.bench.measure.summary import SummaryError, measurement
 from servelab.bench.runner import RECORD_FAILURES
 from servelab.project import LOADTESTS, work_dir
@@ -218,7 +219,7 @@ class Runner:
                 start_s = time.monotonic() - started
                 url = servers.url(variant.service)
                 pgids = set(servers.process_groups().values())
-                with gpu.MemoryWatch(pgids) as watch:
+                with gpu.MemoryWatch(pgids) as watch, MemoryWatch(pgids) as host:
                     self._k6(k6, url, self.plan.warmup, f"{slug}-warmup")
                     loads = [
                         self._measured(k6, url, measured.name, measured.load, slug, pgids)
@@ -241,6 +242,7 @@ class Runner:
             gpu_peak_total_mib=watch.peak_total_mib if sampled else None,
             gpu_peak_process_mib=watch.peak_process_mib if sampled else None,
             gpu_processes=watch.processes if sampled else None,
+            server_memory_mib=None if host.peak is None else round(host.peak, 1),
             out_of_memory=log.out_of_memory,
         )
 

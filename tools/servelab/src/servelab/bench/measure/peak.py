@@ -1,5 +1,6 @@
-"""The highest value a reading reaches while k6 runs, read in a thread every interval: the
-base of the cell's watches (memory.MemoryWatch, dbwatch.ConnectionWatch)."""
+"""Readings taken in a thread every interval while a load runs: `Sampler` calls `sample()`,
+and `PeakWatch` keeps the highest value a reading reaches, the base of the cell's watches
+(memory.MemoryWatch, dbwatch.ConnectionWatch)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from typing import Generic, Self, TypeVar
 N = TypeVar("N", int, float)
 
 
-class PeakWatch(Generic[N]):
-    """`with watch: ...`, then `watch.peak` (None: nothing could be read). A subclass says
-    what to `read`; `at_exit` reads once more as the block ends, `active=False` reads
-    nothing at all (there is nothing to watch)."""
+class Sampler:
+    """`with sampler: ...` calls `sample()` at once and then every `interval_s` from a
+    thread of its own; `at_exit` samples once more as the block ends, `active=False`
+    samples nothing at all (there is nothing to watch)."""
 
     def __init__(self, name: str, interval_s: float, *, at_exit: bool, active: bool = True) -> None:
         self._interval = interval_s
@@ -20,9 +21,8 @@ class PeakWatch(Generic[N]):
         self._active = active
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self.peak: N | None = None
 
-    def read(self) -> N | None:
+    def sample(self) -> None:
         raise NotImplementedError
 
     def __enter__(self) -> Self:
@@ -42,6 +42,18 @@ class PeakWatch(Generic[N]):
             self.sample()
             if self._stop.wait(self._interval):
                 return
+
+
+class PeakWatch(Sampler, Generic[N]):
+    """`with watch: ...`, then `watch.peak` (None: nothing could be read). A subclass says
+    what to `read`."""
+
+    def __init__(self, name: str, interval_s: float, *, at_exit: bool, active: bool = True) -> None:
+        super().__init__(name, interval_s, at_exit=at_exit, active=active)
+        self.peak: N | None = None
+
+    def read(self) -> N | None:
+        raise NotImplementedError
 
     def sample(self) -> None:
         value = self.read()
