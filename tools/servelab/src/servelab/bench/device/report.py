@@ -78,10 +78,17 @@ def _name(best: Best) -> str:
     return f"{best.stack.variant}, {best.stack.workers} worker(s), {best.rps:.1f} requests/s"
 
 
-def _verdict(ratio: float, better: str, worse: str) -> str:
+def _called(ratio: float, better: str, worse: str) -> tuple[str, str]:
+    """The answer a ratio gives (`better`, `worse` or no measurable difference), and by
+    how much."""
     if abs(ratio - 1) <= NOISE:
-        return f"no measurable difference ({ratio:.2f}x, within the {NOISE:.0%} noise of one run)"
-    return f"{better} ({ratio:.2f}x)" if ratio > 1 else f"{worse} ({1 / ratio:.2f}x)"
+        return "no measurable difference", f"{ratio:.2f}x, within the {NOISE:.0%} noise of one run"
+    return (better, f"{ratio:.2f}x") if ratio > 1 else (worse, f"{1 / ratio:.2f}x")
+
+
+def _verdict(ratio: float, better: str, worse: str) -> str:
+    gist, how_much = _called(ratio, better, worse)
+    return f"{gist} ({how_much})"
 
 
 def _no_gpu(run: DeviceRun) -> str:
@@ -93,9 +100,16 @@ class GpuOrCpu:
     """The best GPU cell against the best CPU cell under one load."""
 
     clients: int
-    verdict: str
+    # The answer ("the GPU", "the CPU", no measurable difference, or why there is none),
+    # and by how much.
+    gist: str
+    how_much: str
     gpu: Best | None
     cpu: Best | None
+
+    @property
+    def verdict(self) -> str:
+        return f"{self.gist} ({self.how_much})" if self.how_much else self.gist
 
     @property
     def figures(self) -> str:
@@ -110,10 +124,10 @@ def gpu_or_cpu(run: DeviceRun) -> list[GpuOrCpu]:
     for load in _loads(run):
         gpu, cpu = _best(run, load, _on_gpu), _best(run, load, _on_cpu)
         if gpu is None or cpu is None:
-            verdict = _no_gpu(run) if gpu is None else "the CPU cells failed"
+            gist, how_much = (_no_gpu(run) if gpu is None else "the CPU cells failed"), ""
         else:
-            verdict = _verdict(gpu.rps / cpu.rps, "the GPU", "the CPU")
-        out.append(GpuOrCpu(_clients(run, load), verdict, gpu, cpu))
+            gist, how_much = _called(gpu.rps / cpu.rps, "the GPU", "the CPU")
+        out.append(GpuOrCpu(_clients(run, load), gist, how_much, gpu, cpu))
     return out
 
 

@@ -187,13 +187,14 @@ def _on_device(rule: OnDevice, device: DeviceRun) -> Answer | None:
     compared = [each for each in gpu_or_cpu(device) if each.gpu and each.cpu]
     if not compared:
         return None
-    split = [(each.clients, *each.verdict.split(" (", 1)) for each in compared]
-    gists = {gist for _, gist, _ in split}
+    gists = {each.gist for each in compared}
     if len(gists) == 1:
-        per_load = "; ".join(f"{clients} clients ({why}" for clients, _, why in split)
+        per_load = "; ".join(f"{each.clients} clients ({each.how_much})" for each in compared)
         verdict = f"{gists.pop()}: {per_load}"
     else:
-        per_load = "; ".join(f"{gist} at {clients} clients ({why}" for clients, gist, why in split)
+        per_load = "; ".join(
+            f"{each.gist} at {each.clients} clients ({each.how_much})" for each in compared
+        )
         verdict = f"{DEPENDS}: {per_load}"
     figures = "; ".join(f"{each.clients} clients: {each.figures}" for each in compared)
     gpus = ", ".join(f"{gpu['name']} (driver {gpu['driver']})" for gpu in device.gpus)
