@@ -3,9 +3,11 @@ each engine, within a time budget; one JSON in the output folder.
 
 Each stack is the compose service started as `servelab up` starts it (servelab.stack), with
 the variant's environment and WEB_CONCURRENCY workers: warmed up, then measured under every
-load with k6 (loadtests/health-code.js, every answer checked), its GPU memory sampled
-throughout. A GPU cell on a machine without one is recorded as skipped, with the reason; a
-stack that would not finish within the budget is not started, and says so.
+load with k6 (loadtests/health-code.js, every answer checked), its GPU memory and its own
+memory sampled throughout, and over each load the servers' CPU time and the GPU's
+utilisation. A GPU cell on a machine without one is recorded as skipped, with the reason; a
+stack that would not finish within the budget is not started, and says so; where the
+servers cannot import at all (checked once, first), no stack starts.
 """
 
 from __future__ import annotations
