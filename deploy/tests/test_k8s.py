@@ -335,6 +335,7 @@ def nginx_exact_locations() -> set[str]:
     return set(re.findall(r"location\s*=\s*(\S+)", text))
 
 
+@pytest.mark.heavy  # imports each service's app in a process of its own
 def test_probes_point_at_paths_the_services_serve(rendered: dict[str, list[Doc]]) -> None:
     asked: dict[str, tuple[set[str], dict[str, str]]] = {}
     wanted: list[tuple[str, str, str]] = []

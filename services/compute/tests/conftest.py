@@ -105,6 +105,18 @@ def database() -> Callable[..., AbstractContextManager[Database]]:
     return new_database
 
 
+@pytest.fixture
+def empty_database() -> Iterator[Database]:
+    """A new database with no tables: for what needs a database server, not the corpus."""
+    name = f"compute_test_{uuid.uuid4().hex[:10]}"
+    with admin() as conn, conn.cursor() as cursor:
+        cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
+    try:
+        yield Database(name)
+    finally:
+        drop_database(name)
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Iterator[Database]:
     """A database with the corpus's first SENTENCES sentences, shared by the session."""

@@ -10,6 +10,7 @@ import pytest
 from health_code_service.evaluation.eval_cli import main
 
 
+@pytest.mark.heavy  # loads the engine and reads the screenshots it draws
 def test_eval_prints_accuracy_per_field(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--count", "2", "--usage", "nucleic-acid"]) == 0
     out = capsys.readouterr().out

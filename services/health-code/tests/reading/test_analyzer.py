@@ -72,6 +72,7 @@ def test_the_held_out_split_gives_the_ground_truth(
             assert answer(default_analyzer, usage, image) == fields
 
 
+@pytest.mark.heavy  # reads one screenshot of every layout, with each engine
 def test_every_engine_reads_the_same_fields(analyzer: Analyzer, screenshot: Screenshot) -> None:
     for usage, layout in CASES:
         image, truth = screenshot(usage, SEEDS[0], layout=layout)

@@ -57,6 +57,7 @@ def test_every_layout_draws_a_screenshot_with_result_shaped_truth(
     assert result.model_dump(mode="json") == fields
 
 
+@pytest.mark.heavy  # draws 12 screenshots
 def test_options_are_drawn_from_the_seed_across_their_ranges() -> None:
     truths = [generate(Usage.HEALTH_CODE, seed)[1] for seed in range(12)]
     assert {truth["colour"] for truth in truths} == {"green", "yellow", "red"}

@@ -105,6 +105,7 @@ def test_bad_duration_is_rejected() -> None:
         parse_duration("2 seconds", 0.0)
 
 
+@pytest.mark.heavy  # one docker-compose config per profile
 def test_repository_compose_file_is_valid(project_root: Path) -> None:
     for profile in ("uvicorn", "gunicorn", "granian", "nginx", "reference", "replicas"):
         services = load_project(project_root, [profile]).services

@@ -205,6 +205,7 @@ def test_results_json_round_trips(tmp_path: Path) -> None:
     assert ("uvicorn", 1, "upload/raw/json/base64decode") not in cpu
 
 
+@pytest.mark.heavy  # draws every chart of a report
 def test_charts_are_png_files_beside_the_report(tmp_path: Path) -> None:
     charts = write_charts(run_from_json(RUN), tmp_path / "files", tmp_path)
     assert charts["rps"] == "files/rps.png"
