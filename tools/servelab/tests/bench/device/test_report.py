@@ -9,35 +9,8 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.device.report import answers, goals, render, write_device_report
-from servelab.bench.device.results import DeviceRun, EvalResult, LoadResult, StackResult
-
-MACHINE = {
-    "cpu_model": "Intel Xeon",
-    "cpus": 16,
-    "memory_gib": 128.0,
-    "os": "Ubuntu",
-    "kernel": "6.18",
-    "python": "3.12.3",
-    "k6": "k6 v1.1.0",
-}
-GPU = {"name": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "memory_mib": 81559}
-
-
-def _stack(
-    variant: str, workers: int, gpu: bool, mode: str, rps: tuple[float, float], **more: object
-) -> StackResult:
-    loads = [
-        LoadResult(name, clients, requests, requests, 0, 0, r, 100.0, 90.0, 300.0, 1.0, 0.5)
-        for (name, clients, requests), r in zip(
-            (("c20", 20, 200), ("c64", 64, 1000)), rps, strict=True
-        )
-    ]
-    env = {"ANALYZE_MODE": mode, **more.pop("env", {})}  # type: ignore[dict-item]
-    fields: dict[str, object] = {"loads": loads, "start_s": 12.0, "wall_s": 40.0, **more}
-    if gpu:
-        fields.setdefault("gpu_peak_process_mib", 2500)
-        fields.setdefault("gpu_peak_total_mib", 2500 * workers)
-    return StackResult(variant, workers, "health-code-gpu", gpu, env, **fields)  # type: ignore[arg-type]
+from servelab.bench.device.results import EvalResult, StackResult
+from servelab.testing.records import device_run, device_stack
 
 
 def _scores(accuracy: float) -> list[dict[str, object]]:
@@ -52,31 +25,16 @@ def _scores(accuracy: float) -> list[dict[str, object]]:
     ]
 
 
-def _run(stacks: list[StackResult], evals: list[EvalResult], gpu: bool = True) -> DeviceRun:
-    return DeviceRun(
-        title="Health-code on one GPU",
-        form="device",
-        started="2026-11-27T10:00:00+00:00",
-        budget_s=480.0,
-        commit="abc123",
-        machine=MACHINE,
-        gpus=[GPU] if gpu else [],
-        no_gpu="" if gpu else "no NVIDIA GPU on this machine (nvidia-smi not found)",
-        k6="k6 v1.1.0",
-        wall_s=420.0,
-        stacks=stacks,
-        evals=evals,
-    )
-
-
-GPU_RUN = _run(
+GPU_RUN = device_run(
     [
-        _stack("gpu-batched", 1, True, "batched", (150.0, 180.0)),
-        _stack("gpu-batched", 4, True, "batched", (240.0, 300.0)),
-        _stack("gpu-batched", 8, True, "batched", (250.0, 310.0)),
-        _stack("cpu-process", 1, False, "process", (60.0, 62.0)),
-        _stack("gpu-per-request", 1, True, "threadpool", (40.0, 45.0)),
-        _stack("gpu-batched-16", 8, True, "batched", (255.0, 400.0), env={"BATCH_MAX_SIZE": "16"}),
+        device_stack("gpu-batched", 1, True, "batched", (150.0, 180.0)),
+        device_stack("gpu-batched", 4, True, "batched", (240.0, 300.0)),
+        device_stack("gpu-batched", 8, True, "batched", (250.0, 310.0)),
+        device_stack("cpu-process", 1, False, "process", (60.0, 62.0)),
+        device_stack("gpu-per-request", 1, True, "threadpool", (40.0, 45.0)),
+        device_stack(
+            "gpu-batched-16", 8, True, "batched", (255.0, 400.0), env={"BATCH_MAX_SIZE": "16"}
+        ),
     ],
     [
         EvalResult("onnxruntime, CPU", [], False, scores=_scores(0.9)),
@@ -101,20 +59,26 @@ def test_goals_are_judged_from_the_best_cells() -> None:
 
 
 def test_an_oom_at_eight_workers_fails_the_memory_goal() -> None:
-    run = _run([_stack("gpu-batched", 8, True, "batched", (250.0, 310.0), out_of_memory=2)], [])
+    run = device_run(
+        [device_stack("gpu-batched", 8, True, "batched", (250.0, 310.0), out_of_memory=2)], []
+    )
     memory = next(g for g in goals(run) if g.goal.startswith("≤ 4 GiB"))
     assert memory.status == "not met"
 
 
 def test_a_stack_the_budget_left_out_is_named_not_counted_against_the_memory_goal() -> None:
-    left_out = _stack("gpu-batched-16", 8, True, "batched", (0.0, 0.0), loads=[])
+    left_out = device_stack("gpu-batched-16", 8, True, "batched", (0.0, 0.0), loads=[])
     left_out = replace(left_out, skipped="not run: 47 s of the run's 190 s budget left")
-    run = _run([_stack("gpu-batched", 8, True, "batched", (250.0, 310.0)), left_out], [])
+    run = device_run(
+        [device_stack("gpu-batched", 8, True, "batched", (250.0, 310.0)), left_out], []
+    )
     memory = next(g for g in goals(run) if g.goal.startswith("≤ 4 GiB"))
     assert memory.status == "met"
     assert "ran clean at 8+ workers: gpu-batched w8" in memory.measured
     assert "not run: gpu-batched-16 w8" in memory.measured
-    only_left_out = next(g for g in goals(_run([left_out], [])) if g.goal.startswith("≤ 4 GiB"))
+    only_left_out = next(
+        g for g in goals(device_run([left_out], [])) if g.goal.startswith("≤ 4 GiB")
+    )
     assert only_left_out.status != "met"
 
 
@@ -130,7 +94,7 @@ def test_a_stack_the_budget_left_out_is_named_not_counted_against_the_memory_goa
 def test_the_report_says_what_set_the_pace_of_the_best_gpu_cell(
     server_cpu_s: float, gpu_busy_pct: float, expected: str
 ) -> None:
-    stack = _stack("gpu-batched", 8, True, "batched", (250.0, 310.0))
+    stack = device_stack("gpu-batched", 8, True, "batched", (250.0, 310.0))
     measured = [
         replace(
             load,
@@ -141,13 +105,16 @@ def test_the_report_says_what_set_the_pace_of_the_best_gpu_cell(
         )
         for load in stack.loads
     ]
-    run = _run(
-        [replace(stack, loads=measured), _stack("cpu-process", 1, False, "process", (60.0, 62.0))],
+    run = device_run(
+        [
+            replace(stack, loads=measured),
+            device_stack("cpu-process", 1, False, "process", (60.0, 62.0)),
+        ],
         [],
     )
     said = "\n".join(answers(run))
     assert f"**What sets the pace of the best GPU cell, 64 clients?** {expected}" in said
-    older = "\n".join(answers(_run([stack], [])))
+    older = "\n".join(answers(device_run([stack], [])))
     assert "clients?** not recorded in this run (the servers' CPU use)" in older
 
 
@@ -161,10 +128,10 @@ def test_answers_name_the_fewest_workers_within_the_noise_and_the_batch_size() -
 
 
 def test_without_a_gpu_the_report_says_the_figures_wait_for_one() -> None:
-    run = _run(
+    run = device_run(
         [
             StackResult("gpu-batched", 1, "health-code-gpu", True, {}, skipped="not run: no GPU"),
-            _stack("cpu-process", 1, False, "process", (7.0, 4.0)),
+            device_stack("cpu-process", 1, False, "process", (7.0, 4.0)),
         ],
         [EvalResult("onnxruntime, CPU", [], False, scores=_scores(1.0))],
         gpu=False,

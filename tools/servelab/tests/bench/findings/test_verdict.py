@@ -4,17 +4,15 @@ cells disagree; cells that cannot resolve a difference are left out and named.""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from servelab.bench.device.results import DeviceRun, LoadResult, StackResult
 from servelab.bench.findings.catalogue import QUESTIONS
 from servelab.bench.findings.verdict import CANNOT, DEPENDS, NO_DIFFERENCE, Answer, answer
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.results import BenchRun, run_from_json
-from servelab.testing.records import run_record
+from servelab.testing.records import device_run, device_stack, run_record
 
 from .conftest import WRK, cell
 
@@ -221,60 +219,35 @@ def test_the_gpu_question_says_what_to_run(project_root: Path) -> None:
     assert "scripts/device/run.sh" in found.verdict
 
 
-def _device_stack(variant: str, gpu: bool, c20: float, c64: float) -> StackResult:
-    loads = [
-        LoadResult(name, clients, requests, requests, 0, 0, rps, 300.0, 280.0, 900.0, 5.0, 1.0)
-        for name, clients, requests, rps in (("c20", 20, 200, c20), ("c64", 64, 1000, c64))
-    ]
-    mode = "batched" if gpu else "process"
-    return StackResult(variant, 4, "health-code", gpu, {"ANALYZE_MODE": mode}, loads=loads)
-
-
-def _device_run(stacks: list[StackResult]) -> DeviceRun:
-    gpu = {"name": "NVIDIA H200", "driver": "580.159.04", "memory_mib": 143771}
-    return DeviceRun(
-        title="Health-code on one GPU",
-        form="device",
-        started="2026-11-28T18:12:28+00:00",
-        budget_s=190.0,
-        commit="abc123",
-        machine={"cpus": 16, "cpu_model": "Intel Xeon"},
-        gpus=[gpu],
-        no_gpu="",
-        k6="k6 v1.1.0",
-        wall_s=165.0,
-        stacks=stacks,
-        evals=[],
-    )
-
-
 def test_the_gpu_question_is_answered_from_the_gpu_machines_run_per_load(
     project_root: Path,
 ) -> None:
     rule = next(rule for rule in QUESTIONS["health-code"] if rule.question == "GPU or CPU?")
     matrix = load_matrix(project_root, "health-code")
     cpu_run = [_run("health-code", [])]
-    left_out = replace(_device_stack("gpu-per-request", True, 0, 0), skipped="not run", loads=[])
-    split = _device_run(
+    left_out = device_stack(
+        "gpu-per-request", 4, True, "threadpool", (0, 0), skipped="not run", loads=[]
+    )
+    split = device_run(
         [
-            _device_stack("gpu-batched", True, 56.0, 100.3),
-            _device_stack("cpu-process", False, 53.6, 54.7),
+            device_stack("gpu-batched", 4, True, "batched", (56.0, 100.3)),
+            device_stack("cpu-process", 4, False, "process", (53.6, 54.7)),
             left_out,
         ]
     )
     found = answer(rule, cpu_run, matrix, split)
     assert found.verdict.startswith(f"{DEPENDS}: no measurable difference at 20 clients (1.04x")
     assert found.verdict.endswith("; the GPU at 64 clients (1.83x)")
-    assert "NVIDIA H200 (driver 580.159.04), 16 CPUs" in found.figures
+    assert "NVIDIA H100 80GB HBM3 (driver 580.159.04), 16 CPUs" in found.figures
     assert "2 of its 3 stacks measured" in found.sure
-    both = _device_run(
+    both = device_run(
         [
-            _device_stack("gpu-batched", True, 150.0, 300.0),
-            _device_stack("cpu-process", False, 50.0, 55.0),
+            device_stack("gpu-batched", 4, True, "batched", (150.0, 300.0)),
+            device_stack("cpu-process", 4, False, "process", (50.0, 55.0)),
         ]
     )
     assert answer(rule, cpu_run, matrix, both).verdict == (
         "the GPU: 20 clients (3.00x); 64 clients (5.45x)"
     )
-    no_cpu_cell = _device_run([_device_stack("gpu-batched", True, 150.0, 300.0)])
+    no_cpu_cell = device_run([device_stack("gpu-batched", 4, True, "batched", (150.0, 300.0))])
     assert answer(rule, cpu_run, matrix, no_cpu_cell).verdict.startswith(CANNOT)
