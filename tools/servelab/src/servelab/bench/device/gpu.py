@@ -106,7 +106,8 @@ class BusyWatch(Sampler):
 
     def sample(self) -> None:
         rows = _smi("--query-gpu=utilization.gpu")
-        busy = [float(row[0]) for row in rows or [] if row and _number(row[0])]
+        read = (_reading(row[0]) for row in rows or [] if row)
+        busy = [value for value in read if value is not None]
         if busy:
             self.readings.append(max(busy))
 
@@ -115,17 +116,15 @@ class BusyWatch(Sampler):
         return sum(self.readings) / len(self.readings) if self.readings else None
 
 
-def _number(text: str) -> bool:
+def _reading(text: str) -> float | None:
+    """A figure nvidia-smi printed; None where the driver cannot say ("[N/A]")."""
     try:
-        float(text)
+        return float(text)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def _mib(used: str) -> int:
-    """A memory figure in MiB; 0 where the driver cannot say ("[N/A]")."""
-    try:
-        return int(float(used))
-    except ValueError:
-        return 0
+    """A memory figure in MiB; 0 where the driver cannot say."""
+    value = _reading(used)
+    return 0 if value is None else int(value)
