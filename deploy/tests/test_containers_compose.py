@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import yaml
 
@@ -205,7 +205,7 @@ def test_every_profile_publishes_on_loopback_unless_told_otherwise(
     "service", ["files-gunicorn", "files-uvicorn", "files-granian", "files-nginx"]
 )
 def test_a_file_comes_back_byte_for_byte(stacks: Stacks, service: str) -> None:
-    with httpx.Client(base_url=stacks.url(service), timeout=30, headers=AUTHORIZATION) as client:
+    with httpx2.Client(base_url=stacks.url(service), timeout=30, headers=AUTHORIZATION) as client:
         stored = client.post(
             "/files", content=PAYLOAD, params={"filename": "report.bin"},
             headers={"content-type": "application/octet-stream"},
@@ -242,7 +242,7 @@ HELLO = [
 @bounded
 @pytest.mark.parametrize("service", HELLO)
 def test_hello_answers_the_write_ups_bytes(stacks: Stacks, service: str) -> None:
-    with httpx.Client(base_url=stacks.url(service), timeout=30) as client:
+    with httpx2.Client(base_url=stacks.url(service), timeout=30) as client:
         for _ in range(2):  # the second one over the kept-alive connection, if any
             answer = client.get("/hello")
             assert answer.status_code == 200
@@ -261,7 +261,7 @@ def test_the_reference_nginx_sends_a_payload_file_byte_for_byte(stacks: Stacks) 
         "exec", "-T", "reference-nginx", "sh", "-c", f"seq 1 {lines} > /payload/smoke.txt",
         profiles=STACKS["others"],
     )  # fmt: skip
-    with httpx.Client(base_url=stacks.url("reference-nginx"), timeout=30) as client:
+    with httpx2.Client(base_url=stacks.url("reference-nginx"), timeout=30) as client:
         sent = client.get("/payload/smoke.txt")
         stored = client.post("/ingest", content=sent.content)
     assert sent.status_code == 200
@@ -276,7 +276,7 @@ def test_the_reference_nginx_sends_a_payload_file_byte_for_byte(stacks: Stacks) 
     "service", ["files-empty-uvicorn", "files-empty-gunicorn", "files-empty-granian"]
 )
 def test_the_empty_files_apps_answer_200(stacks: Stacks, service: str) -> None:
-    with httpx.Client(base_url=stacks.url(service), timeout=30) as client:
+    with httpx2.Client(base_url=stacks.url(service), timeout=30) as client:
         assert client.post("/", content=b"x" * 262144).status_code == 200
         assert client.get("/").status_code == 200
 
@@ -286,7 +286,7 @@ def test_the_empty_files_apps_answer_200(stacks: Stacks, service: str) -> None:
 @pytest.mark.parametrize("service", ["wait-gunicorn", "wait-uvicorn"])
 def test_sync_and_async_waits(stacks: Stacks, service: str) -> None:
     for path in ("/sync", "/async"):
-        answer = httpx.get(stacks.url(service) + path, timeout=30)
+        answer = httpx2.get(stacks.url(service) + path, timeout=30)
         assert answer.status_code == 200, answer.text
         assert list(answer.json()) == ["wait"]
         assert answer.json()["wait"] >= 0.95 * WAIT
@@ -296,7 +296,7 @@ def test_sync_and_async_waits(stacks: Stacks, service: str) -> None:
 @bounded
 @pytest.mark.parametrize("service", ["health-code-gunicorn", "health-code-uvicorn"])
 def test_health_code_reads_the_screenshot(stacks: Stacks, service: str) -> None:
-    answer = httpx.post(
+    answer = httpx2.post(
         stacks.url(service) + "/analysis/health-code",
         content=(DATA / "health-code.jpg").read_bytes(),
         headers={"content-type": "image/jpeg"},
@@ -312,7 +312,7 @@ def test_health_code_reads_the_screenshot(stacks: Stacks, service: str) -> None:
 def test_the_entry_editor_lists_executes_and_finds_neighbours_through_nginx(
     stacks: Stacks, service: str
 ) -> None:
-    with httpx.Client(base_url=stacks.url(service), timeout=60, headers=AUTHORIZATION) as client:
+    with httpx2.Client(base_url=stacks.url(service), timeout=60, headers=AUTHORIZATION) as client:
         entries = client.get("/entryeditor/entryeditor/")
         assert entries.status_code == 200, entries.text
         assert entries.json()["count"] >= 51
@@ -327,7 +327,7 @@ def test_the_entry_editor_lists_executes_and_finds_neighbours_through_nginx(
         assert client.get(f"/corpus/sentence/{CORPUS_LIMIT + 1}").status_code == 404
 
 
-def _retrying(send: Callable[[], httpx.Response], tries: int = 5) -> httpx.Response:
+def _retrying(send: Callable[[], httpx2.Response], tries: int = 5) -> httpx2.Response:
     """The answer, after waiting out up to `tries` 503s as their Retry-After says, as a
     client must: the compute service's first call after a start (its index warming up)
     can outlast the entry editor's 0.7 s COMPUTE_TIMEOUT on a slow machine."""
@@ -358,7 +358,7 @@ def _served_connections(project: ComposeProject, service: str, replica: int) -> 
 def test_the_replicas_nginx_spreads_requests_over_both_replicas(stacks: Stacks, front: str) -> None:
     """nginx resolves the replicas' service name to both containers' addresses: after a few
     requests over one connection, each replica holds a kept-alive connection from nginx."""
-    with httpx.Client(base_url=stacks.url(front), timeout=30) as client:
+    with httpx2.Client(base_url=stacks.url(front), timeout=30) as client:
         for _ in range(6):
             assert client.get("/readyz").status_code == 200
     project = stacks.projects["replicas"]
@@ -385,9 +385,9 @@ def test_stop_lets_a_draining_gunicorn_worker_finish(stacks: Stacks) -> None:
     service = "wait-flask"  # one sync worker: the in-flight request holds it
     drain = 3.0
     project.up(STACKS["servers"], [service], env={"WAITING_TIME": str(drain)}, wait=120)
-    answers: list[httpx.Response] = []
+    answers: list[httpx2.Response] = []
     request = threading.Thread(
-        target=lambda: answers.append(httpx.get(stacks.url(service) + "/wait", timeout=30))
+        target=lambda: answers.append(httpx2.get(stacks.url(service) + "/wait", timeout=30))
     )
     request.start()
     time.sleep(1.0)  # the worker holds the request for `drain` seconds

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import groups, nginx
@@ -103,10 +103,10 @@ def server(request: pytest.FixtureRequest, project_root: Path, tmp_path: Path) -
     yield from start_nginx(project_root, tmp_path, request.param)
 
 
-def announce_body(url: str, size: int) -> httpx.Response:
+def announce_body(url: str, size: int) -> httpx2.Response:
     """The answer to a POST whose Content-Length announces `size` bytes, none of them sent:
     nginx refuses an oversized body on the headers alone."""
-    address = httpx.URL(url)
+    address = httpx2.URL(url)
     assert address.host and address.port
     with socket.create_connection((address.host, address.port), timeout=10) as sock:
         head = f"POST / HTTP/1.1\r\nHost: test\r\nContent-Length: {size}\r\n\r\n"
@@ -119,10 +119,10 @@ def announce_body(url: str, size: int) -> httpx.Response:
     lines, _, body = answer.partition(b"\r\n\r\n")
     status_line, *fields = lines.decode("latin-1").split("\r\n")
     headers = [tuple(field.split(": ", 1)) for field in fields]
-    return httpx.Response(int(status_line.split()[1]), headers=headers, content=body)
+    return httpx2.Response(int(status_line.split()[1]), headers=headers, content=body)
 
 
-def assert_hardened(response: httpx.Response, status: int) -> None:
+def assert_hardened(response: httpx2.Response, status: int) -> None:
     assert response.status_code == status, response.text
     for name, value in HEADERS.items():
         assert response.headers.get(name) == value, (status, dict(response.headers))
@@ -132,7 +132,7 @@ def assert_hardened(response: httpx.Response, status: int) -> None:
 
 @pytest.mark.parametrize("server", sorted(SERVERS), indirect=True)
 def test_every_answer_carries_the_security_headers(server: str) -> None:
-    with httpx.Client(base_url=server, timeout=10) as client:
+    with httpx2.Client(base_url=server, timeout=10) as client:
         assert_hardened(client.get("/nginx-health"), 200)
         not_found = client.get("/.nginx-errors/bad-request")  # internal: 404 from outside
         assert_hardened(not_found, 404)
@@ -149,7 +149,7 @@ def test_the_app_down_answer_carries_them_too(
     """nginx's 502 (nothing listens upstream) becomes a JSON 503 with Retry-After."""
     path = UPSTREAM_PATH.get(service, "/anything")
     for server in start_nginx(project_root, tmp_path, service):
-        response = httpx.get(f"{server}{path}", timeout=10)
+        response = httpx2.get(f"{server}{path}", timeout=10)
         assert_hardened(response, 503)
         assert response.headers["retry-after"] == "1"
         assert response.json()["error"]["code"] in {"unavailable", "overloaded"}
@@ -159,7 +159,7 @@ def test_the_app_down_answer_carries_them_too(
 
 @pytest.mark.parametrize("server", sorted(SERVERS), indirect=True)
 def test_oversized_request_lines_and_headers_are_json_414_and_431(server: str) -> None:
-    with httpx.Client(base_url=server, timeout=10) as client:
+    with httpx2.Client(base_url=server, timeout=10) as client:
         long_uri = client.get("/corpus/statistics/get_instance", params={"q": "x" * 9000})
         assert_hardened(long_uri, 414)
         assert long_uri.json()["error"]["code"] == "uri_too_long"
@@ -175,7 +175,7 @@ def test_writes_past_the_limit_are_a_json_429_and_reads_are_not_limited(
     env = {"WRITE_RATE_LIMIT": "1r/m", "WRITE_BURST": "1"}
     path = UPSTREAM_PATH.get(service, "/anything")
     for server in start_nginx(project_root, tmp_path, service, env):
-        with httpx.Client(base_url=server, timeout=10) as client:
+        with httpx2.Client(base_url=server, timeout=10) as client:
             for _ in range(5):
                 assert client.get(path).status_code == 503  # the app is down
             # One write at the rate and one of burst pass (to the app, which is down).
@@ -218,13 +218,13 @@ def test_a_long_query_string_reaches_uwsgi_instead_of_a_503(project_root: Path) 
     from servelab.stack import Stack
 
     with Stack("uwsgi", only=["hello-uwsgi-nginx"], log=None) as stack:
-        response = httpx.get(f"{stack.url('hello-uwsgi-nginx')}/hello", params={"q": "x" * 5000})
+        response = httpx2.get(f"{stack.url('hello-uwsgi-nginx')}/hello", params={"q": "x" * 5000})
     assert response.status_code == 200, response.text
 
 
-def raw_answer(url: str, request: bytes) -> httpx.Response:
+def raw_answer(url: str, request: bytes) -> httpx2.Response:
     """nginx's answer to `request` as sent, byte for byte, read until it closes."""
-    address = httpx.URL(url)
+    address = httpx2.URL(url)
     assert address.host and address.port
     with socket.create_connection((address.host, address.port), timeout=10) as sock:
         sock.sendall(request)
@@ -234,7 +234,7 @@ def raw_answer(url: str, request: bytes) -> httpx.Response:
     lines, _, body = answer.partition(b"\r\n\r\n")
     status_line, *fields = lines.decode("latin-1").split("\r\n")
     headers = [tuple(field.split(": ", 1)) for field in fields]
-    return httpx.Response(int(status_line.split()[1]), headers=headers, content=body)
+    return httpx2.Response(int(status_line.split()[1]), headers=headers, content=body)
 
 
 # Requests nginx refuses itself before any location or upstream sees them, with the status
@@ -268,6 +268,6 @@ def test_what_nginx_refuses_itself_is_json(server: str, refused: str) -> None:
     "server", ["entryeditor-nginx", "entryeditor-gunicorn-nginx"], indirect=True
 )
 def test_a_static_directory_without_an_index_is_a_json_403(server: str) -> None:
-    response = httpx.get(f"{server}/static/", timeout=10)
+    response = httpx2.get(f"{server}/static/", timeout=10)
     assert_hardened(response, 403)
     assert response.json() == {"error": {"code": "forbidden", "message": "Forbidden"}}

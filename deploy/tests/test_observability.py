@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import yaml
 
@@ -64,7 +64,7 @@ def _start_prometheus(config: Path, url: str, data: Path) -> subprocess.Popen[by
 
 
 def _api(url: str, path: str, **params: str) -> Any:
-    response = httpx.get(f"{url}/api/v1/{path}", params=params, timeout=5)
+    response = httpx2.get(f"{url}/api/v1/{path}", params=params, timeout=5)
     response.raise_for_status()
     return response.json()["data"]
 
@@ -74,7 +74,7 @@ def _until(check: Any, timeout: float = 30.0) -> Any:
     while True:
         try:
             found = check()
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             found = None
         if found or time.monotonic() > deadline:
             return found
@@ -93,7 +93,7 @@ def test_prometheus_scrapes_every_target_and_counts_the_requests(
         targets = [f"{LOOPBACK}:{stack.port(name)}" for name in services]
 
         def one(target: str) -> int:
-            return httpx.get(f"http://{target}/hello", headers={"Connection": "close"}).status_code
+            return httpx2.get(f"http://{target}/hello", headers={"Connection": "close"}).status_code
 
         with ThreadPoolExecutor(4) as pool:
             assert set(pool.map(one, targets * N)) == {200}

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack.ports import LOOPBACK, free_port
@@ -50,8 +50,8 @@ def first_answer(url: str, within_s: float) -> str:
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         try:
-            return httpx.get(url, timeout=1).text
-        except httpx.TransportError:
+            return httpx2.get(url, timeout=1).text
+        except httpx2.TransportError:
             time.sleep(0.02)
     raise AssertionError(f"nothing answered at {url} within {within_s:g} s")
 

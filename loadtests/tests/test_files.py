@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.bench.load.k6 import THRESHOLDS_FAILED
@@ -45,7 +45,7 @@ def test_scripts_pass_against_the_files_service(
 
 
 def test_download_of_a_given_file_id(k6_smoke: K6Smoke, files_url: str) -> None:
-    stored = httpx.post(
+    stored = httpx2.post(
         f"{files_url}/files",
         content=generate_payload(262144),
         headers={"Authorization": f"Bearer {TOKEN}"},

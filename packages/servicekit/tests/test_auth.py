@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import httpx
+import httpx2
 import pytest
 from fastapi import FastAPI, Request
 
@@ -98,8 +98,8 @@ def test_the_middleware_answers_the_error_shape_before_the_app_runs() -> None:
 
 async def _middleware_round_trip() -> None:
     app, bodies_read = _app(BearerPolicy(TOKEN))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    transport = httpx2.ASGITransport(app=app)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://test") as client:
         refused = await client.post("/upload", content=b"x" * 1000)
         assert refused.status_code == 401
         assert refused.headers["www-authenticate"] == 'Bearer realm="api"'

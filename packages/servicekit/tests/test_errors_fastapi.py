@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-import httpx
+import httpx2
 import pytest
 from fastapi import APIRouter, FastAPI, Request
 from starlette.exceptions import HTTPException
@@ -62,19 +62,19 @@ class Client:
     """Requests straight into the ASGI app (no server, no lifespan), one event loop each."""
 
     def __init__(self, app: Any) -> None:
-        self.transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        self.transport = httpx2.ASGITransport(app=app, raise_app_exceptions=False)
 
-    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        async def send() -> httpx.Response:
-            async with httpx.AsyncClient(transport=self.transport, base_url="http://kit") as c:
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
+        async def send() -> httpx2.Response:
+            async with httpx2.AsyncClient(transport=self.transport, base_url="http://kit") as c:
                 return await c.request(method, path, **kwargs)
 
         return anyio.run(send)
 
-    def get(self, path: str) -> httpx.Response:
+    def get(self, path: str) -> httpx2.Response:
         return self.request("GET", path)
 
-    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+    def post(self, path: str, **kwargs: Any) -> httpx2.Response:
         return self.request("POST", path, **kwargs)
 
 
@@ -99,7 +99,7 @@ def client() -> Client:
     return Client(limited)
 
 
-def error_of(response: httpx.Response) -> dict[str, object]:
+def error_of(response: httpx2.Response) -> dict[str, object]:
     assert response.headers["content-type"] == "application/json"
     body = response.json()
     assert list(body) == ["error"]

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-import httpx
+import httpx2
 import pytest
 from fastapi import FastAPI
 from starlette.middleware import Middleware
@@ -20,7 +20,7 @@ from servicekit.auth import BearerPolicy
 from servicekit.fastapi_app import service_app
 
 _SCRIPT = """
-import anyio, httpx
+import anyio, httpx2
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -42,8 +42,8 @@ async def x() -> dict[str, int]:
     return {"x": 1}
 
 async def main() -> None:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://kit") as client:
+    transport = httpx2.ASGITransport(app=app)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://kit") as client:
         assert (await client.get("/x")).status_code == 200
 
 anyio.run(main)
@@ -99,9 +99,9 @@ def test_inner_middlewares_answer_behind_every_layer(monkeypatch: pytest.MonkeyP
     async def routed() -> dict[str, int]:
         return {"routed": 1}
 
-    async def session() -> list[httpx.Response]:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://kit") as client:
+    async def session() -> list[httpx2.Response]:
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://kit") as client:
             authorized = {"Authorization": "Bearer secret-token-0123"}
             return [
                 await client.get("/plain"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import anyio
-import httpx
+import httpx2
 from fastapi import FastAPI, Request
 
 from servicekit.errors.fastapi import install_error_handlers
@@ -24,10 +24,10 @@ def app() -> FastAPI:
     return api
 
 
-def get(headers: dict[str, str]) -> httpx.Response:
-    async def send() -> httpx.Response:
-        transport = httpx.ASGITransport(app=app())
-        async with httpx.AsyncClient(transport=transport, base_url="http://kit") as client:
+def get(headers: dict[str, str]) -> httpx2.Response:
+    async def send() -> httpx2.Response:
+        transport = httpx2.ASGITransport(app=app())
+        async with httpx2.AsyncClient(transport=transport, base_url="http://kit") as client:
             return await client.get("/", headers=headers)
 
     return anyio.run(send)
@@ -60,10 +60,10 @@ def limited_app(reads: list[int]) -> FastAPI:
     return api
 
 
-def post(api: FastAPI, content: bytes | AsyncIterator[bytes]) -> httpx.Response:
-    async def send() -> httpx.Response:
-        transport = httpx.ASGITransport(app=api)
-        async with httpx.AsyncClient(transport=transport, base_url="http://kit") as client:
+def post(api: FastAPI, content: bytes | AsyncIterator[bytes]) -> httpx2.Response:
+    async def send() -> httpx2.Response:
+        transport = httpx2.ASGITransport(app=api)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://kit") as client:
             return await client.post("/", content=content)
 
     return anyio.run(send)

@@ -4,7 +4,7 @@ so that a client following them stays on the front end's origin."""
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
 
 pytestmark = pytest.mark.stack
@@ -13,12 +13,12 @@ ENTRIES = "/api/entryeditor/entryeditor/"
 
 
 def test_the_pages_links_keep_the_api_prefix(base: str) -> None:
-    first = httpx.get(f"{base}{ENTRIES}", params={"page": 1, "page_size": 1}, timeout=30)
+    first = httpx2.get(f"{base}{ENTRIES}", params={"page": 1, "page_size": 1}, timeout=30)
     assert first.status_code == 200, first.text
     page = first.json()
     assert page["count"] >= 2, page
     assert page["next"].startswith(f"{base}{ENTRIES}?"), page["next"]
-    second = httpx.get(page["next"], timeout=30)
+    second = httpx2.get(page["next"], timeout=30)
     assert second.status_code == 200, second.text
     assert second.json()["results"] != page["results"]
     assert second.json()["previous"].startswith(f"{base}{ENTRIES}"), second.json()["previous"]

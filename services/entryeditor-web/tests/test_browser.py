@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
@@ -43,7 +43,7 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def frequent(base: str) -> int:
     """A demo entry whose word the CORPUS_LIMIT sentences contain (水 may not be there)."""
     url = f"{base}/api/entryeditor/entryeditor/?page_size=100"
-    rows = httpx.get(url, timeout=10).json()["results"]
+    rows = httpx2.get(url, timeout=10).json()["results"]
     return int(next(row["id"] for row in rows if row["frequency"] > 0))
 
 
@@ -72,7 +72,7 @@ def page(browser: Browser, base: str, token: str) -> Iterator[Page]:
 
 
 def test_nginx_serves_the_app_with_its_cache_headers(base: str) -> None:
-    with httpx.Client(base_url=base, timeout=10) as client:
+    with httpx2.Client(base_url=base, timeout=10) as client:
         index = client.get("/entries/47", headers={"Accept-Encoding": "gzip"})
         assert index.status_code == 200
         assert index.headers["cache-control"] == "no-cache"

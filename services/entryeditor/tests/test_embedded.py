@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 BIN = Path(sys.executable).parent
@@ -83,7 +83,7 @@ def server_command(server: str, port: int) -> list[str | Path]:
 @contextmanager
 def gunicorn(
     env: dict[str, str], cwd: Path, server_name: str = "gunicorn"
-) -> Iterator[httpx.Client]:
+) -> Iterator[httpx2.Client]:
     """The WSGI app under a real gunicorn (or uWSGI) on a free loopback port, once it
     answers."""
     port = free_port()
@@ -91,7 +91,7 @@ def gunicorn(
         server_command(server_name, port), env=env, cwd=cwd, start_new_session=True
     )
     try:
-        with httpx.Client(
+        with httpx2.Client(
             base_url=f"http://127.0.0.1:{port}",
             timeout=10,
             headers={"Authorization": f"Bearer {env['API_TOKEN']}"},
@@ -101,7 +101,7 @@ def gunicorn(
                 try:
                     client.get("/healthz")
                     break
-                except httpx.TransportError:
+                except httpx2.TransportError:
                     assert time.monotonic() < deadline, "gunicorn did not start"
                     time.sleep(0.2)
             yield client

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack
@@ -53,12 +53,12 @@ def test_n_requests_through_nginx_n_counted_and_logged_with_nginx_s_id(
         url = stack.url(nginx)
 
         def one(pk: int) -> str:
-            response = httpx.get(f"{url}/entryeditor/entryeditor/{pk}", timeout=30)
+            response = httpx2.get(f"{url}/entryeditor/entryeditor/{pk}", timeout=30)
             assert response.status_code == 200
             return response.headers["x-request-id"]
 
         def scrape() -> str:  # on the app server's own port, whichever worker answers
-            metrics = httpx.get(stack.url(server) + "/metrics", headers={"Connection": "close"})
+            metrics = httpx2.get(stack.url(server) + "/metrics", headers={"Connection": "close"})
             assert metrics.status_code == 200
             return metrics.text
 
@@ -68,7 +68,7 @@ def test_n_requests_through_nginx_n_counted_and_logged_with_nginx_s_id(
         assert per_request >= 1
         with ThreadPoolExecutor(4) as pool:
             ids += list(pool.map(one, range(2, N + 1)))
-        assert httpx.get(url + "/metrics").status_code == 404
+        assert httpx2.get(url + "/metrics").status_code == 404
 
         for _ in range(4):
             text = scrape()
@@ -79,7 +79,7 @@ def test_n_requests_through_nginx_n_counted_and_logged_with_nginx_s_id(
             assert 1 <= (sample(text, "entryeditor_db_connections_open") or 0) <= THREADS
 
         for _ in range(CALLS):
-            assert httpx.get(url + NEIGHBORS, timeout=30).status_code == 200
+            assert httpx2.get(url + NEIGHBORS, timeout=30).status_code == 200
         calls = {"method": "neighbors", "outcome": "ok"}
         for _ in range(4):
             text = scrape()

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack, StackError
@@ -65,7 +65,7 @@ def test_the_stack_answers_through_nginx(
         assert list(stack.attached) == ["entryeditor-mariadb", "entryeditor-redis"]
         assert stack.running["entryeditor-init"].process.returncode == 0
         authorization = {"Authorization": f"Bearer {stack.api_token}"}
-        with httpx.Client(base_url=stack.url(nginx), timeout=30, headers=authorization) as client:
+        with httpx2.Client(base_url=stack.url(nginx), timeout=30, headers=authorization) as client:
             ready = client.get("/readyz")
             assert ready.status_code == 200, ready.text
             assert ready.json()["cache"]["backend"] == "redis"
@@ -92,7 +92,7 @@ def test_nginx_serves_static_files_compresses_json_and_answers_errors_in_json(
 ) -> None:
     with (
         serve_service("uwsgi", "entryeditor-nginx", stack_env(database)) as stack,
-        httpx.Client(base_url=stack.url("entryeditor-nginx"), timeout=30) as client,
+        httpx2.Client(base_url=stack.url("entryeditor-nginx"), timeout=30) as client,
     ):
         static = client.get(f"/static/{STATIC}")
         assert static.status_code == 200
@@ -105,7 +105,7 @@ def test_nginx_serves_static_files_compresses_json_and_answers_errors_in_json(
             "/entryeditor/entryeditor/?page_size=50", headers={"Accept-Encoding": "gzip"}
         )
         assert listed.headers["content-encoding"] == "gzip"
-        assert listed.json()["count"] >= 51  # httpx decompressed it
+        assert listed.json()["count"] >= 51  # httpx2 decompressed it
 
         too_large = client.post(
             "/entryeditor/entryeditor/47/execute/",
@@ -120,11 +120,11 @@ def test_nginx_serves_static_files_compresses_json_and_answers_errors_in_json(
         assert unknown.headers["content-type"].startswith("application/json")
 
 
-def burst(url: str, requests: int, concurrency: int) -> list[httpx.Response]:
+def burst(url: str, requests: int, concurrency: int) -> list[httpx2.Response]:
     """`requests` GETs, `concurrency` at a time, each on a connection of its own."""
 
-    def one(_: int) -> httpx.Response:
-        return httpx.get(url, timeout=30)
+    def one(_: int) -> httpx2.Response:
+        return httpx2.get(url, timeout=30)
 
     with ThreadPoolExecutor(concurrency) as pool:
         return list(pool.map(one, range(requests)))
@@ -146,7 +146,7 @@ def test_a_full_app_server_sheds_load_as_503_json_never_502(
                 assert answer.headers["retry-after"] == "1"
                 assert answer.json()["error"]["code"] == "overloaded"
         # The app server itself stayed up and answers again once the burst is over.
-        assert httpx.get(url, timeout=30).status_code == 200
+        assert httpx2.get(url, timeout=30).status_code == 200
         assert stack.running[server].process.poll() is None
 
 
@@ -191,9 +191,9 @@ def test_a_stack_started_cold_answers_a_burst_at_once_without_failures(
         assert stack.running[server].process.poll() is None
 
 
-def timed_get(url: str) -> tuple[int, float, httpx.Response]:
+def timed_get(url: str) -> tuple[int, float, httpx2.Response]:
     started = time.monotonic()
-    answer = httpx.get(url, timeout=30)
+    answer = httpx2.get(url, timeout=30)
     return answer.status_code, time.monotonic() - started, answer
 
 

@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack
@@ -26,10 +26,10 @@ class Server:
     token: str
     max_upload_size: int = MAX_UPLOAD_SIZE
 
-    def client(self, *, authorized: bool = True) -> httpx.Client:
+    def client(self, *, authorized: bool = True) -> httpx2.Client:
         """A client that sends the stack's bearer token (writes need it), or none."""
         headers = {"Authorization": f"Bearer {self.token}"} if authorized else {}
-        return httpx.Client(base_url=self.url, timeout=30, trust_env=False, headers=headers)
+        return httpx2.Client(base_url=self.url, timeout=30, trust_env=False, headers=headers)
 
     def object_files(self) -> list[str]:
         return sorted(path.name for path in (self.data_dir / "objects").iterdir())
@@ -68,6 +68,6 @@ def server(request: pytest.FixtureRequest, starts_servers: None) -> Iterator[Ser
 
 
 @pytest.fixture
-def client(server: Server) -> Iterator[httpx.Client]:
+def client(server: Server) -> Iterator[httpx2.Client]:
     with server.client() as client:
         yield client

@@ -9,7 +9,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import formatdate, parsedate_to_datetime
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.reliability.fuzz.raw import head_then_get
@@ -18,14 +18,14 @@ PAYLOAD = os.urandom(300_000 + 7)
 SHA256 = hashlib.sha256(PAYLOAD).hexdigest()
 
 
-def assert_error(response: httpx.Response, status: int, code: str | None = None) -> None:
+def assert_error(response: httpx2.Response, status: int, code: str | None = None) -> None:
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
     if code is not None:
         assert response.json()["error"]["code"] == code
 
 
-def upload(client: httpx.Client, data: bytes = PAYLOAD, **kwargs) -> dict:
+def upload(client: httpx2.Client, data: bytes = PAYLOAD, **kwargs) -> dict:
     response = client.post("/files", content=data, **kwargs)
     assert response.status_code == 201, response.text
     return response.json()
@@ -244,7 +244,7 @@ GET_PATHS = ("/files", "/files/{id}", "/files/download/file?id={id}", "/healthz"
 def test_head_answers_every_get_route_as_get_without_a_body(server, stored):
     for path in GET_PATHS:
         target = path.format(id=stored["id"])
-        head, get = head_then_get(httpx.URL(server.url).port or 80, target)
+        head, get = head_then_get(httpx2.URL(server.url).port or 80, target)
         assert get.status == 200, target
         assert head.status == get.status, target
         for name in ("content-length", "content-type"):

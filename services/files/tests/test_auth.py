@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import httpx
+import httpx2
 import pytest
 
 from files_service.main import create_app
@@ -40,15 +40,15 @@ def test_the_writes_are_the_uploads_and_the_delete() -> None:
 
 def _request(
     settings: Settings, method: str, path: str, headers: dict[str, str] | None = None
-) -> httpx.Response:
+) -> httpx2.Response:
     """One request to an in-process app (no server: the middleware answers first)."""
 
     app = create_app(settings)
     app.state.store.prepare()  # what the lifespan does, which ASGITransport does not run
 
-    async def send() -> httpx.Response:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async def send() -> httpx2.Response:
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://test") as client:
             return await client.request(method, path, content=b"body", headers=headers)
 
     return anyio.run(send)

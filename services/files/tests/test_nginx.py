@@ -9,7 +9,7 @@ import signal
 import socket
 from collections.abc import Iterator
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack
@@ -38,9 +38,9 @@ def stack(starts_servers: None) -> Iterator[Stack]:
 
 
 @pytest.fixture
-def client(stack: Stack) -> Iterator[httpx.Client]:
+def client(stack: Stack) -> Iterator[httpx2.Client]:
     headers = {"Authorization": f"Bearer {stack.api_token}"}
-    with httpx.Client(
+    with httpx2.Client(
         base_url=stack.url("files-nginx"), timeout=30, trust_env=False, headers=headers
     ) as client:
         yield client
@@ -48,7 +48,7 @@ def client(stack: Stack) -> Iterator[httpx.Client]:
 
 @pytest.fixture(scope="module")
 def stored(stack: Stack) -> dict:
-    response = httpx.post(
+    response = httpx2.post(
         f"{stack.url('files-nginx')}/files",
         content=PAYLOAD,
         params={"filename": "héllo.bin"},
@@ -64,7 +64,7 @@ def test_upload_through_nginx_stores_the_exact_bytes(stored: dict) -> None:
 
 
 def test_nginx_sends_the_object_with_the_apps_headers(
-    stack: Stack, client: httpx.Client, stored: dict
+    stack: Stack, client: httpx2.Client, stored: dict
 ) -> None:
     response = client.get(f"/files/{stored['id']}")
     assert response.status_code == 200
@@ -73,21 +73,21 @@ def test_nginx_sends_the_object_with_the_apps_headers(
     assert response.headers["etag"] == f'"{SHA256}"'
     assert "filename*=UTF-8''h%C3%A9llo.bin" in response.headers["content-disposition"]
     assert response.headers["x-content-type-options"] == "nosniff"
-    direct = httpx.get(f"{stack.url('files-app')}/files/{stored['id']}")
+    direct = httpx2.get(f"{stack.url('files-app')}/files/{stored['id']}")
     assert direct.headers["x-accel-redirect"] == f"/_protected/objects/{stored['id']}"
     assert direct.content == b""
 
 
 @pytest.mark.parametrize("endpoint", DOWNLOADS)
 def test_write_up_downloads_round_trip_through_nginx(
-    client: httpx.Client, stored: dict, endpoint: str
+    client: httpx2.Client, stored: dict, endpoint: str
 ) -> None:
     response = client.get(endpoint, params={"id": stored["id"]})
     assert response.status_code == 200
     assert hashlib.sha256(response.content).hexdigest() == SHA256
 
 
-def test_range_and_conditional_requests_through_nginx(client: httpx.Client, stored: dict) -> None:
+def test_range_and_conditional_requests_through_nginx(client: httpx2.Client, stored: dict) -> None:
     path = f"/files/{stored['id']}"
     partial = client.get(path, headers={"Range": "bytes=100-199"})
     assert partial.status_code == 206
@@ -98,7 +98,7 @@ def test_range_and_conditional_requests_through_nginx(client: httpx.Client, stor
 
 
 def test_the_protected_location_is_not_reachable_directly(
-    client: httpx.Client, stored: dict
+    client: httpx2.Client, stored: dict
 ) -> None:
     response = client.get(f"/_protected/objects/{stored['id']}")
     assert response.status_code == 404
@@ -106,7 +106,7 @@ def test_the_protected_location_is_not_reachable_directly(
 
 
 def test_a_request_nginx_cannot_read_is_a_json_400(stack: Stack) -> None:
-    url = httpx.URL(stack.url("files-nginx"))
+    url = httpx2.URL(stack.url("files-nginx"))
     assert url.host is not None and url.port is not None
     with socket.create_connection((url.host, url.port), timeout=10) as sock:
         sock.sendall(b"NOT AN HTTP REQUEST\r\n\r\n")
@@ -117,7 +117,7 @@ def test_a_request_nginx_cannot_read_is_a_json_400(stack: Stack) -> None:
     assert json.loads(body)["error"]["code"] == "bad_request"
 
 
-def test_nginx_refuses_an_oversized_body_with_a_json_413(client: httpx.Client) -> None:
+def test_nginx_refuses_an_oversized_body_with_a_json_413(client: httpx2.Client) -> None:
     response = client.post("/files", content=b"x" * (MAX_UPLOAD_SIZE + 1))
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "payload_too_large"
@@ -128,25 +128,25 @@ def test_app_outage_is_a_json_503_not_a_502() -> None:
         app = stack.running["files-app"]
         os.killpg(app.pgid, signal.SIGKILL)
         app.process.wait(timeout=10)
-        response = httpx.get(f"{stack.url('files-nginx')}/files", timeout=10)
+        response = httpx2.get(f"{stack.url('files-nginx')}/files", timeout=10)
     assert response.status_code == 503
     assert response.headers["retry-after"] == "1"
     assert response.json()["error"]["code"] == "unavailable"
 
 
 def test_metrics_stay_behind_nginx_and_count_bytes(
-    stack: Stack, client: httpx.Client, stored: dict
+    stack: Stack, client: httpx2.Client, stored: dict
 ) -> None:
     refused = client.get("/metrics")
     assert refused.status_code == 404
     assert refused.json()["error"]["code"] == "not_found"
     assert client.get(f"/files/{stored['id']}").status_code == 200
-    metrics = httpx.get(f"{stack.url('files-app')}/metrics").text
+    metrics = httpx2.get(f"{stack.url('files-app')}/metrics").text
     assert (sample(metrics, "files_bytes_stored_total") or 0) >= len(PAYLOAD)
     assert (sample(metrics, "files_bytes_served_total", {"via": "nginx"}) or 0) >= len(PAYLOAD)
 
 
-def test_every_answer_carries_one_request_id(client: httpx.Client, stored: dict) -> None:
+def test_every_answer_carries_one_request_id(client: httpx2.Client, stored: dict) -> None:
     for response in (
         client.get(f"/files/{stored['id']}"),  # sent by nginx on X-Accel-Redirect
         client.get("/files", params={"limit": 1}),  # the app's answer, passed on

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
-import httpx
+import httpx2
 from fastapi.routing import APIRoute
 
 from files_service.main import create_app
@@ -30,7 +30,7 @@ Call = tuple[str, str, Mapping[str, str]] | tuple[str, str, Mapping[str, str], b
 
 @dataclass(frozen=True)
 class Answer:
-    response: httpx.Response
+    response: httpx2.Response
     # What the router left in the request's scope: the route the metrics and the access
     # log name (None where no route was reached).
     route: object
@@ -47,8 +47,8 @@ def _session(settings: Settings, requests: list[Call]) -> list[Answer]:
         routes.append(scope.get("route"))
 
     async def send() -> list[Answer]:
-        transport = httpx.ASGITransport(app=recording)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        transport = httpx2.ASGITransport(app=recording)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://test") as client:
             upload = await client.post("/files", content=DATA, headers=AUTHORIZED)
             assert upload.status_code == 201, upload.text
             object_id = upload.json()["id"]

@@ -6,7 +6,7 @@ import base64
 import hashlib
 import os
 
-import httpx
+import httpx2
 import pytest
 
 RAW_UPLOADS = [
@@ -36,7 +36,7 @@ def receipt(data: bytes) -> dict[str, object]:
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def assert_error(response: httpx.Response, status: int, code: str | None = None) -> None:
+def assert_error(response: httpx2.Response, status: int, code: str | None = None) -> None:
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
     error = response.json()["error"]

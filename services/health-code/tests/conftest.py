@@ -14,7 +14,7 @@ from functools import cache
 from importlib.util import find_spec
 from typing import Any
 
-import httpx
+import httpx2
 import numpy as np
 import pytest
 
@@ -64,9 +64,9 @@ def body(kind: str, jpeg: bytes) -> tuple[bytes, str]:
     return multipart, f"multipart/form-data; boundary={boundary}"
 
 
-def post(url: str, usage: str, jpeg: bytes, kind: str = "raw") -> httpx.Response:
+def post(url: str, usage: str, jpeg: bytes, kind: str = "raw") -> httpx2.Response:
     content, content_type = body(kind, jpeg)
-    return httpx.post(
+    return httpx2.post(
         f"{url}/analysis/{usage}",
         content=content,
         headers={"content-type": content_type},
@@ -74,8 +74,8 @@ def post(url: str, usage: str, jpeg: bytes, kind: str = "raw") -> httpx.Response
     )
 
 
-async def _at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx.Response]:
-    async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+async def _at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx2.Response]:
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as client:
         return list(
             await asyncio.gather(
                 *(
@@ -90,7 +90,7 @@ async def _at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[http
         )
 
 
-def post_at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx.Response]:
+def post_at_once(url: str, requests: Sequence[tuple[str, bytes]]) -> list[httpx2.Response]:
     """POST every (usage, image) at the same time, each on its own connection."""
     return asyncio.run(_at_once(url, requests))
 
@@ -125,12 +125,12 @@ def body_fixture() -> Callable[[str, bytes], tuple[bytes, str]]:
 
 
 @pytest.fixture(name="post")
-def post_fixture() -> Callable[..., httpx.Response]:
+def post_fixture() -> Callable[..., httpx2.Response]:
     return post
 
 
 @pytest.fixture(name="post_at_once")
-def post_at_once_fixture() -> Callable[..., list[httpx.Response]]:
+def post_at_once_fixture() -> Callable[..., list[httpx2.Response]]:
     return post_at_once
 
 

@@ -10,14 +10,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 import pytest
 from PIL import Image
 
 from health_code_service.usages import Usage
 from servelab.testing import serve_service
 
-Post = Callable[..., httpx.Response]
+Post = Callable[..., httpx2.Response]
 SampleOf = Callable[..., Any]
 Body = Callable[[str, bytes], tuple[bytes, str]]
 
@@ -36,7 +36,7 @@ def url(starts_servers: None) -> Iterator[str]:
         yield stack.url("health-code-uvicorn")
 
 
-def error_of(response: httpx.Response, status: int) -> str:
+def error_of(response: httpx2.Response, status: int) -> str:
     """The error code of a JSON error answer with `status`."""
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
@@ -67,14 +67,14 @@ def test_each_usage_is_read_from_each_kind_of_body(
 
 def test_healthz_and_readyz_name_the_mode_and_engine(url: str) -> None:
     engine = {"mode": "threadpool", "engine": "onnxruntime", "device": "cpu"}
-    assert httpx.get(f"{url}/healthz").json() == {"status": "ok", **engine}
-    ready = httpx.get(f"{url}/readyz")
+    assert httpx2.get(f"{url}/healthz").json() == {"status": "ok", **engine}
+    ready = httpx2.get(f"{url}/readyz")
     assert ready.status_code == 200
     assert ready.json() == {"status": "ready", **engine}
 
 
 def test_the_openapi_document_lists_every_body(url: str) -> None:
-    operation = httpx.get(f"{url}/openapi.json").json()["paths"]["/analysis/{usage}"]["post"]
+    operation = httpx2.get(f"{url}/openapi.json").json()["paths"]["/analysis/{usage}"]["post"]
     assert set(operation["requestBody"]["content"]) == {
         "application/json",
         "image/jpeg",
@@ -93,8 +93,8 @@ def test_an_unknown_usage_is_a_404_naming_the_known_ones(
 
 
 def test_unknown_paths_and_methods_answer_json(url: str) -> None:
-    assert error_of(httpx.get(f"{url}/nope"), 404) == "not_found"
-    assert error_of(httpx.get(f"{url}/analysis/health-code"), 405) == "method_not_allowed"
+    assert error_of(httpx2.get(f"{url}/nope"), 404) == "not_found"
+    assert error_of(httpx2.get(f"{url}/analysis/health-code"), 405) == "method_not_allowed"
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_unknown_paths_and_methods_answer_json(url: str) -> None:
     ],
 )
 def test_a_bad_json_body_is_a_400(url: str, post: Post, content: bytes, code: str) -> None:
-    response = httpx.post(
+    response = httpx2.post(
         f"{url}/analysis/health-code",
         content=content,
         headers={"content-type": "application/json"},
@@ -117,14 +117,14 @@ def test_a_bad_json_body_is_a_400(url: str, post: Post, content: bytes, code: st
 
 
 def test_a_body_of_another_type_is_a_415(url: str, post: Post) -> None:
-    response = httpx.post(
+    response = httpx2.post(
         f"{url}/analysis/health-code", content=b"hello", headers={"content-type": "text/plain"}
     )
     assert error_of(response, 415) == "unsupported_media_type"
-    assert error_of(httpx.post(f"{url}/analysis/health-code"), 415) == "unsupported_media_type"
+    assert error_of(httpx2.post(f"{url}/analysis/health-code"), 415) == "unsupported_media_type"
     # A body near the limit is read before it is refused: the client gets the answer, not
     # a connection reset while it still sends.
-    large = httpx.post(
+    large = httpx2.post(
         f"{url}/analysis/health-code",
         content=bytes(MAX_BODY_BYTES - 1024),
         headers={"content-type": "text/plain", "connection": "close"},
@@ -195,7 +195,7 @@ def test_an_image_without_a_code_is_a_422_of_its_own(
 def test_a_bad_multipart_body_is_refused(
     url: str, post: Post, content: bytes, code: str, status: int
 ) -> None:
-    response = httpx.post(
+    response = httpx2.post(
         f"{url}/analysis/health-code",
         content=content,
         headers={"content-type": "multipart/form-data; boundary=testboundary42"},
@@ -237,7 +237,7 @@ def test_a_chunked_body_over_the_limit_is_cut_off_with_a_413(
         for start in range(0, len(content), 65536):
             yield content[start : start + 65536]
 
-    response = httpx.post(
+    response = httpx2.post(
         f"{url}/analysis/health-code",
         content=chunks(),
         headers={"content-type": content_type},

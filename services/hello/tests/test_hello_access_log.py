@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack
@@ -31,7 +31,7 @@ def test_lines_come_within_the_flush_interval_and_none_is_lost_at_stop() -> None
     env = {"ACCESS_LOG": "1", "ACCESS_LOG_FLUSH_S": "1", "WEB_CONCURRENCY": "2"}
     with (
         Stack("uvicorn", only=["hello-uvicorn"], env=env, log=log) as stack,
-        httpx.Client(base_url=stack.url("hello-uvicorn"), timeout=10) as client,
+        httpx2.Client(base_url=stack.url("hello-uvicorn"), timeout=10) as client,
     ):
         sent = [
             client.get("/hello", headers={"X-Request-ID": f"r-{n}"}).headers["x-request-id"]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack
@@ -35,7 +35,7 @@ def _spread(url: str) -> None:
     """N requests, each on its own connection and 4 at a time."""
 
     def one(_: int) -> int:
-        return httpx.get(url + "/hello", headers={"Connection": "close"}).status_code
+        return httpx2.get(url + "/hello", headers={"Connection": "close"}).status_code
 
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(one, range(N))) == [200] * N
@@ -63,7 +63,7 @@ def test_two_workers_count_every_request(serve: Serve, profile: str, service: st
         sent = _spread_over_two(stack, service)
         url = stack.url(service)
         for _ in range(4):  # each read may land on either worker: every one sees them all
-            metrics = httpx.get(url + "/metrics", headers={"Connection": "close"})
+            metrics = httpx2.get(url + "/metrics", headers={"Connection": "close"})
             assert metrics.status_code == 200
             assert metrics.headers["content-type"].startswith("text/plain")
             assert requests_counted(metrics.text, "/hello") == sent

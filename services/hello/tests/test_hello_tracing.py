@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
@@ -90,7 +90,7 @@ def test_two_gunicorn_workers_send_a_span_per_request(serve: Serve, receiver: Re
             headers = {"Connection": "close"}
             if i == 0:
                 headers["traceparent"] = TRACEPARENT
-            return httpx.get(url + "/hello", headers=headers).status_code
+            return httpx2.get(url + "/hello", headers=headers).status_code
 
         with ThreadPoolExecutor(4) as pool:
             assert list(pool.map(one, range(N))) == [200] * N

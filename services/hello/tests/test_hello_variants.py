@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from hello_service.body import BODY, CONTENT_TYPE
@@ -72,7 +72,7 @@ def test_variant_answers_the_write_up_bytes(
 ) -> None:
     with serve(profile, service, {"BACKLOG": str(BACKLOG)}) as stack:
         url = stack.url(service)
-        with httpx.Client(base_url=url, timeout=10) as client:
+        with httpx2.Client(base_url=url, timeout=10) as client:
             for _ in range(2):  # the second one over the kept-alive connection, if any
                 response = client.get("/hello")
                 assert response.status_code == 200
@@ -104,13 +104,13 @@ def test_tornado_multi_forks_web_concurrency_processes(
     serve: Serve, processes_in_group: Callable[[int], list[int]]
 ) -> None:
     with serve("tornado", "hello-tornado-multi", {"WEB_CONCURRENCY": "3"}) as stack:
-        assert httpx.get(stack.url("hello-tornado-multi") + "/hello").content == BODY
+        assert httpx2.get(stack.url("hello-tornado-multi") + "/hello").content == BODY
         assert len(processes_in_group(stack.running["hello-tornado-multi"].pgid)) == 1 + 3
 
 
 def test_the_reference_nginx_answers_its_own_errors_in_json(serve: Serve) -> None:
     with serve("reference", "hello-reference-nginx", {}) as stack:
-        missing = httpx.get(stack.url("hello-reference-nginx") + "/nope")
+        missing = httpx2.get(stack.url("hello-reference-nginx") + "/nope")
         assert missing.status_code == 404
         assert missing.headers["content-type"] == "application/json"
         assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}

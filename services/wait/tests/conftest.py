@@ -7,14 +7,14 @@ import asyncio
 import time
 from collections.abc import Callable
 
-import httpx
+import httpx2
 import pytest
 
 Burst = Callable[[str, int], tuple[float, list[float]]]
 
 
 async def _burst(url: str, count: int) -> tuple[float, list[float]]:
-    async with httpx.AsyncClient(timeout=30) as client:
+    async with httpx2.AsyncClient(timeout=30) as client:
         started = time.perf_counter()
         responses = await asyncio.gather(*(client.get(url) for _ in range(count)))
         elapsed = time.perf_counter() - started

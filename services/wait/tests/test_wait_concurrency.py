@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-import httpx
+import httpx2
 
 from servelab.stack import Stack
 
@@ -18,7 +18,7 @@ def sync_burst(serve: Serve, burst: Burst, *, wait: float, requests: int, thread
     env = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(wait), "THREADPOOL_SIZE": str(threads)}
     with serve("uvicorn", "wait-uvicorn", env) as stack:
         url = stack.url("wait-uvicorn")
-        assert httpx.get(url + "/healthz").json()["threadpool_size"] == threads
+        assert httpx2.get(url + "/healthz").json()["threadpool_size"] == threads
         elapsed, _ = burst(url + "/sync", requests)
     return elapsed
 

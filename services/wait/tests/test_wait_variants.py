@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack
@@ -33,7 +33,7 @@ def test_fastapi_overlaps_concurrent_waits_on_one_worker(
     with serve(profile, service, env) as stack:
         for path in ("/sync", "/async"):
             url = stack.url(service) + path
-            response = httpx.get(url)
+            response = httpx2.get(url)
             assert response.status_code == 200
             assert response.headers["content-type"] == "application/json"
             assert list(response.json()) == ["wait"]
@@ -48,7 +48,7 @@ def test_fastapi_health_settings_and_json_errors(serve: Serve) -> None:
     env = {"WAITING_TIME": "0.05", "THREADPOOL_SIZE": "7", "MODEL": "cpu"}
     with serve("uvicorn", "wait-uvicorn", env) as stack:
         url = stack.url("wait-uvicorn")
-        health = httpx.get(url + "/healthz").json()
+        health = httpx2.get(url + "/healthz").json()
         assert health == {
             "status": "ok",
             "model": "cpu",
@@ -56,12 +56,12 @@ def test_fastapi_health_settings_and_json_errors(serve: Serve) -> None:
             "threadpool_size": 7,
         }
 
-        assert httpx.get(url + "/readyz").json() == {**health, "status": "ready"}
+        assert httpx2.get(url + "/readyz").json() == {**health, "status": "ready"}
 
-        missing = httpx.get(url + "/nope")
+        missing = httpx2.get(url + "/nope")
         assert missing.status_code == 404
         assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
-        wrong_method = httpx.post(url + "/sync")
+        wrong_method = httpx2.post(url + "/sync")
         assert wrong_method.status_code == 405
         assert wrong_method.json() == {
             "error": {"code": "method_not_allowed", "message": "Method Not Allowed"}
@@ -73,20 +73,22 @@ def test_gunicorn_uvicorn_workers_apply_the_thread_pool_size(serve: Serve) -> No
         "gunicorn", "wait-gunicorn", {"WEB_CONCURRENCY": "2", "THREADPOOL_SIZE": "7"}
     ) as stack:
         for _ in range(4):
-            assert httpx.get(stack.url("wait-gunicorn") + "/healthz").json()["threadpool_size"] == 7
+            assert (
+                httpx2.get(stack.url("wait-gunicorn") + "/healthz").json()["threadpool_size"] == 7
+            )
 
 
 def test_flask_on_one_sync_worker_serves_one_request_at_a_time(serve: Serve, burst: Burst) -> None:
     env = {"WEB_CONCURRENCY": "1", "WAITING_TIME": str(WAIT)}
     with serve("gunicorn", "wait-flask", env) as stack:
         url = stack.url("wait-flask")
-        response = httpx.get(url + "/wait")
+        response = httpx2.get(url + "/wait")
         assert response.status_code == 200
         assert response.headers["content-type"] == "application/json"
         assert waited(response.json()["wait"])
-        assert httpx.get(url + "/healthz").json()["status"] == "ok"
-        assert httpx.get(url + "/readyz").json()["status"] == "ready"
-        missing = httpx.get(url + "/nope")
+        assert httpx2.get(url + "/healthz").json()["status"] == "ok"
+        assert httpx2.get(url + "/readyz").json()["status"] == "ready"
+        missing = httpx2.get(url + "/nope")
         assert missing.status_code == 404
         assert missing.json() == {"error": {"code": "not_found", "message": "Not Found"}}
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 import redis
 
@@ -46,7 +46,7 @@ def test_neighbors_through_nginx_survive_a_compute_crash(project_root: Path, dat
     }
     with (
         Stack("uwsgi", only=["entryeditor-nginx"], env=env, log=None) as stack,
-        httpx.Client(base_url=stack.url("entryeditor-nginx"), timeout=10) as client,
+        httpx2.Client(base_url=stack.url("entryeditor-nginx"), timeout=10) as client,
     ):
         answer = client.get(NEIGHBORS)
         assert answer.status_code == 200, answer.text

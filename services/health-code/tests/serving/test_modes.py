@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from health_code_service.serving.modes import Inline, start_mode
@@ -21,7 +21,7 @@ from servelab.stack import Stack
 from servelab.stack.groups import members
 
 Serve = Callable[..., AbstractContextManager[Stack]]
-AtOnce = Callable[..., list[httpx.Response]]
+AtOnce = Callable[..., list[httpx2.Response]]
 SampleOf = Callable[..., Any]
 
 MODES = ("async-blocking", "threadpool", "process", "batched")
@@ -39,7 +39,7 @@ def test_every_mode_answers_rightly_and_alike_under_concurrency(
     env = {"ANALYZE_MODE": mode, "WEB_CONCURRENCY": str(workers), "BATCH_MAX_WAIT_MS": "20"}
     with serve(server, service, env) as stack:
         url = stack.url(service)
-        assert httpx.get(f"{url}/healthz").json()["mode"] == mode
+        assert httpx2.get(f"{url}/healthz").json()["mode"] == mode
 
         screenshots = [sample(usage) for usage in Usage]
         wrong = sample(Usage.TRIP_CODE)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from servelab.stack import Stack
@@ -97,7 +97,7 @@ def replicas_project(project: Callable[[str], Path]) -> Path:
 
 def served_by(url: str, requests: int) -> set[str]:
     """The pids that answered `requests` requests over one kept-alive connection."""
-    with httpx.Client(base_url=url, timeout=5) as client:
+    with httpx2.Client(base_url=url, timeout=5) as client:
         return {client.get("/").raise_for_status().text for _ in range(requests)}
 
 
@@ -141,7 +141,7 @@ def test_the_hello_replicas_recipe_sends_requests_to_both_replicas() -> None:
     (upstream keepalive), so both replicas' ports have one open after a few requests."""
     with Stack("hello-replicas", env={"REPLICAS": "2"}, log=None) as stack:
         assert sorted(stack.running) == ["hello-replica-1", "hello-replica-2", "hello-replicas"]
-        with httpx.Client(base_url=stack.url("hello-replicas"), timeout=5) as client:
+        with httpx2.Client(base_url=stack.url("hello-replicas"), timeout=5) as client:
             for _ in range(10):
                 assert client.get("/hello").status_code == 200
         assert all(established_to(port) >= 1 for port in stack.replica_ports("hello-replica"))

@@ -12,7 +12,7 @@ import json
 import sys
 from urllib.parse import quote
 
-import httpx
+import httpx2
 import redis
 
 from servelab.stack import Stack
@@ -36,7 +36,7 @@ def main() -> None:
             for name, lease in stack.leases.items()
         }
         report["groups"] = [*stack.process_groups().values(), *servers().process_groups().values()]
-        with httpx.Client(base_url=stack.url("entryeditor-nginx"), timeout=30) as client:
+        with httpx2.Client(base_url=stack.url("entryeditor-nginx"), timeout=30) as client:
             ready = client.get("/readyz")
             pmi = client.get(PMI)
             entry = client.get("/entryeditor/entryeditor/47")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
@@ -105,7 +105,9 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
     with files_stack(variant, work / "server.log") as (stack, data):
         port = stack.port(variant.front)
         headers = {"Authorization": f"Bearer {stack.api_token}"}
-        with httpx.Client(base_url=stack.url(variant.front), headers=headers, timeout=30) as client:
+        with httpx2.Client(
+            base_url=stack.url(variant.front), headers=headers, timeout=30
+        ) as client:
             created = client.post("/files", content=os.urandom(DOWNLOAD_BYTES))
             object_id = created.json()["id"]
             client.get("/files").raise_for_status()

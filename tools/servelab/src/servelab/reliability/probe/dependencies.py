@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-import httpx
+import httpx2
 
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
@@ -110,8 +110,8 @@ class Spot:
 def _spot(url: str, endpoint: str, found: Spot) -> None:
     started = time.monotonic()
     try:
-        response = httpx.get(url + endpoint, timeout=5)
-    except httpx.HTTPError:
+        response = httpx2.get(url + endpoint, timeout=5)
+    except httpx2.HTTPError:
         found.ms = (time.monotonic() - started) * 1000
         return
     found.ms = (time.monotonic() - started) * 1000

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
@@ -35,7 +35,7 @@ class Attempt:
     ms: float
 
 
-def _upload(client: httpx.Client, body: bytes, multipart: bool) -> tuple[Attempt, str | None]:
+def _upload(client: httpx2.Client, body: bytes, multipart: bool) -> tuple[Attempt, str | None]:
     started = time.monotonic()
     if multipart:
         response = client.post("/files", files={"file": ("fill.bin", body)})
@@ -57,7 +57,9 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> Probe:
     work.mkdir(parents=True, exist_ok=True)
     with files_stack(variant, work / "server.log", tmpfs_size=TMPFS_SIZE) as (stack, data):
         headers = {"Authorization": f"Bearer {stack.api_token}"}
-        with httpx.Client(base_url=stack.url(variant.front), headers=headers, timeout=30) as client:
+        with httpx2.Client(
+            base_url=stack.url(variant.front), headers=headers, timeout=30
+        ) as client:
             stored: dict[str, str] = {}
             refused: list[Attempt] = []
             for number in range(MAX_UPLOADS):

@@ -12,7 +12,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
@@ -131,7 +131,7 @@ def _endpoint(stack: Stack, target: Target) -> str:
     """The target's endpoint, with {id} a file uploaded for it."""
     if "{id}" not in target.endpoint:
         return target.endpoint
-    created = httpx.post(
+    created = httpx2.post(
         stack.url(target.front) + "/files",
         content=os.urandom(PAYLOAD_BYTES),
         headers={"Authorization": f"Bearer {stack.api_token}"},
