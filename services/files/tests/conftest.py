@@ -52,7 +52,7 @@ class Server:
 def run_server(profile: str, service: str, *, run_dir: Path | None = None) -> Iterator[Server]:
     """One compose service of `profile`, with a 1 MiB upload limit and one worker."""
     env = {"WEB_CONCURRENCY": "1", "MAX_UPLOAD_SIZE": str(MAX_UPLOAD_SIZE)}
-    with Stack(profile, only=[service], env=env, run_dir=run_dir) as stack:
+    with Stack(profile, only=[service], env=env, run_dir=run_dir, log=None) as stack:
         yield Server(profile, stack.url(service), stack.volume("files-data"), stack.api_token)
 
 

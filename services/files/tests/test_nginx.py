@@ -33,7 +33,7 @@ DOWNLOADS = [
 @pytest.fixture(scope="module")
 def stack(starts_servers: None) -> Iterator[Stack]:
     env = {"WEB_CONCURRENCY": "1", "MAX_UPLOAD_SIZE": str(MAX_UPLOAD_SIZE)}
-    with Stack("nginx", env=env) as stack:
+    with Stack("nginx", env=env, log=None) as stack:
         yield stack
 
 
@@ -124,7 +124,7 @@ def test_nginx_refuses_an_oversized_body_with_a_json_413(client: httpx2.Client) 
 
 
 def test_app_outage_is_a_json_503_not_a_502() -> None:
-    with Stack("nginx") as stack:
+    with Stack("nginx", log=None) as stack:
         app = stack.running["files-app"]
         os.killpg(app.pgid, signal.SIGKILL)
         app.process.wait(timeout=10)
