@@ -11,11 +11,20 @@ from dataclasses import dataclass, field
 
 from servelab.reliability.outage.analysis import Events
 from servelab.reliability.outage.drill import Drill, DrillError
-from servelab.reliability.outage.procs import alive, signal_process, wait_until, workers
+from servelab.reliability.outage.procs import (
+    alive,
+    group_processes,
+    signal_process,
+    wait_until,
+    workers,
+)
 from servelab.stack import Stack
 
 # How long a replaced worker, or nginx's new workers, may take before the drill gives up.
 _REPLACE_TIMEOUT_S = 60.0
+# How long the drill looks for a worker to kill (one may be between an exit and its
+# replacement) before it gives up, naming the processes it saw.
+_FIND_TIMEOUT_S = 2.0
 # A rolling restart moves to the next replica this long after the last one passed its
 # healthcheck (Kubernetes' minReadySeconds): longer than nginx leaves a replica out after
 # it refused a connection (fail_timeout, deploy/nginx/replicas.conf.template), so nginx
@@ -50,9 +59,19 @@ def kill_worker(stack: Stack, drill: Drill, started: float) -> Acted:
     """SIGKILL the oldest worker; wait until the master has as many workers as before."""
     pgid = stack.running[drill.victim].pgid
     _wait_for(started, drill.at_s)
-    before = workers(pgid, drill.depth, drill.worker_match)
-    if not before:
-        raise DrillError(f"{drill.victim} has no worker {drill.depth} level(s) below its master")
+    found: list[int] = []
+
+    def some_worker() -> bool:
+        found[:] = workers(pgid, drill.depth, drill.worker_match)
+        return bool(found)
+
+    if wait_until(some_worker, _FIND_TIMEOUT_S) is None:
+        raise DrillError(
+            f"{drill.victim} has no worker {drill.depth} level(s) below its master "
+            f"matching {drill.worker_match!r} after {_FIND_TIMEOUT_S:g} s; its processes "
+            f"(pid<parent: command line): {'; '.join(group_processes(pgid)) or 'none'}"
+        )
+    before = found
     victim = before[0]
     acted = Acted()
     killed_ms = acted.mark(f"worker {victim} killed", signal_process(victim, signal.SIGKILL))

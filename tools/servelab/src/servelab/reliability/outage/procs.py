@@ -57,6 +57,16 @@ def workers(pgid: int, depth: int = 1, match: str = "") -> list[int]:
     )
 
 
+def group_processes(pgid: int) -> list[str]:
+    """The group's live processes as `pid<parent: command line`, for an error message."""
+    rows = []
+    for pid in sorted(members(pgid)):
+        stat = _stat(pid)
+        parent = stat[0] if stat is not None else "?"
+        rows.append(f"{pid}<{parent}: {command_line(pid).strip() or '(no command line)'}")
+    return rows
+
+
 def alive(pid: int) -> bool:
     stat = _stat(pid)
     return stat is not None and stat[1] != "Z"
