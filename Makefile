@@ -17,8 +17,8 @@ bench: export SERVELAB_RESULTS = $(RESULTS)
 bench: bootstrap
 	@echo "servelab: this run goes to $(RESULTS)/; docs/results/ stays as committed"
 	$(RUN) servelab bench --quick --then-reliability quick
-	@$(MAKE) --no-print-directory reliability
-	$(RUN) servelab findings --against docs/results
+	@$(MAKE) --no-print-directory reliability; reliability=$$?; \
+	$(RUN) servelab findings --against docs/results && [ $$reliability -eq 0 ]
 	@echo "servelab: reports and findings.md of this run in $(RESULTS)/"
 
 ## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
@@ -27,34 +27,38 @@ bench: bootstrap
 bench-full: export SERVELAB_RESULTS = $(RESULTS)
 bench-full: bootstrap
 	$(RUN) servelab bench --full --label full --then-reliability full
-	@$(MAKE) --no-print-directory reliability SOAK=--full
-	$(RUN) servelab findings --against docs/results
+	@$(MAKE) --no-print-directory reliability SOAK=--full; reliability=$$?; \
+	$(RUN) servelab findings --against docs/results && [ $$reliability -eq 0 ]
 
 ## make reference: what make bench does, written over the committed reference in
 ## docs/results/ and docs/findings.md (make reference-full: the full forms)
 reference: export SERVELAB_RESULTS =
 reference: bootstrap
 	$(RUN) servelab bench --quick --then-reliability quick
-	@$(MAKE) --no-print-directory reliability
-	$(RUN) servelab findings
+	@$(MAKE) --no-print-directory reliability; reliability=$$?; \
+	$(RUN) servelab findings && [ $$reliability -eq 0 ]
 
 reference-full: export SERVELAB_RESULTS =
 reference-full: bootstrap
 	$(RUN) servelab bench --full --label full --then-reliability full
-	@$(MAKE) --no-print-directory reliability SOAK=--full
-	$(RUN) servelab findings
+	@$(MAKE) --no-print-directory reliability SOAK=--full; reliability=$$?; \
+	$(RUN) servelab findings && [ $$reliability -eq 0 ]
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it
 ## mounts a tmpfs; aborts; coldstart: every family's rated load from the moment it is up),
 ## fuzzing of every family and every family's soak (1 minute; SOAK=--full: 10) ->
-## reliability.md in SERVELAB_RESULTS, else docs/results/
+## reliability.md in SERVELAB_RESULTS, else docs/results/. Every phase runs even where one
+## before it failed (a drill that could not run costs its row, not the phases after it);
+## the target fails at the end if any did.
 SOAK ?= --quick
 reliability: bootstrap
 	@$(RUN) servelab reliability --plan $(patsubst --%,%,$(SOAK))
-	$(RUN) servelab outage --all
-	$(RUN) servelab probe
-	$(RUN) servelab fuzz
-	$(RUN) servelab soak $(SOAK)
+	@failed=""; \
+	$(RUN) servelab outage --all || failed="$$failed outage"; \
+	$(RUN) servelab probe || failed="$$failed probe"; \
+	$(RUN) servelab fuzz || failed="$$failed fuzz"; \
+	$(RUN) servelab soak $(SOAK) || failed="$$failed soak"; \
+	if [ -n "$$failed" ]; then echo "servelab: reliability phases that failed:$$failed" >&2; exit 1; fi
 
 ## make test: lint, then every test against real servers, spread over TEST_WORKERS pytest-xdist
 ## workers (one per CPU of a 2-CPU machine: four overloaded one, its servers missing their
