@@ -26,9 +26,10 @@ _REPLACE_TIMEOUT_S = 60.0
 # replacement) before it gives up, naming the processes it saw.
 _FIND_TIMEOUT_S = 2.0
 # A rolling restart moves to the next replica this long after the last one passed its
-# healthcheck (Kubernetes' minReadySeconds): longer than nginx leaves a replica out after
-# it refused a connection (fail_timeout, deploy/nginx/replicas.conf.template), so nginx
-# sends to it again before the next one stops.
+# healthcheck (Kubernetes' minReadySeconds). nginx keeps every replica in its rotation
+# (max_fails=0, deploy/nginx/replicas.conf.template), so it needs no pause of its own: one
+# that left a replica out after a refused connection lost requests whatever the pause, once
+# requests took longer than it.
 _SETTLE_S = 2.0
 
 
