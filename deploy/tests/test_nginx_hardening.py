@@ -1,14 +1,17 @@
 """Every nginx server compose runs, as compose mounts and renders it, in front of an app that
 is down: security headers on every answer (200, 404, 413, the app-down 503 that replaces
 502), no version in Server, JSON 414/431 for oversized requests, JSON 429 past the write
-limit (deploy/nginx/include/, docs/security.md)."""
+limit (deploy/nginx/include/, docs/security.md); and the replicas' nginx keeps a replica that
+refused connections in its rotation."""
 
 from __future__ import annotations
 
+import http.server
 import re
 import socket
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import httpx2
@@ -56,10 +59,15 @@ _PLACEHOLDER = re.compile(r"\{(port|volume|project):([\w./-]+)\}")
 
 
 def start_nginx(
-    project_root: Path, tmp_path: Path, service: str, env: dict[str, str] | None = None
+    project_root: Path,
+    tmp_path: Path,
+    service: str,
+    env: dict[str, str] | None = None,
+    lists: Mapping[str, Sequence[str]] | None = None,
 ) -> Iterator[str]:
     """`service` rendered as the local runner renders it, its upstream a closed port or an
-    empty socket directory; yields its URL."""
+    empty socket directory (or the addresses `lists` gives, a `server` line each); yields
+    its URL."""
     project = load_project(project_root, [SERVERS[service]], env)
     spec = project.services[service]
     closed = str(free_port())
@@ -80,7 +88,7 @@ def start_nginx(
     port = free_port()
     assert spec.local.port_env is not None
     rendered[spec.local.port_env] = str(port)
-    argv = nginx.prepare(spec, rendered, tmp_path / "nginx")
+    argv = nginx.prepare(spec, rendered, tmp_path / "nginx", lists)
     process = groups.spawn(argv, env={"PATH": "/usr/sbin:/usr/bin:/bin"}, cwd=project_root)
     try:
         deadline = time.monotonic() + 10
@@ -271,3 +279,58 @@ def test_a_static_directory_without_an_index_is_a_json_403(server: str) -> None:
     response = httpx2.get(f"{server}/static/", timeout=10)
     assert_hardened(response, 403)
     assert response.json() == {"error": {"code": "forbidden", "message": "Forbidden"}}
+
+
+class _Named(http.server.BaseHTTPRequestHandler):
+    """Answers any POST with its server's name and closes the connection (HTTP/1.0), so
+    nginx keeps no connection to it open."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        assert isinstance(self.server, _Replica)
+        body = self.server.name.encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _Replica(http.server.ThreadingHTTPServer):
+    """A replica named `name` on `port`, serving from a thread of its own."""
+
+    def __init__(self, port: int, name: str) -> None:
+        super().__init__((LOOPBACK, port), _Named)
+        self.name = name
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+def test_the_replicas_nginx_sends_to_a_replica_again_once_it_accepts(
+    project_root: Path, tmp_path: Path
+) -> None:
+    """A rolling restart: replica A refuses connections (restarting) while B answers, then A
+    is back and B stops. nginx must send the next POST to A at once. One that left A out
+    after its refusal (max_fails) would find no replica left and answer 503."""
+    a, b = free_port(), free_port()
+    upstream = {"REPLICAS_UPSTREAM": [f"{LOOPBACK}:{a}", f"{LOOPBACK}:{b}"]}
+    replica_b = _Replica(b, "b")
+    replica_a: _Replica | None = None
+    try:
+        for url in start_nginx(project_root, tmp_path, "hello-replicas", lists=upstream):
+            with httpx2.Client(timeout=10) as client:
+                before = [client.post(f"{url}/work", content=b"x") for _ in range(10)]
+                assert [(r.status_code, r.text) for r in before] == [(200, "b")] * 10
+                replica_a = _Replica(a, "a")
+                replica_b.stop()
+                after = [client.post(f"{url}/work", content=b"x") for _ in range(10)]
+            assert [(r.status_code, r.text) for r in after] == [(200, "a")] * 10
+    finally:
+        replica_b.server_close()
+        if replica_a is not None:
+            replica_a.stop()
