@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
@@ -58,6 +59,7 @@ HEADERS = {
 _PLACEHOLDER = re.compile(r"\{(port|volume|project):([\w./-]+)\}")
 
 
+@contextmanager
 def start_nginx(
     project_root: Path,
     tmp_path: Path,
@@ -66,8 +68,8 @@ def start_nginx(
     lists: Mapping[str, Sequence[str]] | None = None,
 ) -> Iterator[str]:
     """`service` rendered as the local runner renders it, its upstream a closed port or an
-    empty socket directory (or the addresses `lists` gives, a `server` line each); yields
-    its URL."""
+    empty socket directory (or the addresses `lists` gives, a `server` line each); its URL,
+    nginx stopped on leaving, a failed assertion included."""
     project = load_project(project_root, [SERVERS[service]], env)
     spec = project.services[service]
     closed = str(free_port())
@@ -108,7 +110,8 @@ def start_nginx(
 
 @pytest.fixture
 def server(request: pytest.FixtureRequest, project_root: Path, tmp_path: Path) -> Iterator[str]:
-    yield from start_nginx(project_root, tmp_path, request.param)
+    with start_nginx(project_root, tmp_path, request.param) as url:
+        yield url
 
 
 def announce_body(url: str, size: int) -> httpx2.Response:
@@ -156,7 +159,7 @@ def test_the_app_down_answer_carries_them_too(
 ) -> None:
     """nginx's 502 (nothing listens upstream) becomes a JSON 503 with Retry-After."""
     path = UPSTREAM_PATH.get(service, "/anything")
-    for server in start_nginx(project_root, tmp_path, service):
+    with start_nginx(project_root, tmp_path, service) as server:
         response = httpx2.get(f"{server}{path}", timeout=10)
         assert_hardened(response, 503)
         assert response.headers["retry-after"] == "1"
@@ -182,19 +185,21 @@ def test_writes_past_the_limit_are_a_json_429_and_reads_are_not_limited(
 ) -> None:
     env = {"WRITE_RATE_LIMIT": "1r/m", "WRITE_BURST": "1"}
     path = UPSTREAM_PATH.get(service, "/anything")
-    for server in start_nginx(project_root, tmp_path, service, env):
-        with httpx2.Client(base_url=server, timeout=10) as client:
-            for _ in range(5):
-                assert client.get(path).status_code == 503  # the app is down
-            # One write at the rate and one of burst pass (to the app, which is down).
-            assert [client.post(path).status_code for _ in range(2)] == [503, 503]
-            limited = client.post(path)
-            assert_hardened(limited, 429)
-            assert limited.headers["retry-after"] == "1"
-            assert limited.json()["error"]["code"] == "too_many_requests"
-            assert re.fullmatch(r"[0-9a-f]{32}", limited.headers["x-request-id"])
-            assert client.delete(path).status_code == 429
-            assert client.get(path).status_code == 503
+    with (
+        start_nginx(project_root, tmp_path, service, env) as server,
+        httpx2.Client(base_url=server, timeout=10) as client,
+    ):
+        for _ in range(5):
+            assert client.get(path).status_code == 503  # the app is down
+        # One write at the rate and one of burst pass (to the app, which is down).
+        assert [client.post(path).status_code for _ in range(2)] == [503, 503]
+        limited = client.post(path)
+        assert_hardened(limited, 429)
+        assert limited.headers["retry-after"] == "1"
+        assert limited.json()["error"]["code"] == "too_many_requests"
+        assert re.fullmatch(r"[0-9a-f]{32}", limited.headers["x-request-id"])
+        assert client.delete(path).status_code == 429
+        assert client.get(path).status_code == 503
 
 
 @pytest.mark.parametrize("form", ["quick", "full"])
@@ -307,6 +312,7 @@ class _Replica(http.server.ThreadingHTTPServer):
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
+        """Stop serving and close the socket (again: a no-op)."""
         self.shutdown()
         self.server_close()
 
@@ -322,15 +328,17 @@ def test_the_replicas_nginx_sends_to_a_replica_again_once_it_accepts(
     replica_b = _Replica(b, "b")
     replica_a: _Replica | None = None
     try:
-        for url in start_nginx(project_root, tmp_path, "hello-replicas", lists=upstream):
-            with httpx2.Client(timeout=10) as client:
-                before = [client.post(f"{url}/work", content=b"x") for _ in range(10)]
-                assert [(r.status_code, r.text) for r in before] == [(200, "b")] * 10
-                replica_a = _Replica(a, "a")
-                replica_b.stop()
-                after = [client.post(f"{url}/work", content=b"x") for _ in range(10)]
-            assert [(r.status_code, r.text) for r in after] == [(200, "a")] * 10
+        with (
+            start_nginx(project_root, tmp_path, "hello-replicas", lists=upstream) as url,
+            httpx2.Client(timeout=10) as client,
+        ):
+            before = [client.post(f"{url}/work", content=b"x") for _ in range(10)]
+            assert [(r.status_code, r.text) for r in before] == [(200, "b")] * 10
+            replica_a = _Replica(a, "a")
+            replica_b.stop()
+            after = [client.post(f"{url}/work", content=b"x") for _ in range(10)]
+        assert [(r.status_code, r.text) for r in after] == [(200, "a")] * 10
     finally:
-        replica_b.server_close()
+        replica_b.stop()
         if replica_a is not None:
             replica_a.stop()
