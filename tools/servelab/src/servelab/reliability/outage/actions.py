@@ -60,11 +60,11 @@ def kill_worker(stack: Stack, drill: Drill, started: float) -> Acted:
     """SIGKILL the oldest worker; wait until the master has as many workers as before."""
     pgid = stack.running[drill.victim].pgid
     _wait_for(started, drill.at_s)
-    found: list[int] = []
+    before: list[int] = []
 
     def some_worker() -> bool:
-        found[:] = workers(pgid, drill.depth, drill.worker_match)
-        return bool(found)
+        before[:] = workers(pgid, drill.depth, drill.worker_match)
+        return bool(before)
 
     if wait_until(some_worker, _FIND_TIMEOUT_S) is None:
         raise DrillError(
@@ -72,7 +72,6 @@ def kill_worker(stack: Stack, drill: Drill, started: float) -> Acted:
             f"matching {drill.worker_match!r} after {_FIND_TIMEOUT_S:g} s; its processes "
             f"(pid<parent: command line): {'; '.join(group_processes(pgid)) or 'none'}"
         )
-    before = found
     victim = before[0]
     acted = Acted()
     killed_ms = acted.mark(f"worker {victim} killed", signal_process(victim, signal.SIGKILL))
