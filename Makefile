@@ -8,6 +8,11 @@ RUN = $(UV) run --frozen
 bootstrap:
 	@scripts/bootstrap.sh
 
+# The reliability suite (make reliability with $(1)), then findings.md (servelab findings $(2)):
+# written even where the suite failed, whose failure the step then passes on.
+reliability_then_findings = @+$(MAKE) --no-print-directory reliability $(1); reliability=$$?; \
+	$(RUN) servelab findings $(2) && [ $$reliability -eq 0 ]
+
 ## make bench: the quick benchmark of every family, then the reliability suite, into a
 ## folder of this machine's own (RESULTS, git-ignored: results/<hostname>/) with its own
 ## findings.md, then each answer compared with the committed reference in docs/results/
@@ -17,8 +22,7 @@ bench: export SERVELAB_RESULTS = $(RESULTS)
 bench: bootstrap
 	@echo "servelab: this run goes to $(RESULTS)/; docs/results/ stays as committed"
 	$(RUN) servelab bench --quick --then-reliability quick
-	@$(MAKE) --no-print-directory reliability; reliability=$$?; \
-	$(RUN) servelab findings --against docs/results && [ $$reliability -eq 0 ]
+	$(call reliability_then_findings,,--against docs/results)
 	@echo "servelab: reports and findings.md of this run in $(RESULTS)/"
 
 ## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
@@ -27,22 +31,19 @@ bench: bootstrap
 bench-full: export SERVELAB_RESULTS = $(RESULTS)
 bench-full: bootstrap
 	$(RUN) servelab bench --full --label full --then-reliability full
-	@$(MAKE) --no-print-directory reliability SOAK=--full; reliability=$$?; \
-	$(RUN) servelab findings --against docs/results && [ $$reliability -eq 0 ]
+	$(call reliability_then_findings,SOAK=--full,--against docs/results)
 
 ## make reference: what make bench does, written over the committed reference in
 ## docs/results/ and docs/findings.md (make reference-full: the full forms)
 reference: export SERVELAB_RESULTS =
 reference: bootstrap
 	$(RUN) servelab bench --quick --then-reliability quick
-	@$(MAKE) --no-print-directory reliability; reliability=$$?; \
-	$(RUN) servelab findings && [ $$reliability -eq 0 ]
+	$(call reliability_then_findings,,)
 
 reference-full: export SERVELAB_RESULTS =
 reference-full: bootstrap
 	$(RUN) servelab bench --full --label full --then-reliability full
-	@$(MAKE) --no-print-directory reliability SOAK=--full; reliability=$$?; \
-	$(RUN) servelab findings && [ $$reliability -eq 0 ]
+	$(call reliability_then_findings,SOAK=--full,)
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it
 ## mounts a tmpfs; aborts; coldstart: every family's rated load from the moment it is up),
