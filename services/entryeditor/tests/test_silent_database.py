@@ -1,7 +1,7 @@
 """The MariaDB backend's health check (entryeditor_service.mariadb): a kept connection whose
 server fell silent ends the request after the read timeout, without opening another that
 would wait out the connect timeout too; one whose connection was reset reconnects and
-serves the request."""
+serves the request; a query past the deadline fails as a database out of reach."""
 
 from __future__ import annotations
 
@@ -118,6 +118,26 @@ def test_the_deadline_ends_a_query_the_server_stopped_answering(
             cursor.execute("SELECT 2")
 
     _fails_within(0.9, with_deadline, query)
+
+
+def test_a_query_past_the_deadline_fails_as_unreachable_when_its_cursor_is_closed(
+    proxy: Proxy, with_deadline: DatabaseWrapper
+) -> None:
+    """The ORM closes the cursor of a query that failed before it raises the failure
+    (django.db.models.sql.compiler): the connection the deadline closed must let it, or the
+    client's own error escapes Django's and the request answers 500, not 503."""
+
+    def query_as_the_orm_does() -> None:
+        cursor = with_deadline.cursor()
+        cursor.execute("SELECT 1")
+        proxy.stall()
+        try:
+            cursor.execute("SELECT 2")
+        except Exception:
+            cursor.close()
+            raise
+
+    _fails_within(0.9, with_deadline, query_as_the_orm_does)
 
 
 def test_the_deadline_ends_a_handshake_that_does_not_come(

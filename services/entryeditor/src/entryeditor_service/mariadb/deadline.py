@@ -7,8 +7,9 @@ polled for DEADLINE seconds, and the answer read only once it has started to arr
 connection is made in a helper thread the request waits on for DEADLINE seconds. A wait past
 the deadline closes the connection (a late one when it arrives) and raises `Silent`, the
 client's "lost connection" error, which opens the database breaker like the client's own
-timeouts do. The whole-second timeouts stay as the bound on everything else (a row stream
-that stalls half-way, a send into a full buffer).
+timeouts do, the ORM's queries included (they close the failed query's cursor first). The
+whole-second timeouts stay as the bound on everything else (a row stream that stalls
+half-way, a send into a full buffer).
 """
 
 from __future__ import annotations
@@ -76,6 +77,14 @@ class Connection(ClientConnection):
         # A connection the deadline closed is closed again by Django's cleanup.
         if self.open:
             super().close()
+
+    def next_result(self) -> int:
+        # A connection the deadline closed has no results left: the cursor of the query that
+        # failed is closed before Django raises its error (the ORM does so), and the client
+        # would raise its own "server has gone away", which Django does not wrap (a 500).
+        if not self.open:
+            return -1
+        return int(super().next_result())
 
 
 def _close_late(made: Future[Connection]) -> None:
