@@ -26,12 +26,12 @@ bench: bootstrap
 	@echo "servelab: reports and findings.md of this run in $(RESULTS)/"
 
 ## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
-## -> RESULTS/<family>.full.md beside the quick reports, then the reliability suite with
-## 10-minute soaks
+## -> RESULTS/<family>.full.md beside the quick reports, then the reliability suite in its
+## full form: 10-minute soaks, the schema fuzzers' phases repeated for 60 s a target
 bench-full: export SERVELAB_RESULTS = $(RESULTS)
 bench-full: bootstrap
 	$(RUN) servelab bench --full --label full --then-reliability full
-	$(call reliability_then_findings,SOAK=--full,--against docs/results)
+	$(call reliability_then_findings,FORM=full,--against docs/results)
 
 ## make reference: what make bench does, written over the committed reference in
 ## docs/results/ and docs/findings.md (make reference-full: the full forms)
@@ -43,22 +43,30 @@ reference: bootstrap
 reference-full: export SERVELAB_RESULTS =
 reference-full: bootstrap
 	$(RUN) servelab bench --full --label full --then-reliability full
-	$(call reliability_then_findings,SOAK=--full,)
+	$(call reliability_then_findings,FORM=full,)
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it
 ## mounts a tmpfs; aborts; coldstart: every family's rated load from the moment it is up),
-## fuzzing of every family and every family's soak (1 minute; SOAK=--full: 10) ->
-## reliability.md in SERVELAB_RESULTS, else docs/results/. Every phase runs even where one
-## before it failed (a drill that could not run costs its row, not the phases after it);
+## fuzzing of every family (schemathesis's phases once a target) and every family's soak
+## (1 minute) -> reliability.md in SERVELAB_RESULTS, else docs/results/. FORM=full: 10-minute
+## soaks, the schema fuzzers' phases repeated for 60 s a target. Every phase runs even where
+## one before it failed (a drill that could not run costs its row, not the phases after it);
 ## the target fails at the end if any did.
-SOAK ?= --quick
+FORM ?= quick
+ifeq ($(FORM),full)
+SOAK_FLAGS = --full
+FUZZ_FLAGS = --seconds 60
+else
+SOAK_FLAGS = --quick
+FUZZ_FLAGS =
+endif
 reliability: bootstrap
-	@$(RUN) servelab reliability --plan $(patsubst --%,%,$(SOAK))
+	@$(RUN) servelab reliability --plan $(FORM)
 	@failed=""; \
 	$(RUN) servelab outage --all || failed="$$failed outage"; \
 	$(RUN) servelab probe || failed="$$failed probe"; \
-	$(RUN) servelab fuzz || failed="$$failed fuzz"; \
-	$(RUN) servelab soak $(SOAK) || failed="$$failed soak"; \
+	$(RUN) servelab fuzz $(FUZZ_FLAGS) || failed="$$failed fuzz"; \
+	$(RUN) servelab soak $(SOAK_FLAGS) || failed="$$failed soak"; \
 	if [ -n "$$failed" ]; then echo "servelab: reliability phases that failed:$$failed" >&2; exit 1; fi
 
 ## make test: lint, then every test against real servers, spread over TEST_WORKERS pytest-xdist

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import struct
+import sys
 import threading
 import zlib
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from PIL import Image
 
 from servelab.cli import main
 from servelab.reliability import Section, Verdict, render_reliability
-from servelab.reliability.fuzz import FAMILIES
+from servelab.reliability.fuzz import FAMILIES, schema
 from servelab.reliability.fuzz.cases import (
     BIG_ID,
     HUGE_HEADER,
@@ -43,8 +44,8 @@ from servelab.reliability.fuzz.judge import (
 )
 from servelab.reliability.fuzz.race import TRUNCATED, WRONG_STATUS, judge_download
 from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
-from servelab.reliability.fuzz.run import case_probes
-from servelab.reliability.fuzz.schema import read_report
+from servelab.reliability.fuzz.run import FuzzOptions, case_probes
+from servelab.reliability.fuzz.schema import SchemaRunError, read_report, schemathesis_argv
 from servelab.stack.compose import load_project
 
 FILES = FAMILIES["files"]
@@ -286,6 +287,45 @@ def test_schemathesis_report_is_read() -> None:
     assert (outcome.generated, outcome.operations, outcome.failure_count) == (327, 20, 5)
     assert outcome.server_errors == 2
     assert outcome.errors == [("Network Error", 1)]
+
+
+def _argv(options: FuzzOptions) -> list[str]:
+    return schemathesis_argv(
+        "http://127.0.0.1:1/schema",
+        "token",
+        options.examples,
+        options.max_time_s,
+        options.seed,
+        Path("report.json"),
+    )
+
+
+def test_the_quick_form_runs_each_phase_once_and_the_others_repeat_them() -> None:
+    quick = _argv(FuzzOptions())
+    # schemathesis repeats its phases until --max-time has passed, whatever --max-examples.
+    assert "--max-time" not in quick
+    assert quick[quick.index("--max-examples") + 1] == "25"
+    for options, seconds in (
+        (FuzzOptions(quick=False), "600"),
+        (FuzzOptions(time_limit_s=60), "60"),
+    ):
+        argv = _argv(options)
+        assert argv[argv.index("--max-time") + 1] == seconds
+    # A failure found does not end an operation's cases: the others still run.
+    assert all(
+        "--continue-on-failure" in _argv(o) for o in (FuzzOptions(), FuzzOptions(quick=False))
+    )
+    assert FuzzOptions().schema_form == "each phase once, 25 examples per operation"
+    assert FuzzOptions(time_limit_s=60).flags == "--examples 25 --quick --seconds 60"
+
+
+def test_a_schema_run_past_its_limit_is_a_hang_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(schema, "_ONE_PASS_LIMIT_S", 0.5)
+    argv = [sys.executable, "-c", "import time; time.sleep(30)"]
+    with pytest.raises(SchemaRunError, match=r"still ran after 0\.5 s: counted as hung"):
+        schema.run_schemathesis(argv, tmp_path / "report.json", None, tmp_path / "st.log")
 
 
 def test_an_unknown_family_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,9 +26,7 @@ def test_files_through_nginx_has_no_5xx_and_no_hang(tmp_path: Path) -> None:
     with Stack(variant.profile, only=list(variant.only), env=variant.env, log=None) as stack:
         port = stack.port(target.service)
         token = stack.api_token
-        schema = schema_probe(
-            target, port, token, FuzzOptions(examples=2, time_limit_s=10), tmp_path
-        )
+        schema = schema_probe(target, port, token, FuzzOptions(examples=2), tmp_path)
         cases = list(hand_written(family, token))
         cases += [
             c for path in stored_object(port, family, token) for c in range_cases(family, path)

@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from servelab.bench.progress import clock
 from servelab.cli import main
+from servelab.reliability.fuzz.families import FAMILIES as FUZZ_FAMILIES
 from servelab.reliability.fuzz.run import FuzzOptions
 from servelab.reliability.plan import (
+    FUZZ_FORMS,
     PROBE_S,
+    SCHEMA_PASS_S,
     fuzz_s,
     probe_names,
     probes_s,
@@ -40,13 +44,18 @@ def test_the_plan_prints_each_phase_and_the_whole_and_runs_nothing(
     assert not (tmp_path / "results").exists()
 
 
-def test_full_soaks_add_nine_minutes_a_family_and_nothing_else(project_root: Path) -> None:
+def test_the_full_form_adds_nine_minutes_a_soak_and_repeats_the_schema_runs(
+    project_root: Path,
+) -> None:
     quick = {phase.name: phase.seconds for phase in suite_plan(project_root, "quick")}
     full = {phase.name: phase.seconds for phase in suite_plan(project_root, "full")}
     assert full["soaks"] - quick["soaks"] == 540 * len(SOAK_TARGETS)
     assert soaks_s(["files"], "full") - soaks_s(["files"], "quick") == 540
-    assert {k: v for k, v in full.items() if k != "soaks"} == {
-        k: v for k, v in quick.items() if k != "soaks"
+    every = list(FUZZ_FAMILIES)
+    assert quick["fuzzing"] == fuzz_s(every, FuzzOptions())
+    assert full["fuzzing"] == fuzz_s(every, FuzzOptions(time_limit_s=60)) > quick["fuzzing"]
+    assert {k: v for k, v in full.items() if k not in ("soaks", "fuzzing")} == {
+        k: v for k, v in quick.items() if k not in ("soaks", "fuzzing")
     }
 
 
@@ -64,8 +73,10 @@ def test_longer_cold_starts_and_the_full_fuzz_take_longer() -> None:
     assert probes_s(["coldstart"], families, 10.0) - five == 5.0 * len(coldstart.TARGETS)
     assert probes_s(["coldstart"], ["hello"], 5.0) < five
     quick, full = fuzz_s(["files"], FuzzOptions()), fuzz_s(["files"], FuzzOptions(quick=False))
-    # Two targets, each with a schema run (60 s -> 600 s) and slowloris (15 s -> 60 s).
-    assert full - quick == 2 * (540 + 45)
+    # Two targets, each with a schema run (one pass -> 600 s) and slowloris (15 s -> 60 s).
+    assert full - quick == 2 * (600 - SCHEMA_PASS_S["files"] + 45)
+    # Families whose targets serve no schema plan no schema run.
+    assert fuzz_s(["hello"], FuzzOptions()) == fuzz_s(["hello"], FuzzOptions(time_limit_s=60))
 
 
 def test_make_reliability_runs_the_phases_in_the_planned_order(project_root: Path) -> None:
@@ -75,3 +86,34 @@ def test_make_reliability_runs_the_phases_in_the_planned_order(project_root: Pat
     assert commands == ["outage", "probe", "fuzz", "soak"]
     assert len(commands) == len(suite_plan(project_root))
     assert "servelab reliability --plan" in recipe
+
+
+@pytest.mark.parametrize("form", ["quick", "full"])
+def test_make_reliability_fuzzes_and_soaks_as_its_plan_says(
+    project_root: Path, tmp_path: Path, form: str
+) -> None:
+    stub = tmp_path / "stub.mk"
+    stub.write_text("bootstrap:\n\t@:\n")
+    make = ["make", "-n", "-s", "-f", "Makefile", "-f", str(stub)]
+    shown = subprocess.run(
+        [*make, "reliability", f"FORM={form}", "RUN=run"],
+        cwd=project_root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    fuzz = re.search(r"run servelab fuzz ?([^|]*?) *\|\|", shown)
+    soak = re.search(r"run servelab soak ([^|]*?) *\|\|", shown)
+    assert fuzz and soak, shown
+    seconds = FUZZ_FORMS[form].time_limit_s
+    assert fuzz.group(1) == ("" if seconds is None else f"--seconds {seconds}")
+    assert soak.group(1) == f"--{form}"
+    assert f"run servelab reliability --plan {form}" in shown
+
+
+def test_the_full_bench_targets_run_the_full_form(project_root: Path) -> None:
+    makefile = (project_root / "Makefile").read_text()
+    for target in ("bench-full", "reference-full"):
+        recipe = makefile.split(f"\n{target}: bootstrap\n", 1)[1].split("\n\n", 1)[0]
+        assert "--then-reliability full" in recipe
+        assert "reliability_then_findings,FORM=full," in recipe

@@ -167,8 +167,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--then-reliability",
         choices=tuple(SOAK_FORMS),
         metavar="quick|full",
-        help="the reliability suite follows (make bench, with quick or full soaks): the "
-        "estimate of the time left counts it too",
+        help="the reliability suite follows in that form (make bench: quick; make bench-full: "
+        "full): the estimate of the time left counts it too",
     )
     measure.add_argument(
         "--out", type=Path, metavar="DIR", help="write the results there, not in docs/results"

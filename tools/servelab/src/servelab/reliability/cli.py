@@ -32,7 +32,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--plan",
         choices=tuple(SOAK_FORMS),
         metavar="quick|full",
-        help="say how long make reliability takes, phase by phase, with quick or full soaks "
-        "(nothing is run or written)",
+        help="say how long make reliability takes, phase by phase, in its quick or full form "
+        "(FORM=full: 10-minute soaks, schema fuzzing repeated for 60 s a target; nothing is "
+        "run or written)",
     )
     joined.set_defaults(handler=reliability)

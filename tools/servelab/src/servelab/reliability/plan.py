@@ -2,11 +2,13 @@
 loads, for how long, from the drills, probes, fuzz families and soak targets themselves,
 plus what starting and stopping each stack and client costs.
 
-Almost all of it is wall-clock windows (a drill's 15 s at a constant rate, a schema run's
-time budget, a soak's minute) that last as long on any machine, so the plan is not scaled
-by the machine's pace as the benchmarks' estimate is. The costs around the windows
-(`*_OVERHEAD_S`) were read off whole `make bench` runs on the 2-CPU development VMs; in the
-last, the phases took 409, 303, 601 and 328 s where this plan says 412, 309, 600 and 330.
+Almost all of it is wall-clock windows (a drill's 15 s at a constant rate, a soak's minute,
+the full form's schema runs repeated for a set time) that last as long on any machine, so
+the plan is not scaled by the machine's pace as the benchmarks' estimate is. The costs
+around the windows (`*_OVERHEAD_S`) and the quick form's one pass of the schema runs
+(`SCHEMA_PASS_S`) were read off whole runs on the 2-CPU development VMs; in the last
+`make bench`, the drills, probes and soaks took 409, 303 and 328 s where this plan says 412,
+309 and 330.
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ PROBE_S = {"disk-full": 3.0, "aborts": 15.0}
 COLDSTART_OVERHEAD_S = 2.0
 # A fuzz target's hand-written cases, its stack's share, the download race.
 FUZZ_TARGET_OVERHEAD_S = 3.0
+# One pass of schemathesis's phases against each target of a family (the quick form): CPU
+# work, not a window, read off the development VM whose 10**7-step Python loop took 0.86 s.
+SCHEMA_PASS_S = {"entryeditor": 45.0, "files": 10.0, "health-code": 3.0, "wait": 6.0}
+# How `make reliability` fuzzes in each form of the suite: each phase once a target, or,
+# as make bench-full passes it (FUZZ=--seconds=60), the phases repeated for 60 s.
+FUZZ_FORMS = {"quick": FuzzOptions(), "full": FuzzOptions(time_limit_s=60)}
 # A soak's stack, its load started and stopped, its last sample.
 SOAK_OVERHEAD_S = 6.0
 
@@ -72,9 +80,11 @@ def probes_s(names: Sequence[str], families: Sequence[str], seconds: float) -> f
 def fuzz_s(families: Sequence[str], options: FuzzOptions) -> float:
     total = 0.0
     for name in families:
+        repeated = options.max_time_s
+        schema_s = SCHEMA_PASS_S.get(name, 0.0) if repeated is None else repeated
         for variant in FUZZ_FAMILIES[name].variants:
             for target in variant.targets:
-                schema = options.max_time_s if target.schema else 0
+                schema = schema_s if target.schema else 0.0
                 total += schema + options.slowloris_s + FUZZ_TARGET_OVERHEAD_S
     return total
 
@@ -90,16 +100,17 @@ def probe_names(root: bool | None = None) -> list[str]:
     return [name for name in PROBES if root or name not in NEEDS_ROOT]
 
 
-def suite_plan(project_dir: Path, soak_form: str = "quick") -> list[Phase]:
-    """`make reliability` (SOAK=--<soak_form>), phase by phase, in the order it runs them."""
+def suite_plan(project_dir: Path, form: str = "quick") -> list[Phase]:
+    """`make reliability` in `form` (quick; full: SOAK=--full FUZZ=--seconds=60), phase by
+    phase, in the order it runs them."""
     return [
         Phase("drills", drills_s(project_dir, drill_names(project_dir))),
         Phase(
             "probes",
             probes_s(probe_names(), coldstart.FAMILIES, coldstart.DEFAULT_SECONDS),
         ),
-        Phase("fuzzing", fuzz_s(list(FUZZ_FAMILIES), FuzzOptions())),
-        Phase("soaks", soaks_s(sorted(SOAK_TARGETS), soak_form)),
+        Phase("fuzzing", fuzz_s(list(FUZZ_FAMILIES), FUZZ_FORMS[form])),
+        Phase("soaks", soaks_s(sorted(SOAK_TARGETS), form)),
     ]
 
 

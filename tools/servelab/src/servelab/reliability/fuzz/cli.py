@@ -15,7 +15,9 @@ from servelab.stack import StackError
 
 
 def fuzz(args: argparse.Namespace) -> int:
-    options = FuzzOptions(examples=args.examples, quick=args.quick, seed=args.seed)
+    options = FuzzOptions(
+        examples=args.examples, quick=args.quick, seed=args.seed, time_limit_s=args.seconds
+    )
     families = args.family or list(FAMILIES)
     try:
         check_families(families)
@@ -46,15 +48,23 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--examples", type=int, default=25, help="schemathesis examples per operation"
     )
     fuzzing.add_argument("--seed", type=int, default=1, help="schemathesis seed")
+    fuzzing.add_argument(
+        "--seconds",
+        type=int,
+        help="repeat schemathesis's phases until this many seconds a target have passed",
+    )
     fuzz_form = fuzzing.add_mutually_exclusive_group()
     fuzz_form.add_argument(
         "--quick",
         dest="quick",
         action="store_true",
         default=True,
-        help="60 s of schema cases a target, 15 s slowloris (default)",
+        help="schemathesis's phases once a target, 15 s slowloris (default)",
     )
     fuzz_form.add_argument(
-        "--full", dest="quick", action="store_false", help="600 s a target, 60 s slowloris"
+        "--full",
+        dest="quick",
+        action="store_false",
+        help="schemathesis's phases repeated for 600 s a target, 60 s slowloris",
     )
     fuzzing.set_defaults(handler=fuzz)

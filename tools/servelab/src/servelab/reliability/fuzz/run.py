@@ -45,9 +45,10 @@ class FuzzError(RuntimeError):
 
 @dataclass(frozen=True)
 class FuzzOptions:
-    """`examples` per schema operation; the quick form bounds each schema run to 60 s and
-    the slowloris window to 15 s, the full form to 600 s and 60 s (`time_limit_s`, where
-    set, bounds the schema runs instead)."""
+    """The quick form runs each schemathesis phase once, `examples` per operation, and
+    watches slow clients for 15 s; the full form repeats the phases until 600 s a target
+    have passed and watches for 60 s. `time_limit_s`, where set, repeats them until that
+    many seconds instead, in either form."""
 
     examples: int = 25
     quick: bool = True
@@ -55,14 +56,31 @@ class FuzzOptions:
     time_limit_s: int | None = None
 
     @property
-    def max_time_s(self) -> int:
+    def max_time_s(self) -> int | None:
+        """How long schemathesis repeats its phases; None: each phase once."""
         if self.time_limit_s is not None:
             return self.time_limit_s
-        return 60 if self.quick else 600
+        return None if self.quick else 600
 
     @property
     def slowloris_s(self) -> float:
         return 15.0 if self.quick else 60.0
+
+    @property
+    def flags(self) -> str:
+        """This form as `servelab fuzz` options."""
+        seconds = "" if self.time_limit_s is None else f" --seconds {self.time_limit_s}"
+        return f"--examples {self.examples} {'--quick' if self.quick else '--full'}{seconds}"
+
+    @property
+    def schema_form(self) -> str:
+        """What the schema rows ran, in words."""
+        if self.max_time_s is None:
+            return f"each phase once, {self.examples} examples per operation"
+        return (
+            f"{self.examples} examples per operation in each pass of its phases, "
+            f"passes repeated until {self.max_time_s} s"
+        )
 
 
 def _verdict(ok: bool) -> Verdict:
@@ -280,17 +298,16 @@ def run_fuzz(project_dir: Path, name: str, options: FuzzOptions) -> Path:
     family = FAMILIES[name]
     started = time.monotonic()
     probes = fuzz_family(project_dir, family, options)
-    form = "--quick" if options.quick else "--full"
     write_section(
         project_dir,
         f"fuzz-{name}",
         f"Fuzz: {name}",
-        f"servelab fuzz {name} --examples {options.examples} {form}",
+        f"servelab fuzz {name} {options.flags}",
         probes,
         notes=(
             f"{sum(int(p.figures.get('cases', 0)) for p in probes)} cases in "
-            f"{time.monotonic() - started:.0f} s. Schema rows: schemathesis "
-            f"{options.examples} examples per operation, seed {options.seed}, checks `all`; "
+            f"{time.monotonic() - started:.0f} s. Schema rows: schemathesis, "
+            f"{options.schema_form}, past each failure, seed {options.seed}, checks `all`; "
             "its failure codes (ST103 ...) are explained by `schemathesis explain`. "
             "Hand-written rows: raw requests a schema cannot produce "
             f"(servelab/reliability/fuzz/cases.py). {_SERVERS_ALONE} {family.notes}"
