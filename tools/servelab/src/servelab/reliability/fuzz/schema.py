@@ -88,8 +88,8 @@ def run_schemathesis(
     argv: list[str], report: Path, max_time_s: int | None, log: Path
 ) -> SchemaOutcome:
     report.unlink(missing_ok=True)
-    # In the log's directory: schemathesis keeps a cache (.schemathesis/) where it runs.
     limit_s = _ONE_PASS_LIMIT_S if max_time_s is None else max_time_s + _GRACE_S
+    # In the log's directory: schemathesis keeps a cache (.schemathesis/) where it runs.
     with log.open("w") as out:
         try:
             subprocess.run(
