@@ -7,8 +7,8 @@ the full form's schema runs repeated for a set time) that last as long on any ma
 the plan is not scaled by the machine's pace as the benchmarks' estimate is. The costs
 around the windows (`*_OVERHEAD_S`) and the quick form's one pass of the schema runs
 (`SCHEMA_PASS_S`) were read off whole runs on the 2-CPU development VMs; in the last
-`make bench`, the drills, probes and soaks took 409, 303 and 328 s where this plan says 412,
-309 and 330.
+`make bench`, the phases took 418, 319, 262 and 344 s where this plan says 412, 309, 302 and
+330.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ FUZZ_TARGET_OVERHEAD_S = 3.0
 # work, not a window, read off the development VM whose 10**7-step Python loop took 0.86 s.
 SCHEMA_PASS_S = {"entryeditor": 45.0, "files": 10.0, "health-code": 3.0, "wait": 6.0}
 # How `make reliability` fuzzes in each form of the suite: each phase once a target, or,
-# as make bench-full passes it (FUZZ=--seconds=60), the phases repeated for 60 s.
+# with FORM=full (make bench-full), the phases repeated for 60 s (`servelab fuzz --seconds 60`).
 FUZZ_FORMS = {"quick": FuzzOptions(), "full": FuzzOptions(time_limit_s=60)}
 # A soak's stack, its load started and stopped, its last sample.
 SOAK_OVERHEAD_S = 6.0
@@ -78,9 +78,9 @@ def probes_s(names: Sequence[str], families: Sequence[str], seconds: float) -> f
 
 
 def fuzz_s(families: Sequence[str], options: FuzzOptions) -> float:
+    repeated = options.max_time_s
     total = 0.0
     for name in families:
-        repeated = options.max_time_s
         schema_s = SCHEMA_PASS_S.get(name, 0.0) if repeated is None else repeated
         for variant in FUZZ_FAMILIES[name].variants:
             for target in variant.targets:
@@ -101,8 +101,8 @@ def probe_names(root: bool | None = None) -> list[str]:
 
 
 def suite_plan(project_dir: Path, form: str = "quick") -> list[Phase]:
-    """`make reliability` in `form` (quick; full: SOAK=--full FUZZ=--seconds=60), phase by
-    phase, in the order it runs them."""
+    """`make reliability FORM=<form>` (quick or full), phase by phase, in the order it runs
+    them."""
     return [
         Phase("drills", drills_s(project_dir, drill_names(project_dir))),
         Phase(
