@@ -1,0 +1,2 @@
+"""Each benchmark family's declarative spec (loadtests/families/<family>/), validated by typed
+models: its matrix, questions, reliability targets and GPU-machine variants."""
