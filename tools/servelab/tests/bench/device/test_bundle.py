@@ -28,7 +28,8 @@ from servelab.bench.device.bundle import (
     normal_name,
     runtime_needs,
 )
-from servelab.bench.device.plan import FORMS, load_plan
+from servelab.bench.device.plan import load_plan
+from servelab.spec.device import FORMS
 from servelab.stack.compose import RESOLVED_ENV, load_project
 
 # The bundle's wheels come from PyPI (pip download).

@@ -1,5 +1,5 @@
 """The device matrix: every stack a compose recipe of the health-code family, sized to the
-machine, in both forms."""
+machine, in both forms; its spec validated, a bench variant named rather than restated."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from servelab.bench.device.plan import FORMS, PlanError, load_plan, parse_plan
+from servelab.bench.device.plan import load_plan
+from servelab.spec.device import FORMS
+from servelab.spec.family import SpecError
 from servelab.stack.compose import load_project
 
 
@@ -15,7 +17,7 @@ from servelab.stack.compose import load_project
 @pytest.mark.parametrize("form", FORMS)
 def test_every_stack_is_a_health_code_recipe(project_root: Path, form: str) -> None:
     plan = load_plan(project_root, form)
-    assert {measured.load.vus for measured in plan.loads} == {20, 64}
+    assert {load.vus for load in plan.loads.values()} == {20, 64}
     for stack in plan.stacks():
         project = load_project(project_root, [stack.variant.profile], stack.env)
         service = project.services[stack.variant.service]
@@ -28,12 +30,12 @@ def test_the_device_form_measures_the_write_ups_shape_and_a_heavier_one(
     project_root: Path,
 ) -> None:
     plan = load_plan(project_root, "device")
-    shapes = {(m.load.vus, m.load.iterations) for m in plan.loads}
+    shapes = {(load.vus, load.iterations) for load in plan.loads.values()}
     assert shapes == {(20, 200), (64, 1000)}
-    gpu = {v.name for v in plan.variants if v.gpu}
+    gpu = {name for name, variant in plan.spec.variants.items() if variant.gpu}
     assert {"gpu-batched", "gpu-per-request"} <= gpu
-    assert any(not v.gpu for v in plan.variants)
-    assert any(e.gpu for e in plan.evals) and any(not e.gpu for e in plan.evals)
+    assert any(not v.gpu for v in plan.spec.variants.values())
+    assert any(e.gpu for e in plan.spec.eval) and any(not e.gpu for e in plan.spec.eval)
 
 
 def test_worker_counts_above_the_machines_cpus_are_left_out(project_root: Path) -> None:
@@ -43,21 +45,60 @@ def test_worker_counts_above_the_machines_cpus_are_left_out(project_root: Path) 
     assert plan.stacks(cpus=2)
 
 
-RAW = {
-    "warmup": {"device": 4, "smoke": 2},
-    "loads": {"c2": {"clients": 2, "requests": {"device": 8}}},
-    "variants": {"cpu": {"service": "s", "profile": "p", "workers": {"device": [1], "smoke": [1]}}},
-}
+BENCH = """
+[variants.gpu-batched]
+profile = "gpu"
+service = "health-code-gpu"
+env = { ANALYZE_MODE = "batched" }
+"""
+DEVICE = """
+[device]
+title = "t"
+warmup = { device = 4, smoke = 2 }
+[device.loads.c2]
+clients = 2
+requests = { device = 8, smoke = 2 }
+"""
 
 
-def test_a_form_the_plan_does_not_size_is_refused() -> None:
-    with pytest.raises(PlanError, match="c2: nothing for form 'smoke'"):
-        parse_plan(RAW, "smoke")
-    with pytest.raises(PlanError, match="none of device, smoke"):
-        parse_plan(RAW, "full")
+def _project(tmp_path: Path, variants: str) -> Path:
+    family = tmp_path / "loadtests" / "families" / "health-code"
+    family.mkdir(parents=True)
+    (family / "bench.toml").write_text(BENCH)
+    (family / "device.toml").write_text(DEVICE + variants)
+    return tmp_path
 
 
-def test_a_variant_without_a_service_is_refused() -> None:
-    raw = {**RAW, "variants": {"cpu": {"profile": "p", "workers": [1]}}}
-    with pytest.raises(PlanError, match=r"variants\.cpu: missing 'service'"):
-        parse_plan(raw, "device")
+def test_a_variant_naming_a_bench_variant_starts_from_it(tmp_path: Path) -> None:
+    variants = """
+[device.variants.big]
+bench = "gpu-batched"
+env = { BATCH_MAX_SIZE = "16" }
+workers = { device = [1, 2], smoke = [1] }
+"""
+    plan = load_plan(_project(tmp_path, variants), "smoke")
+    (stack,) = plan.stacks()
+    assert (stack.label, stack.variant.service, stack.variant.gpu) == (
+        "big w1",
+        "health-code-gpu",
+        True,
+    )
+    assert stack.variant.env == {"ANALYZE_MODE": "batched", "BATCH_MAX_SIZE": "16"}
+    assert plan.warmup.iterations == 2 and plan.loads["c2"].iterations == 2
+
+
+@pytest.mark.parametrize(
+    ("variant", "error"),
+    [
+        ('bench = "nope"\nworkers = { device = [1], smoke = [1] }', "no bench variant 'nope'"),
+        ('profile = "p"\nworkers = { device = [1], smoke = [1] }', "both service and profile"),
+        ('bench = "gpu-batched"\nworkers = { device = [1] }', r"workers\.smoke: Field required"),
+        ('bench = "gpu-batched"\nworkers = { device = [0], smoke = [1] }', "greater than 0"),
+    ],
+)
+def test_a_variant_the_spec_cannot_run_is_refused(
+    tmp_path: Path, variant: str, error: str
+) -> None:
+    project = _project(tmp_path, f"[device.variants.v]\n{variant}\n")
+    with pytest.raises(SpecError, match=error):
+        load_plan(project, "device")

@@ -138,8 +138,9 @@ def test_without_a_gpu_the_report_says_the_figures_wait_for_one() -> None:
     )
     text = render(run)
     assert "**The GPU figures wait for a machine with an NVIDIA GPU.**" in text
-    assert "| gpu-batched | 1 |  | not run: no GPU |" in text
-    assert "| cpu-process | 1 | ANALYZE_MODE=process | 20 x 200 | 7.0 |" in text
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in text.splitlines()]
+    assert ["gpu-batched", "1", "", "not run: no GPU", *[""] * 10] in rows
+    assert ["cpu-process", "1", "ANALYZE_MODE=process", "20 x 200", "7.0"] in [r[:5] for r in rows]
     assert all(g.status.startswith(("not measured", "CPU modes only")) for g in goals(run)), goals(
         run
     )

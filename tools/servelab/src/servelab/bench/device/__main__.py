@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from servelab.bench.device.bundle import BUNDLE_DIR, BundleError, build_bundle
-from servelab.bench.device.plan import FORMS, PlanError, load_plan
+from servelab.bench.device.plan import load_plan
 from servelab.bench.device.run import Runner
 from servelab.interrupts import stop_on_signals
 from servelab.project import find_project_dir, work_dir
+from servelab.spec.device import FORMS
+from servelab.spec.family import SpecError
 
 
 def parser() -> argparse.ArgumentParser:
@@ -33,12 +35,6 @@ def parser() -> argparse.ArgumentParser:
         default=480.0,
         help="start nothing that would end after this many seconds (default %(default)s)",
     )
-    run.add_argument(
-        "--eval-reserve-s",
-        type=float,
-        default=75.0,
-        help="seconds kept for the accuracy check after the stacks (default %(default)s)",
-    )
     return root
 
 
@@ -57,10 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.bundle or project_dir / BUNDLE_DIR,
                 args.out or work_dir(project_dir, "device"),
                 args.budget_s,
-                args.eval_reserve_s,
             )
             runner.run()
-    except (BundleError, PlanError, OSError) as error:
+    except (BundleError, SpecError, OSError) as error:
         print(f"servelab device: {error}", file=sys.stderr)
         return 2
     return 0

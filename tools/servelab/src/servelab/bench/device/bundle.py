@@ -27,8 +27,9 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from servelab.bench.device.plan import FORMS, load_plan
+from servelab.bench.device.plan import load_plan
 from servelab.bench.load.k6 import k6_binary, k6_version
+from servelab.spec.device import FORMS
 from servelab.stack.compose import save_resolved
 
 BUNDLE_DIR = ".device-bundle"
@@ -43,14 +44,8 @@ CARRIED_LIMIT = 64 * MiB
 BUNDLE_LIMIT = 60 * MiB
 # The device's Python, and the platforms its pip accepts.
 PYTHON_VERSION = "3.12"
-PLATFORMS = (
-    "manylinux_2_28_x86_64",
-    "manylinux_2_27_x86_64",
-    "manylinux_2_24_x86_64",
-    "manylinux_2_17_x86_64",
-    "manylinux2014_x86_64",
-    "manylinux1_x86_64",
-)
+PLATFORMS = [f"manylinux_2_{minor}_x86_64" for minor in (28, 27, 24, 17)]
+PLATFORMS += ["manylinux2014_x86_64", "manylinux1_x86_64"]
 # The service whose runtime needs travel: every distribution it needs here (extras and
 # markers followed through its requirements), less those below, at this environment's
 # versions, so uv.lock's.
@@ -59,26 +54,8 @@ SERVICE = "servelab-health-code"
 # among them the large compiled ones (NumPy, onnxruntime, OpenCV, Pillow). The small pure
 # ones whose versions our code relies on (anyio, h11, typing-extensions) travel all the same.
 ON_DEVICE = frozenset(
-    {
-        "certifi",
-        "charset-normalizer",
-        "click",
-        "flatbuffers",
-        "idna",
-        "numpy",
-        "onnxruntime",
-        "opencv-python-headless",
-        "packaging",
-        "pillow",
-        "prometheus-client",
-        "protobuf",
-        "pyyaml",
-        "requests",
-        "six",
-        "tqdm",
-        "urllib3",
-        "uvloop",
-    }
+    "certifi charset-normalizer click flatbuffers idna numpy onnxruntime opencv-python-headless "
+    "packaging pillow prometheus-client protobuf pyyaml requests six tqdm urllib3 uvloop".split()  # noqa: SIM905
 )
 # Screenshots per usage and split for the accuracy check.
 SAMPLE_COUNT = 8
@@ -104,24 +81,18 @@ def _folder_bytes(folder: Path) -> int:
 
 def tree_bytes(project_dir: Path) -> int:
     """The working tree's tracked files: what travels with every call besides the bundle."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=project_dir, capture_output=True, check=True
-    ).stdout
-    paths = (project_dir / name for name in listed.decode().split("\0") if name)
+    argv = ["git", "ls-files", "-z"]
+    listed = subprocess.run(argv, cwd=project_dir, capture_output=True, check=True)
+    paths = (project_dir / name for name in listed.stdout.decode().split("\0") if name)
     return sum(path.stat().st_size for path in paths if path.is_file())
 
 
 def _pip() -> list[str]:
     """A Python that has pip: this one, or the one a virtual environment was made from."""
-    for python in dict.fromkeys((sys.executable, getattr(sys, "_base_executable", ""))):
-        if (
-            python
-            and subprocess.run(
-                [python, "-m", "pip", "--version"], capture_output=True, check=False
-            ).returncode
-            == 0
-        ):
-            return [python, "-m", "pip"]
+    pythons = (sys.executable, getattr(sys, "_base_executable", ""))
+    for pip in ([python, "-m", "pip"] for python in dict.fromkeys(pythons) if python):
+        if subprocess.run([*pip, "--version"], capture_output=True, check=False).returncode == 0:
+            return pip
     raise BundleError("no pip to download wheels with: install python3-pip")
 
 
@@ -170,25 +141,10 @@ def download_wheels(folder: Path, python_version: str = PYTHON_VERSION) -> list[
     pins = [f"{name}=={metadata.version(name)}" for name in distributions()]
     platforms = [arg for platform in PLATFORMS for arg in ("--platform", platform)]
     folder.mkdir(parents=True, exist_ok=True)
+    argv = [*_pip(), "download", "--quiet", "--no-deps", "--only-binary=:all:"]
+    argv += ["--python-version", python_version, "--implementation", "cp", *platforms]
     done = subprocess.run(
-        [
-            *_pip(),
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--python-version",
-            python_version,
-            "--implementation",
-            "cp",
-            *platforms,
-            "--dest",
-            str(folder),
-            *pins,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+        [*argv, "--dest", str(folder), *pins], capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise BundleError(f"pip download failed:\n{done.stderr.strip()[-2000:]}")
@@ -224,19 +180,9 @@ def pack_k6(target: Path) -> dict[str, object]:
 
 
 def save_screenshots(folder: Path, count: int = SAMPLE_COUNT) -> int:
+    argv = [sys.executable, "-m", "health_code_service.evaluation.eval_cli", "--save"]
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "health_code_service.evaluation.eval_cli",
-            "--save",
-            str(folder),
-            "--count",
-            str(count),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+        [*argv, str(folder), "--count", str(count)], capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise BundleError(f"saving screenshots failed:\n{done.stderr.strip()[-2000:]}")
@@ -254,22 +200,16 @@ def resolve_compose(project_dir: Path, folder: Path) -> int:
     return len(saved)
 
 
+def _git(project_dir: Path, *args: str) -> str:
+    argv = ["git", *args]
+    done = subprocess.run(argv, cwd=project_dir, capture_output=True, text=True, check=False)
+    return done.stdout.strip()
+
+
 def source_commit(project_dir: Path) -> str:
     """HEAD's short hash, marked where the tracked files differ from it."""
-    head = subprocess.run(
-        ["git", "rev-parse", "--short=12", "HEAD"],
-        cwd=project_dir,
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],
-        cwd=project_dir,
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+    head = _git(project_dir, "rev-parse", "--short=12", "HEAD")
+    dirty = _git(project_dir, "status", "--porcelain", "--untracked-files=no")
     return f"{head}{' (with uncommitted changes)' if dirty else ''}" if head else "unknown"
 
 

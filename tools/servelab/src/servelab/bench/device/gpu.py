@@ -7,9 +7,9 @@ import shutil
 import subprocess
 from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 
 from servelab.bench.measure.peak import Sampler
+from servelab.stack.groups import members
 
 _TIMEOUT_S = 10.0
 # How often the memory and the utilisation are read while a stack runs.
@@ -61,15 +61,6 @@ def gpus() -> Gpus:
     return Gpus(found) if found else Gpus(missing="nvidia-smi lists no GPU")
 
 
-def _pgid(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name (field 2) may hold spaces; the fields after its ")" are fixed.
-    return int(stat.rsplit(")", 1)[1].split()[2])
-
-
 class MemoryWatch(Sampler):
     """Samples the GPU's memory while a stack runs: the most its processes (those in
     `pgids`) held at once, and the most any one of them held."""
@@ -86,14 +77,12 @@ class MemoryWatch(Sampler):
         rows = _smi("--query-compute-apps=pid,used_memory")
         if rows is None:
             return
-        ours = [_mib(row[1]) for row in rows if len(row) == 2 and self._ours(row[0])]
+        pids = {str(pid) for pgid in self.pgids for pid in members(pgid)} if rows else set()
+        ours = [_mib(row[1]) for row in rows if len(row) == 2 and row[0] in pids]
         self.samples += 1
         self.processes = max(self.processes, len(ours))
         self.peak_total_mib = max(self.peak_total_mib, sum(ours))
         self.peak_process_mib = max(self.peak_process_mib, max(ours, default=0))
-
-    def _ours(self, pid: str) -> bool:
-        return pid.isdigit() and _pgid(int(pid)) in self.pgids
 
 
 class BusyWatch(Sampler):

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
 RESULTS_NAME = "health-code.gpu"
 KIND = "servelab device run"
 
@@ -115,9 +117,4 @@ def load_device_run(path: Path) -> DeviceRun:
     raw = json.loads(path.read_text())
     if raw.get("kind") != KIND:
         raise ValueError(f"{path} is not the results of a device run")
-    stacks = [
-        StackResult(**{**item, "loads": [LoadResult(**load) for load in item["loads"]]})
-        for item in raw.pop("stacks")
-    ]
-    evals = [EvalResult(**item) for item in raw.pop("evals")]
-    return DeviceRun(**raw, stacks=stacks, evals=evals)
+    return TypeAdapter(DeviceRun).validate_python(raw)

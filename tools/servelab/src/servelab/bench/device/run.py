@@ -20,7 +20,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ from typing import TextIO
 
 from servelab.bench.device import gpu
 from servelab.bench.device.bundle import K6_FILE, MANIFEST, SAMPLES, source_commit
-from servelab.bench.device.plan import Eval, Plan, Stack
+from servelab.bench.device.plan import Plan, Stack
 from servelab.bench.device.results import (
     RESULTS_NAME,
     DeviceRun,
@@ -44,12 +44,15 @@ from servelab.bench.measure.memory import MemoryWatch
 from servelab.bench.measure.summary import SummaryError, measurement
 from servelab.bench.runner import RECORD_FAILURES
 from servelab.project import LOADTESTS, work_dir
+from servelab.spec.device import Eval
 from servelab.stack import Stack as Servers
 from servelab.stack import StackError
 
 SCRIPT = LOADTESTS / "health-code.js"
 # A stack's time before any has run: start, warm-up and both loads.
 _FIRST_ESTIMATE_S = 60.0
+# Seconds of the budget kept for the accuracy check after the stacks.
+EVAL_RESERVE_S = 75.0
 _K6_GRACE_S = 60.0
 _EVAL_TIMEOUT_S = 240.0
 _OOM_WORDS = ("out of memory", "outofmemory", "cuda_error_out_of_memory")
@@ -73,25 +76,10 @@ def import_failure(modules: Sequence[str] = SERVER_IMPORTS) -> str:
     return lines[-1] if lines else f"exit status {done.returncode}"
 
 
-class ServerLog:
-    """The servers' output, kept in a file, with the lines that speak of running out of
-    memory counted."""
-
-    def __init__(self, path: Path) -> None:
-        self._file = path.open("w")
-        self.out_of_memory = 0
-
-    def write(self, text: str, /) -> object:
-        lowered = text.lower()
-        self.out_of_memory += sum(word in lowered for word in _OOM_WORDS) > 0
-        return self._file.write(text)
-
-    def flush(self) -> object:
-        self._file.flush()
-        return None
-
-    def close(self) -> None:
-        self._file.close()
+def out_of_memory(log: Path) -> int:
+    """The lines of the servers' log that speak of running out of (GPU) memory."""
+    lines = log.read_text(errors="replace").lower().splitlines()
+    return sum(any(word in line for word in _OOM_WORDS) for line in lines)
 
 
 def _k6(bundle: Path, work_dir: Path) -> str:
@@ -113,6 +101,10 @@ def _commit(project_dir: Path, bundle: Path) -> str:
     return source_commit(project_dir)
 
 
+def since(started: float) -> float:
+    return round(time.monotonic() - started, 1)
+
+
 class Runner:
     def __init__(
         self,
@@ -121,7 +113,6 @@ class Runner:
         bundle: Path,
         out: Path,
         budget_s: float,
-        eval_reserve_s: float,
         stream: TextIO = sys.stderr,
     ) -> None:
         self.project_dir = project_dir
@@ -129,7 +120,6 @@ class Runner:
         self.bundle = bundle
         self.out = out
         self.budget_s = budget_s
-        self.eval_reserve_s = eval_reserve_s
         self.stream = stream
         # k6's summaries and logs, the servers' logs: beside the tree, never in `out`, which
         # the GPU machine sends back only a few files of.
@@ -138,22 +128,20 @@ class Runner:
         self.token = secrets.token_urlsafe(32)
         self.gpus = gpu.gpus()
         self.unimportable = ""
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
+        self.k6 = ""
 
     def say(self, text: str) -> None:
-        minutes, seconds = divmod(int(self.elapsed()), 60)
+        minutes, seconds = divmod(int(time.monotonic() - self.started), 60)
         print(f"[{minutes}:{seconds:02d}] {text}", file=self.stream, flush=True)
 
     def run(self) -> Path:
         shutil.rmtree(self.work_dir, ignore_errors=True)
         self.work_dir.mkdir(parents=True)
-        k6 = _k6(self.bundle, self.work_dir)
-        version = k6_version(k6)
+        self.k6 = _k6(self.bundle, self.work_dir)
+        version = k6_version(self.k6)
         machine = asdict(this_machine(version))
         record = DeviceRun(
-            title=self.plan.title,
+            title=self.plan.spec.title,
             form=self.plan.form,
             started=datetime.now(UTC).isoformat(timespec="seconds"),
             budget_s=self.budget_s,
@@ -173,67 +161,65 @@ class Runner:
         longest = _FIRST_ESTIMATE_S
         for index, stack in enumerate(stacks):
             self.say(f"[{index + 1}/{len(stacks)}] {stack.label}")
-            result = self._stack(k6, stack, longest)
+            result = self._stack(stack, longest)
             longest = max(longest, result.wall_s) if result.ran else longest
             record.stacks.append(result)
             self.say(f"    {describe(result)}")
-            record.wall_s = round(self.elapsed(), 1)
+            record.wall_s = since(self.started)
             record.save(results)
-        for item in self.plan.evals:
+        for item in self.plan.spec.eval:
             self.say(f"accuracy: {item.name}")
             outcome = self._eval(item)
             record.evals.append(outcome)
             self.say(f"    {outcome.skipped or outcome.error or f'{outcome.seconds:.0f} s'}")
-            record.wall_s = round(self.elapsed(), 1)
+            record.wall_s = since(self.started)
             record.save(results)
         self.say(f"results: {results}")
         return results
 
-    def _stack(self, k6: str, stack: Stack, estimate_s: float) -> StackResult:
+    def _stack(self, stack: Stack, estimate_s: float) -> StackResult:
         variant = stack.variant
-        result = StackResult(
-            variant.name, stack.workers, variant.service, variant.gpu, dict(variant.env)
-        )
+        result = StackResult(stack.name, stack.workers, variant.service, variant.gpu, variant.env)
+        left = self.budget_s - EVAL_RESERVE_S - since(self.started)
         if self.unimportable:
-            return replace(
-                result, skipped=f"not run: the servers cannot import: {self.unimportable}"
-            )
-        if variant.gpu and not self.gpus.found:
-            return replace(result, skipped=f"not run: {self.gpus.missing}")
-        left = self.budget_s - self.eval_reserve_s - self.elapsed()
-        if estimate_s > left:
-            why = f"not run: {left:.0f} s of the run's {self.budget_s:.0f} s budget left"
-            return replace(result, skipped=why)
+            why = f"the servers cannot import: {self.unimportable}"
+        elif variant.gpu and not self.gpus.found:
+            why = self.gpus.missing
+        elif estimate_s > left:
+            why = f"{left:.0f} s of the run's {self.budget_s:.0f} s budget left"
+        else:
+            why = ""
+        if why:
+            return replace(result, skipped=f"not run: {why}")
         started = time.monotonic()
-        env = {**stack.env, "API_TOKEN": self.token}
-        slug = f"{variant.name}-w{stack.workers}"
-        log = ServerLog(self.work_dir / f"{slug}.server.log")
-        servers = Servers(
-            variant.profile,
-            only=[variant.service],
-            env=env,
-            project_dir=self.project_dir,
-            run_parent=self.work_dir,
-            log=log,
-        )
+        slug = f"{stack.name}-w{stack.workers}"
+        log = self.work_dir / f"{slug}.server.log"
         try:
-            with servers:
-                start_s = time.monotonic() - started
-                url = servers.url(variant.service)
-                pgids = set(servers.process_groups().values())
-                with gpu.MemoryWatch(pgids) as watch, MemoryWatch(pgids) as host:
-                    self._k6(k6, url, self.plan.warmup, f"{slug}-warmup")
-                    loads = [
-                        self._measured(k6, url, measured.name, measured.load, slug, pgids)
-                        for measured in self.plan.loads
-                    ]
-                command = servers.command(variant.service)
+            with log.open("w") as sink:
+                servers = Servers(
+                    variant.profile,
+                    only=[variant.service],
+                    env={**stack.env, "API_TOKEN": self.token},
+                    project_dir=self.project_dir,
+                    run_parent=self.work_dir,
+                    log=sink,
+                )
+                with servers:
+                    start_s = time.monotonic() - started
+                    url = servers.url(variant.service)
+                    pgids = set(servers.process_groups().values())
+                    with gpu.MemoryWatch(pgids) as watch, MemoryWatch(pgids) as host:
+                        self._k6_run(url, self.plan.warmup, f"{slug}-warmup")
+                        loads = [
+                            self._measured(url, name, load, slug, pgids)
+                            for name, load in self.plan.loads.items()
+                        ]
+                    command = servers.command(variant.service)
         except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
+            error = str(failure)
             return replace(
-                result, error=str(failure), out_of_memory=log.out_of_memory, wall_s=since(started)
+                result, error=error, out_of_memory=out_of_memory(log), wall_s=since(started)
             )
-        finally:
-            log.close()
         sampled = watch.samples > 0
         return replace(
             result,
@@ -245,22 +231,16 @@ class Runner:
             gpu_peak_process_mib=watch.peak_process_mib if sampled else None,
             gpu_processes=watch.processes if sampled else None,
             server_memory_mib=None if host.peak is None else round(host.peak, 1),
-            out_of_memory=log.out_of_memory,
+            out_of_memory=out_of_memory(log),
         )
 
-    def _k6(self, k6: str, url: str, load: Load, name: str) -> tuple[Path, float]:
+    def _k6_run(self, url: str, load: Load, name: str) -> tuple[Path, float]:
         summary = self.work_dir / f"{name}.summary.json"
-        env: Mapping[str, str] = {
-            "BASE_URL": url,
-            **RECORD_FAILURES,
-            "USAGE": "health-code",
-            "BODY": "json",
-            **load.k6_env(),
-            "SUMMARY_JSON": str(summary),
-        }
+        env = {"BASE_URL": url, **RECORD_FAILURES, "USAGE": "health-code", "BODY": "json"}
+        env |= {**load.k6_env(), "SUMMARY_JSON": str(summary)}
         log = self.work_dir / f"{name}.k6.log"
         run = run_k6(
-            k6_argv(k6, SCRIPT, env),
+            k6_argv(self.k6, SCRIPT, env),
             cwd=self.project_dir,
             log=log,
             timeout_s=load.seconds + _K6_GRACE_S,
@@ -269,23 +249,19 @@ class Runner:
             raise K6Error(f"k6 exited with status {run.returncode} (log: {log})")
         return summary, run.cpu_s
 
-    def _measured(
-        self, k6: str, url: str, name: str, load: Load, slug: str, pgids: set[int]
-    ) -> LoadResult:
+    def _measured(self, url: str, name: str, load: Load, slug: str, pgids: set[int]) -> LoadResult:
         before = cpu_time.snapshot(pgids)
         with gpu.BusyWatch() as busy:
-            summary, k6_cpu_s = self._k6(k6, url, load, f"{slug}-{name}")
+            summary, k6_cpu_s = self._k6_run(url, load, f"{slug}-{name}")
         server_cpu_s = cpu_time.spent(before, cpu_time.snapshot(pgids))
         m = measurement(json.loads(summary.read_text()), load)
-        wrong = m.errors.get("wrong_answer", 0)
-        failed = m.error_count
         return LoadResult(
             name=name,
             clients=load.vus,
             requests=load.iterations,
-            answered=m.requests - failed,
-            failed=failed,
-            wrong_answers=wrong,
+            answered=m.requests - m.error_count,
+            failed=m.error_count,
+            wrong_answers=m.errors.get("wrong_answer", 0),
             rps=round(m.rps, 2),
             avg_ms=round(m.avg_ms, 1),
             p50_ms=round(m.p50_ms, 1),
@@ -303,19 +279,19 @@ class Runner:
     def _eval(self, item: Eval) -> EvalResult:
         base = EvalResult(item.name, list(item.args), item.gpu)
         samples = self.bundle / SAMPLES
+        left = self.budget_s - since(self.started)
         if item.gpu and not self.gpus.found:
             return replace(base, skipped=f"not run: {self.gpus.missing}")
         if not (samples / "samples.json").is_file():
             return replace(base, skipped=f"not run: no screenshots in {samples}")
-        left = self.budget_s - self.elapsed()
         if left < 30:
             return replace(base, skipped=f"not run: {left:.0f} s of budget left")
         module = "health_code_service.evaluation.eval_cli"
-        argv = [sys.executable, "-m", module, "--images", str(samples)]
+        argv = [sys.executable, "-m", module, "--images", str(samples), "--json", *item.args]
         started = time.monotonic()
         try:
             done = subprocess.run(
-                [*argv, "--json", *item.args],
+                argv,
                 cwd=self.project_dir,
                 capture_output=True,
                 text=True,
@@ -324,24 +300,17 @@ class Runner:
             )
         except subprocess.TimeoutExpired:
             return replace(base, error=f"still running after {left:.0f} s")
-        seconds = since(started)
         if done.returncode != 0:
             tail = "\n".join(done.stderr.strip().splitlines()[-5:])
-            return replace(base, error=tail, seconds=seconds)
+            return replace(base, error=tail, seconds=since(started))
         scores = json.loads(done.stdout.strip().splitlines()[-1])
-        return replace(base, seconds=seconds, scores=scores)
-
-
-def since(started: float) -> float:
-    return round(time.monotonic() - started, 1)
+        return replace(base, seconds=since(started), scores=scores)
 
 
 def describe(result: StackResult) -> str:
     """One line: the loads' figures and the GPU memory, or why the stack did not run."""
-    if result.skipped:
-        return result.skipped
-    if result.error:
-        return f"FAILED: {result.error.splitlines()[0]}"
+    if result.skipped or result.error:
+        return result.skipped or f"FAILED: {result.error.splitlines()[0]}"
     loads = "; ".join(
         f"{load.name} {load.rps:.1f} req/s, p99 {load.p99_ms:.0f} ms, {load.failed} failed"
         + (f", servers {load.server_cpus:.1f} CPUs" if load.server_cpus is not None else "")
