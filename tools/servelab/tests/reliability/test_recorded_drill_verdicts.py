@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import pytest
 
 from servelab.reliability import Verdict
-from servelab.reliability.outage import Answer, Drill, Loss, loss
+from servelab.reliability.outage import Answer, Drill, Loss, loss, parse_drill
 from servelab.reliability.outage.verdicts import FAST_FAILURE_MS, WHOLE_AGAIN_S, judge
 
 # The action, in ms into the run.
@@ -21,9 +21,8 @@ ACTION_MS = 5000.0
 
 
 def drill(kind: str, **fields: object) -> Drill:
+    """A drill of `kind` on hello-uvicorn at 100 requests/s, acting 5 s into 15."""
     defaults: dict[str, object] = {
-        "name": f"{kind}-test",
-        "title": kind,
         "profile": "hello-uvicorn",
         "service": "hello-uvicorn",
         "victim": "hello-uvicorn",
@@ -33,7 +32,9 @@ def drill(kind: str, **fields: object) -> Drill:
         "kind": kind,
         "at_s": 5.0,
     }
-    return Drill(**(defaults | fields))  # type: ignore[arg-type]
+    if kind == "rolling-restart":
+        defaults["victims"] = ["hello-replica-1", "hello-replica-2"]
+    return parse_drill(f"{kind}-test", defaults | fields)
 
 
 def answer(at_ms: float, status: int = 200, duration_ms: float = 1.0) -> Answer:

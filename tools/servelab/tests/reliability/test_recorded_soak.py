@@ -15,22 +15,21 @@ import pytest
 from servelab.reliability import Probe, Verdict
 from servelab.reliability.soak.run import judge
 from servelab.reliability.soak.sampling import Sample
-from servelab.reliability.soak.targets import Target
+from servelab.spec.reliability import Soak
 
-FILES = Target(
+FILES = Soak(
     family="files",
     variant="uvicorn",
     profile="uvicorn",
-    front="files-uvicorn",
-    servers=("files-uvicorn",),
+    service="files-uvicorn",
     endpoint="/files/{id}",
     cell_endpoint="GET /files/{id}",
 )
-ENTRYEDITOR = Target(
+ENTRYEDITOR = Soak(
     family="entryeditor",
     variant="uwsgi",
     profile="uwsgi",
-    front="entryeditor-nginx",
+    service="entryeditor-nginx",
     servers=("entryeditor-nginx", "entryeditor-uwsgi", "entryeditor-compute"),
     endpoint="/entryeditor/entryeditor/47",
     cell_endpoint="detail",
@@ -57,7 +56,7 @@ def rows(probes: Sequence[Probe]) -> dict[str, Probe]:
     return {probe.probe.split(": ", 1)[1]: probe for probe in probes}
 
 
-def verdicts(target: Target, samples: Sequence[Sample]) -> dict[str, Verdict]:
+def verdicts(target: Soak, samples: Sequence[Sample]) -> dict[str, Verdict]:
     return {name: probe.verdict for name, probe in rows(judge(target, samples, 60)).items()}
 
 
