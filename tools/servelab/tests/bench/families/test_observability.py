@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.bench.findings.catalogue import QUESTIONS
-from servelab.bench.findings.verdict import CANNOT, answer
+from servelab.bench.findings.verdict import CANNOT, QUESTIONS, answer
 from servelab.bench.load.shape import parse_load
 from servelab.bench.measure.summary import CPU_US
 from servelab.bench.plan.matrix import load_matrix

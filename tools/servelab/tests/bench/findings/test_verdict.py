@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from servelab.bench.findings.catalogue import QUESTIONS
 from servelab.bench.findings.verdict import CANNOT, DEPENDS, NO_DIFFERENCE, Answer, answer
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.results import BenchRun, run_from_json
+from servelab.spec.questions import Question, load_questions
 from servelab.testing.records import device_run, device_stack, run_record
 
 from .conftest import WRK, cell
@@ -20,9 +20,13 @@ STREAM = "upload/stream/async_read_and_disk_write @100/s"
 BUFFER = "upload/single @100/s"
 
 
+def _rule(project_root: Path, family: str, question: str) -> Question:
+    return next(q for q in load_questions(project_root, family) if q.question == question)
+
+
 def _ask(project_root: Path, runs: list[BenchRun], question: str) -> Answer:
     family = runs[0].family
-    rule = next(rule for rule in QUESTIONS[family] if rule.question == question)
+    rule = _rule(project_root, family, question)
     return answer(rule, runs, load_matrix(project_root, family))
 
 
@@ -222,7 +226,7 @@ def test_the_gpu_question_says_what_to_run(project_root: Path) -> None:
 def test_the_gpu_question_is_answered_from_the_gpu_machines_run_per_load(
     project_root: Path,
 ) -> None:
-    rule = next(rule for rule in QUESTIONS["health-code"] if rule.question == "GPU or CPU?")
+    rule = _rule(project_root, "health-code", "GPU or CPU?")
     matrix = load_matrix(project_root, "health-code")
     cpu_run = [_run("health-code", [])]
     left_out = device_stack(

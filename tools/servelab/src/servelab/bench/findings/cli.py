@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from servelab.bench.errors import BenchError
-from servelab.bench.findings.write import compare_findings, write_findings
+from servelab.bench.findings.page import compare_findings, write_findings
 from servelab.project import find_project_dir, results_dir
 
 

@@ -21,6 +21,12 @@ MIN_REQUESTS = 40
 
 # (ratio, variant, workers, endpoint)
 _Key = tuple[str, str, int, str | None]
+# (variant, workers)
+Where = tuple[str, int]
+
+
+def workers(count: int) -> str:
+    return f"{count} worker" + ("" if count == 1 else "s")
 
 
 @dataclass(frozen=True)
@@ -45,8 +51,7 @@ class LeftOut:
 
     @property
     def cell(self) -> str:
-        workers = f"{self.workers} worker" + ("" if self.workers == 1 else "s")
-        return f"{self.variant}, {workers}, {self.endpoint}"
+        return f"{self.variant}, {workers(self.workers)}, {self.endpoint}"
 
 
 def _why_not(cell: CellResult, metric: str) -> str | None:
@@ -143,10 +148,6 @@ def across_runs(
     per_run = [estimates(spec, run, variants) for run in runs]
     left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
     return _merged(found for found, _ in per_run), left
-
-
-# (variant, workers)
-Where = tuple[str, int]
 
 
 def cell_spreads(

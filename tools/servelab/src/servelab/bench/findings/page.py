@@ -1,5 +1,8 @@
-"""docs/findings.md: every write-up question, our answer from every committed run of its
-family with how sure it is, the write-up's own answer, and the evidence."""
+"""docs/findings.md: every write-up question, our answer from every saved run of its
+family with how sure it is, the write-up's own answer, and the evidence; and whether two
+folders' runs answer alike. A folder's runs of a family are the quick run `<family>.json`,
+the full run `<family>.full.json` and the run on a machine with a GPU `<family>.gpu.json`,
+where they exist."""
 
 from __future__ import annotations
 
@@ -8,34 +11,101 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from servelab.bench.findings.agreement import Agreement, agreement
-from servelab.bench.findings.catalogue import QUESTIONS
+from servelab.bench.device.results import DeviceRun, load_device_run
 from servelab.bench.findings.evidence import MIN_REQUESTS, LeftOut
-from servelab.bench.findings.rules import Question
-from servelab.bench.findings.sources import Saved, SavedDevice
 from servelab.bench.findings.spread import NOISE, RATIO_NOISE
 from servelab.bench.findings.verdict import CANNOT, Answer, answer
-from servelab.bench.plan.matrix import Matrix
+from servelab.bench.plan.matrix import Matrix, load_matrix
 from servelab.bench.report.client_bound import BUSY, OUTPACED
+from servelab.bench.report.results import BenchRun, load_run
+from servelab.bench.report.writeup import load_write_up
+from servelab.markdown import table
+from servelab.project import reference_dir
+from servelab.spec.family import families as all_families
+from servelab.spec.questions import Question, load_questions
+
+# The write-ups in the order they were published here (000 to 004), then our own.
+ORDER = ("health-code", "files", "wait", "entryeditor", "hello", "replicas", "observability")
 
 
 @dataclass(frozen=True)
 class Family:
     matrix: Matrix
     citation: str
-    saved: Sequence[Saved]
-    device: SavedDevice | None = None
+    questions: Sequence[Question]
+    # The quick and the full runs, where saved, each with its path.
+    saved: Sequence[tuple[Path, BenchRun]]
+    device: tuple[Path, DeviceRun] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.matrix.family
 
 
-def answers(family: Family, forms: Sequence[Saved] | None = None) -> list[Answer]:
-    """The family's questions answered from `forms`, or from every saved run and, for the
-    GPU's questions, the family's GPU machine run."""
-    runs = [saved.run for saved in (family.saved if forms is None else forms)]
-    device = family.device.run if family.device and forms is None else None
-    return [
-        answer(rule, runs, family.matrix, device)
-        for rule in QUESTIONS.get(family.matrix.family, ())
-    ]
+def load_families(project_dir: Path, results: Path) -> list[Family]:
+    names = all_families(project_dir)
+    ordered = [name for name in ORDER if name in names] + [n for n in names if n not in ORDER]
+    found = []
+    for name in ordered:
+        matrix = load_matrix(project_dir, name)
+        paths = [results / f"{name}.json", results / f"{name}.full.json"]
+        gpu = results / f"{name}.gpu.json"
+        found.append(
+            Family(
+                matrix,
+                load_write_up(project_dir / matrix.write_up).citation,
+                load_questions(project_dir, name),
+                [(path, load_run(path)) for path in paths if path.is_file()],
+                (gpu, load_device_run(gpu)) if gpu.is_file() else None,
+            )
+        )
+    return found
+
+
+def answers(family: Family, forms: slice = slice(None)) -> list[Answer]:
+    """The family's questions answered from its saved runs (`forms` of them), and, when
+    from all of them, the GPU's questions from its GPU machine run."""
+    runs = [run for _, run in family.saved[forms]]
+    device = family.device[1] if family.device and forms == slice(None) else None
+    return [answer(rule, runs, family.matrix, device) for rule in family.questions]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    same: tuple[str, ...]
+    # (family: question, our verdict, theirs)
+    differ: tuple[tuple[str, str, str], ...]
+
+    def summary(self, subject: str) -> str:
+        """`subject` ("The quick and the full runs") give the same answer to ..."""
+        compared = len(self.same) + len(self.differ)
+        if not compared:
+            return f"{subject} share no question both can answer."
+        return (
+            f"{subject} give the same answer to {len(self.same)} of the {compared} "
+            f"questions both answer ({len(self.same) / compared:.0%})."
+        )
+
+
+def agreement(
+    first: Mapping[str, Sequence[Answer]], second: Mapping[str, Sequence[Answer]]
+) -> Agreement:
+    """Each family's answers in `first` against the same family's in `second`: alike where
+    their gists are; a question either side cannot answer is not counted."""
+    same: list[str] = []
+    differ: list[tuple[str, str, str]] = []
+    for family, found in first.items():
+        theirs = {each.question: each for each in second.get(family, ())}
+        for ours in found:
+            other = theirs.get(ours.question)
+            if other is None or CANNOT in (ours.gist, other.gist):
+                continue
+            asked = f"{family}: {ours.question}"
+            if ours.gist == other.gist:
+                same.append(asked)
+            else:
+                differ.append((asked, ours.verdict, other.verdict))
+    return Agreement(tuple(same), tuple(differ))
 
 
 def _link(path: Path, page: Path) -> str:
@@ -44,42 +114,31 @@ def _link(path: Path, page: Path) -> str:
 
 
 def _same(rule: Question, found: Answer) -> str:
-    agrees = rule.about.agrees
     if found.verdict.startswith(CANNOT):
         return "open"
-    if agrees is None:
+    if rule.agrees is None:
         return "not comparable"
-    return "same" if found.verdict.startswith(agrees) else "differs"
+    return "same" if found.verdict.startswith(rule.agrees) else "differs"
 
 
 def _machine(family: Family) -> str:
     machines = dict.fromkeys(
-        f"{saved.run.machine.cpus} CPUs, {saved.run.machine.cpu_model}" for saved in family.saved
+        f"{run.machine.cpus} CPUs, {run.machine.cpu_model}" for _, run in family.saved
     )
     if family.device:
-        run = family.device.run
+        run = family.device[1]
         gpus = ", ".join(gpu["name"] for gpu in run.gpus) or "no GPU"
         machines[f"{gpus} with {run.machine['cpus']} CPUs (the GPU's questions)"] = None
     return "; ".join(machines) or "no run"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def _glance(families: Sequence[Family], found: Mapping[str, Sequence[Answer]]) -> list[str]:
-    lines = [
-        "| write-up | question | our answer | the write-up's | same? |",
-        "|---|---|---|---|---|",
+    rows = [
+        (family.name, rule.question, each.verdict, rule.write_up or "—", _same(rule, each))
+        for family in families
+        for rule, each in zip(family.questions, found[family.name], strict=True)
     ]
-    for family in families:
-        rules = QUESTIONS.get(family.matrix.family, ())
-        for rule, each in zip(rules, found[family.matrix.family], strict=True):
-            lines.append(
-                f"| {family.matrix.family} | {_cell(rule.question)} | {_cell(each.verdict)} | "
-                f"{_cell(rule.about.write_up or '—')} | {_same(rule, each)} |"
-            )
-    return [*lines, ""]
+    return table(("write-up", "question", "our answer", "the write-up's", "same?"), rows)
 
 
 def _left_out(cells: Sequence[LeftOut]) -> str:
@@ -91,18 +150,15 @@ def _left_out(cells: Sequence[LeftOut]) -> str:
 
 
 def _section(family: Family, found: Sequence[Answer], page: Path) -> list[str]:
-    matrix = family.matrix
-    paths = [saved.path for saved in family.saved]
-    paths += [family.device.path] if family.device else []
+    paths = [path for path, _ in family.saved] + ([family.device[0]] if family.device else [])
     evidence = ", ".join(_link(path, page) for path in paths) or "no saved run"
     lines = [
-        f"## {matrix.title}",
+        f"## {family.matrix.title}",
         "",
         f"The write-up: {family.citation}. Measured on {_machine(family)}. Evidence: {evidence}.",
         "",
     ]
-    for rule, each in zip(QUESTIONS.get(matrix.family, ()), found, strict=True):
-        about = rule.about
+    for rule, each in zip(family.questions, found, strict=True):
         lines += [f"### {rule.question}", "", f"- **Ours:** {each.verdict}."]
         if each.figures and not each.verdict.startswith(CANNOT):
             lines.append(f"- **Figures:** {each.figures}.")
@@ -110,20 +166,25 @@ def _section(family: Family, found: Sequence[Answer], page: Path) -> list[str]:
             lines.append(f"- **How sure:** {each.sure}.")
         if each.left_out:
             lines.append(f"- **Left out:** {_left_out(each.left_out)}.")
-        if about.write_up:
-            lines.append(f"- **The write-up:** {about.write_up} ({_same(rule, each)}).")
-        if about.why:
-            lines.append(f"- **Why:** {about.why}")
-        if about.bigger:
-            lines.append(f"- **On a bigger machine:** {about.bigger}")
+        if rule.write_up:
+            lines.append(f"- **The write-up:** {rule.write_up} ({_same(rule, each)}).")
+        if rule.why:
+            lines.append(f"- **Why:** {rule.why}")
+        if rule.bigger:
+            lines.append(f"- **On a bigger machine:** {rule.bigger}")
         lines.append("")
     return lines
 
 
-def _repeatability(result: Agreement | None) -> list[str]:
+def _repeatability(families: Sequence[Family]) -> list[str]:
     lines = ["## Repeatability", ""]
-    if result is None:
+    twice = [family for family in families if len(family.saved) > 1]
+    if not twice:
         return [*lines, "Only one run per family here: nothing to compare.", ""]
+    result = agreement(
+        {family.name: answers(family, slice(1)) for family in twice},
+        {family.name: answers(family, slice(1, None)) for family in twice},
+    )
     lines += [
         result.summary(
             "The quick and the full runs, measured apart on machines of the same size and "
@@ -139,9 +200,7 @@ def _repeatability(result: Agreement | None) -> list[str]:
 
 
 def render(families: Sequence[Family], page: Path, command: str) -> str:
-    found = {family.matrix.family: answers(family) for family in families}
-    quick = {f.matrix.family: answers(f, f.saved[:1]) for f in families if len(f.saved) > 1}
-    full = {f.matrix.family: answers(f, f.saved[1:]) for f in families if len(f.saved) > 1}
+    found = {family.name: answers(family) for family in families}
     lines = [
         "# Findings",
         "",
@@ -164,8 +223,31 @@ def render(families: Sequence[Family], page: Path, command: str) -> str:
         "## At a glance",
         "",
         *_glance(families, found),
-        *_repeatability(agreement(quick, full) if quick else None),
+        *_repeatability(families),
     ]
     for family in families:
-        lines += _section(family, found[family.matrix.family], page)
+        lines += _section(family, found[family.name], page)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def page_path(project_dir: Path, results: Path) -> Path:
+    """docs/findings.md for the committed reference; <results>/findings.md elsewhere."""
+    if results.resolve() == reference_dir(project_dir).resolve():
+        return project_dir / "docs" / "findings.md"
+    return results / "findings.md"
+
+
+def write_findings(project_dir: Path, results: Path) -> Path:
+    page = page_path(project_dir, results)
+    command = "servelab findings"
+    if page.parent != project_dir / "docs":
+        command += f" --results {results}"
+    page.write_text(render(load_families(project_dir, results), page, command))
+    return page
+
+
+def compare_findings(project_dir: Path, ours: Path, reference: Path) -> Agreement:
+    """Each question answered from `ours` against the same from `reference`."""
+    mine = {f.name: answers(f) for f in load_families(project_dir, ours) if f.saved}
+    theirs = {f.name: answers(f) for f in load_families(project_dir, reference)}
+    return agreement(mine, theirs)

@@ -5,10 +5,9 @@ answer depends on where, and says how it splits."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from servelab.bench.device.report import NOISE as DEVICE_NOISE
 from servelab.bench.device.report import gpu_or_cpu
 from servelab.bench.device.results import DeviceRun
 from servelab.bench.findings.evidence import (
@@ -16,12 +15,24 @@ from servelab.bench.findings.evidence import (
     LeftOut,
     across_runs,
     cells_across_runs,
+    workers,
 )
-from servelab.bench.findings.rules import Cheapest, Choice, OnDevice, Question, Within, Workers
-from servelab.bench.findings.spread import NOISE, Spread, geometric
+from servelab.bench.findings.spread import NOISE, RATIO_NOISE, geometric
 from servelab.bench.measure.summary import CPU_US, MEMORY_MIB
 from servelab.bench.plan.matrix import Matrix
+from servelab.bench.report.ratios import RatioSpec
 from servelab.bench.report.results import BenchRun
+from servelab.project import find_project_dir
+from servelab.spec.family import families, family_dir
+from servelab.spec.questions import (
+    Cheapest,
+    Choice,
+    OnDevice,
+    Question,
+    Within,
+    Workers,
+    load_questions,
+)
 
 NO_DIFFERENCE = "no measurable difference"
 DEPENDS = "depends on where"
@@ -42,17 +53,14 @@ class Answer:
     left_out: tuple[LeftOut, ...] = ()
 
     @property
-    def settled(self) -> bool:
-        """An answer that picks an option beyond the noise."""
-        return not self.verdict.startswith((NO_DIFFERENCE, DEPENDS, CANNOT))
-
-
-def _workers(count: int) -> str:
-    return f"{count} worker" + ("" if count == 1 else "s")
+    def gist(self) -> str:
+        """The verdict up to its first colon or semicolon: the option, the number of
+        workers, NO_DIFFERENCE or DEPENDS, without the figures that follow."""
+        return self.verdict.split(":")[0].split(";")[0]
 
 
 def _where(estimate: Estimate) -> str:
-    return f"{estimate.value.where}, {_workers(estimate.value.workers)}"
+    return f"{estimate.value.where}, {workers(estimate.value.workers)}"
 
 
 def _listed(found: Sequence[Estimate]) -> str:
@@ -69,22 +77,26 @@ def _sure(runs: Sequence[BenchRun], counts: Sequence[int]) -> str:
     return f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {forms}; ranges: {spread}"
 
 
-def _mean(rule: Choice, what: str, group: Sequence[Estimate]) -> str:
-    """The group's geometric mean, as the first option over the second."""
-    overall = geometric([e.spread for e in group])
-    return f"{rule.first} {overall.shown()} the {what} of {rule.second}"
+def _ratio(matrix: Matrix, name: str) -> RatioSpec | None:
+    return next((spec for spec in matrix.ratios if spec.name == name), None)
+
+
+def _estimates(
+    matrix: Matrix, name: str, runs: Sequence[BenchRun]
+) -> tuple[RatioSpec, list[Estimate], tuple[LeftOut, ...]] | None:
+    """The ratio's estimates over `runs`, where the matrix has it and a run gives values."""
+    spec = _ratio(matrix, name)
+    if spec is None:
+        return None
+    found, left = across_runs(spec, runs, [variant.name for variant in matrix.variants])
+    return (spec, found, left) if found else None
 
 
 def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
-    specs = {spec.name: spec for spec in matrix.ratios}
-    names = [variant.name for variant in matrix.variants]
     for name in rule.ratios:
-        spec = specs.get(name)
-        if spec is None:
+        if (estimated := _estimates(matrix, name, runs)) is None:
             continue
-        found, left = across_runs(spec, runs, names)
-        if not found:
-            continue
+        spec, found, left = estimated
         sign = -1 if spec.lower_is_better else 1
         first = [e for e in found if e.spread.side() == sign]
         second = [e for e in found if e.spread.side() == -sign]
@@ -99,10 +111,13 @@ def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
             )
             return Answer(rule.question, verdict, f"{name}: {_listed(found)}", sure, left)
         winners = first or second
+        overall = geometric([e.spread for e in winners or found])
+        figures = (
+            f"{rule.first} {overall.shown()} the {what} of {rule.second} "
+            f"({_listed(winners or found)})"
+        )
         if not winners:
-            figures = f"{_mean(rule, what, found)} ({_listed(found)})"
             return Answer(rule.question, NO_DIFFERENCE, figures, sure, left)
-        figures = f"{_mean(rule, what, winners)} ({_listed(winners)})"
         if even:
             figures += f"; {NO_DIFFERENCE} on {_listed(even)}"
         winner = rule.first if first else rule.second
@@ -110,12 +125,8 @@ def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
     return None
 
 
-def _us(spread: Spread) -> str:
-    return spread.shown(0, " µs")
-
-
 def _cheapest(rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
-    spec = next((spec for spec in matrix.ratios if spec.name == rule.ratio), None)
+    spec = _ratio(matrix, rule.ratio)
     if spec is None:
         return None
     costs, left = cells_across_runs(runs, CPU_US, rule.endpoint, spec.numerator.variants)
@@ -125,7 +136,8 @@ def _cheapest(rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix) -> Answe
     best = ranked[0][1]
     tied = [where for where, spread in ranked if spread.overlaps(best)]
     listed = "; ".join(
-        f"{variant}, {_workers(workers)}: {_us(spread)}" for (variant, workers), spread in ranked
+        f"{variant}, {workers(count)}: {spread.shown(0, ' µs')}"
+        for (variant, count), spread in ranked
     )
     figures = f"server CPU per request at {rule.endpoint}, least first: {listed}"
     sure = _sure(runs, [spread.count for spread in costs.values()])
@@ -142,31 +154,27 @@ def _enough(rule: Workers, runs: Sequence[BenchRun]) -> Answer | None:
     (variant, _), top = max(rates.items(), key=lambda item: item[1].value)
     curve = sorted((w, spread) for (v, w), spread in rates.items() if v == variant)
     rivals = sorted({v for (v, _), rate in rates.items() if v != variant and rate.overlaps(top)})
-    shown = "; ".join(f"{_workers(w)}: {spread.shown(1, '/s')}" for w, spread in curve)
+    shown = "; ".join(f"{workers(w)}: {spread.shown(1, '/s')}" for w, spread in curve)
     figures = f"successful requests/s of {variant} at {rule.endpoint}: {shown}"
     if rivals:
         figures += f"; {NO_DIFFERENCE} from {', '.join(rivals)} at their best"
     sure = _sure(runs, [spread.count for spread in rates.values()])
-    cpus = max(run.machine.cpus for run in runs)
     if len(curve) == 1:
         verdict = (
-            f"{CANNOT}: only {_workers(curve[0][0])} measured; run `servelab bench "
+            f"{CANNOT}: only {workers(curve[0][0])} measured; run `servelab bench "
             f"{runs[0].family} --workers 1,2,4,8` on a machine with 8 or more CPUs"
         )
         return Answer(rule.question, verdict, figures, sure, left)
     enough = next(w for w, spread in curve if spread.overlaps(top) or spread.low > top.low)
     name = variant if not rivals else f"{variant}, or alike {', '.join(rivals)}"
-    verdict = f"{_workers(enough)} on {cpus} CPUs; {name}"
-    return Answer(rule.question, verdict, figures, sure, left)
+    cpus = max(run.machine.cpus for run in runs)
+    return Answer(rule.question, f"{workers(enough)} on {cpus} CPUs; {name}", figures, sure, left)
 
 
 def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
-    spec = next((spec for spec in matrix.ratios if spec.name == rule.ratio), None)
-    if spec is None:
+    if (estimated := _estimates(matrix, rule.ratio, runs)) is None:
         return None
-    found, left = across_runs(spec, runs, [variant.name for variant in matrix.variants])
-    if not found:
-        return None
+    _, found, left = estimated
     worst = max(found, key=lambda e: e.spread.value)
     figures = f"{rule.ratio}, the limit {rule.maximum:.2f}×: {_listed(found)}"
     sure = _sure(runs, [e.spread.count for e in found])
@@ -199,23 +207,21 @@ def _on_device(rule: OnDevice, device: DeviceRun) -> Answer | None:
     figures = "; ".join(f"{each.clients} clients: {each.figures}" for each in compared)
     gpus = ", ".join(f"{gpu['name']} (driver {gpu['driver']})" for gpu in device.gpus)
     figures += f"; {gpus}, {device.machine['cpus']} CPUs"
-    left = [stack for stack in device.stacks if not stack.ran]
+    ran = sum(stack.ran for stack in device.stacks)
     sure = (
-        f"1 run on the GPU machine ({device.started[:10]}), {len(device.stacks) - len(left)} "
-        f"of its {len(device.stacks)} stacks measured; a ratio of two single measurements "
-        f"is called only beyond ±{DEVICE_NOISE:.0%}"
+        f"1 run on the GPU machine ({device.started[:10]}), {ran} of its "
+        f"{len(device.stacks)} stacks measured; a ratio of two single measurements is called "
+        f"only beyond ±{RATIO_NOISE:.0%}"
     )
     return Answer(rule.question, verdict, figures, sure)
 
 
 def _needs(rule: Question) -> str:
-    if isinstance(rule, Choice):
-        return f"needs both sides of {' or '.join(rule.ratios)}"
-    if isinstance(rule, (Within, Cheapest)):
-        return f"needs both sides of {rule.ratio}"
+    if isinstance(rule, OnDevice):
+        return rule.needs
     if isinstance(rule, Workers):
         return f"needs {rule.endpoint} measured"
-    return rule.needs
+    return f"needs both sides of {' or '.join(rule.reads)}"
 
 
 def answer(
@@ -224,7 +230,9 @@ def answer(
     """The question answered from `runs` (one family's) and, for a GPU question, the
     family's run on a GPU machine; else CANNOT with what it needs."""
     found: Answer | None = None
-    if runs and isinstance(rule, Choice):
+    if isinstance(rule, OnDevice):
+        found = _on_device(rule, device) if device is not None else None
+    elif runs and isinstance(rule, Choice):
         found = _choice(rule, runs, matrix)
     elif runs and isinstance(rule, Cheapest):
         found = _cheapest(rule, runs, matrix)
@@ -232,8 +240,6 @@ def answer(
         found = _enough(rule, runs)
     elif runs and isinstance(rule, Within):
         found = _within(rule, runs, matrix)
-    elif device is not None and isinstance(rule, OnDevice):
-        found = _on_device(rule, device)
     if found is not None:
         return found
     forms = " and ".join(run.form for run in runs) or "no"
@@ -241,3 +247,22 @@ def answer(
     if runs and not isinstance(rule, OnDevice) and all(run.form == "quick" for run in runs):
         needs += f"; the full form runs more cells: `servelab bench {runs[0].family} --full`"
     return Answer(rule.question, f"{CANNOT}: {needs}", f"not in the {forms} run")
+
+
+class _Questions(Mapping[str, tuple[Question, ...]]):
+    """Each family's questions, from the spec of the project the command runs in."""
+
+    def __getitem__(self, family: str) -> tuple[Question, ...]:
+        project_dir = find_project_dir()
+        if not family_dir(project_dir, family).is_dir():
+            raise KeyError(family)
+        return load_questions(project_dir, family)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(families(find_project_dir()))
+
+    def __len__(self) -> int:
+        return len(families(find_project_dir()))
+
+
+QUESTIONS: Mapping[str, tuple[Question, ...]] = _Questions()

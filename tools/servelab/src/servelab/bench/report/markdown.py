@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.errors import BenchError
-from servelab.bench.findings.catalogue import QUESTIONS
-from servelab.bench.findings.verdict import Answer, answer
+from servelab.bench.findings.verdict import QUESTIONS, Answer, answer
 from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import Matrix

@@ -1,0 +1,132 @@
+"""The write-up's questions a family's runs answer (questions.toml): each names its rule,
+what the rule reads (the matrix's ratios, or an endpoint's cells), the write-up's own
+answer, why ours may differ and what a bigger machine changes. A text written `"{name}"`
+stands for the family's `[question_texts]` entry `name`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from servelab.spec.family import Spec, SpecError, family_dir, read_spec, validate
+
+_TEXT = re.compile(r"\{(\w+)\}")
+
+
+class Asked(Spec):
+    """What every question says beside our answer. `agrees`: the verdict of ours that would
+    be the write-up's answer (None: it gave none we can compare)."""
+
+    question: str
+    write_up: str = ""
+    why: str = ""
+    bigger: str = ""
+    agrees: str | None = None
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The matrix's ratios the question reads."""
+        return ()
+
+
+class Choice(Asked):
+    """Two options, settled by a ratio of the first over the second: the first of `ratios`
+    that has values (a CPU ratio before its requests/s twin)."""
+
+    rule: Literal["choice"]
+    ratios: tuple[str, ...] = Field(min_length=1)
+    first: str
+    second: str
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return self.ratios
+
+
+class Cheapest(Asked):
+    """Which of the numerator variants of `ratio` (a CPU ratio over a floor) does the job
+    at `endpoint` for the least server CPU per request."""
+
+    rule: Literal["cheapest"]
+    endpoint: str
+    ratio: str
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return (self.ratio,)
+
+
+class Workers(Asked):
+    """Which variant (of `variants`, None: all) gives the most successful requests/s at
+    `endpoint`, and the fewest workers that give as many as its best, within the noise."""
+
+    rule: Literal["workers"]
+    endpoint: str
+    variants: tuple[str, ...] | None = None
+
+
+class Within(Asked):
+    """Does a cost stay within a limit: every value of `ratio` (a CPU ratio, one option
+    over the same server without it) at most `maximum`?"""
+
+    rule: Literal["within"]
+    ratio: str
+    maximum: float = Field(gt=0)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return (self.ratio,)
+
+
+class OnDevice(Asked):
+    """A question only the run on a machine with an NVIDIA GPU answers; without that run,
+    `needs` says what to run."""
+
+    rule: Literal["on_device"]
+    needs: str
+
+
+Question = Annotated[Choice | Cheapest | Workers | Within | OnDevice, Field(discriminator="rule")]
+
+
+class Questions(Spec):
+    question_texts: dict[str, str] = Field(default_factory=dict)
+    questions: tuple[Question, ...] = ()
+
+
+def _expanded(question: Any, texts: dict[str, str], where: str) -> Any:
+    """The question's table, each value written `"{name}"` replaced by the shared text."""
+    if not isinstance(question, dict):
+        return question
+    found = {}
+    for key, value in question.items():
+        name = _TEXT.fullmatch(value) if isinstance(value, str) else None
+        if name is not None and name[1] not in texts:
+            raise SpecError(f"{where}.{key}: no question_texts.{name[1]}")
+        found[key] = value if name is None else texts[name[1]]
+    return found
+
+
+def load_questions(project_dir: Path, family: str) -> tuple[Question, ...]:
+    """The family's questions, in the order they are asked; SpecError where one is invalid
+    or reads a ratio the family's matrix lacks."""
+    spec = read_spec(project_dir, family)
+    where = f"{family_dir(project_dir, family) / 'questions.toml'}"
+    texts = spec.get("question_texts", {})
+    raw = [
+        _expanded(question, texts, f"{where}: questions.{index}")
+        for index, question in enumerate(spec.get("questions", []))
+    ]
+    found = validate(Questions, {"question_texts": texts, "questions": raw}, where)
+    if "variants" in spec:
+        known = {ratio.get("name") for ratio in spec.get("ratios", [])}
+        for question in found.questions:
+            if missing := [name for name in question.reads if name not in known]:
+                raise SpecError(
+                    f"{where}: {question.question!r} reads {', '.join(missing)}, "
+                    f"not a ratio of the {family} matrix"
+                )
+    return found.questions
