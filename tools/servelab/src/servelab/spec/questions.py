@@ -26,11 +26,6 @@ class Asked(Spec):
     bigger: str = ""
     agrees: str | None = None
 
-    @property
-    def reads(self) -> tuple[str, ...]:
-        """The matrix's ratios the question reads."""
-        return ()
-
 
 class Choice(Asked):
     """Two options, settled by a ratio of the first over the second: the first of `ratios`
@@ -41,10 +36,6 @@ class Choice(Asked):
     first: str
     second: str
 
-    @property
-    def reads(self) -> tuple[str, ...]:
-        return self.ratios
-
 
 class Cheapest(Asked):
     """Which of the numerator variants of `ratio` (a CPU ratio over a floor) does the job
@@ -53,10 +44,6 @@ class Cheapest(Asked):
     rule: Literal["cheapest"]
     endpoint: str
     ratio: str
-
-    @property
-    def reads(self) -> tuple[str, ...]:
-        return (self.ratio,)
 
 
 class Workers(Asked):
@@ -76,10 +63,6 @@ class Within(Asked):
     ratio: str
     maximum: float = Field(gt=0)
 
-    @property
-    def reads(self) -> tuple[str, ...]:
-        return (self.ratio,)
-
 
 class OnDevice(Asked):
     """A question only the run on a machine with an NVIDIA GPU answers; without that run,
@@ -90,6 +73,13 @@ class OnDevice(Asked):
 
 
 Question = Annotated[Choice | Cheapest | Workers | Within | OnDevice, Field(discriminator="rule")]
+
+
+def reads(question: Question) -> tuple[str, ...]:
+    """The matrix's ratios the question reads."""
+    if isinstance(question, Choice):
+        return question.ratios
+    return (question.ratio,) if isinstance(question, (Cheapest, Within)) else ()
 
 
 class Questions(Spec):
@@ -124,7 +114,7 @@ def load_questions(project_dir: Path, family: str) -> tuple[Question, ...]:
     if "variants" in spec:
         known = {ratio.get("name") for ratio in spec.get("ratios", [])}
         for question in found.questions:
-            if missing := [name for name in question.reads if name not in known]:
+            if missing := [name for name in reads(question) if name not in known]:
                 raise SpecError(
                     f"{where}: {question.question!r} reads {', '.join(missing)}, "
                     f"not a ratio of the {family} matrix"

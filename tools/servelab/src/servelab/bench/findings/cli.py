@@ -10,6 +10,7 @@ from pathlib import Path
 from servelab.bench.errors import BenchError
 from servelab.bench.findings.page import compare_findings, write_findings
 from servelab.project import find_project_dir, results_dir
+from servelab.spec.family import SpecError
 
 
 def findings(args: argparse.Namespace) -> int:
@@ -25,7 +26,7 @@ def findings(args: argparse.Namespace) -> int:
             print(found.summary(f"This run ({results}) and {args.against}"))
             for asked, ours, theirs in found.differ:
                 print(f"  differs: {asked}: {ours} / {theirs}")
-    except BenchError as error:
+    except (BenchError, SpecError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return 0

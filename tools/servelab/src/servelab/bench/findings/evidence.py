@@ -9,8 +9,9 @@ set the pace (report.client_bound).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from servelab.bench.findings.spread import NOISE, RATIO_NOISE, Spread
 from servelab.bench.report.client_bound import RATES, client_bound
@@ -23,6 +24,11 @@ MIN_REQUESTS = 40
 _Key = tuple[str, str, int, str | None]
 # (variant, workers)
 Where = tuple[str, int]
+K = TypeVar("K")
+
+
+def _key(v: RatioValue) -> _Key:
+    return (v.ratio, v.variant, v.workers, v.endpoint)
 
 
 def workers(count: int) -> str:
@@ -38,8 +44,7 @@ class Estimate:
 
     @property
     def key(self) -> _Key:
-        v = self.value
-        return (v.ratio, v.variant, v.workers, v.endpoint)
+        return _key(self.value)
 
 
 @dataclass(frozen=True)
@@ -105,39 +110,34 @@ def estimates(
     kept, left = usable(run, spec.metric)
     settings = kept.settings()
     rounds = [] if spec.per_cell else kept.round_values(spec.metric)
+    found: list[Estimate] = []
     if rounds:
-        found: dict[_Key, list[RatioValue]] = {}
+        by_key: dict[_Key, list[RatioValue]] = {}
         for round_ in rounds:
             for value in ratio_values(spec, round_, variants, settings):
-                key = (value.ratio, value.variant, value.workers, value.endpoint)
-                found.setdefault(key, []).append(value)
-        result = []
-        for each in found.values():
+                by_key.setdefault(_key(value), []).append(value)
+        for each in by_key.values():
             most = max(value.pairs for value in each)
-            full = [value.value for value in each if value.pairs == most]
-            spread = Spread.of(full)
-            result.append(Estimate(replace(each[0], value=spread.value, pairs=most), spread))
-        return result, _relevant(spec, variants, left)
-    over = spec.denominator.metric if spec.denominator is not None else None
-    divisors = kept.values(over) if over else None
-    once = ratio_values(spec, kept.values(spec.metric), variants, settings, divisors)
-    noise = NOISE if spec.per_cell else RATIO_NOISE
-    single = [Estimate(v, Spread.once(v.value, noise)) for v in once]
-    return single, _relevant(spec, variants, left)
+            spread = Spread.of([value.value for value in each if value.pairs == most])
+            found.append(Estimate(replace(each[0], value=spread.value, pairs=most), spread))
+    else:
+        over = spec.denominator.metric if spec.denominator is not None else None
+        divisors = kept.values(over) if over else None
+        once = ratio_values(spec, kept.values(spec.metric), variants, settings, divisors)
+        noise = NOISE if spec.per_cell else RATIO_NOISE
+        found = [Estimate(v, Spread.once(v.value, noise)) for v in once]
+    return found, _relevant(spec, variants, left)
 
 
-def _merged(per_run: Iterable[Sequence[Estimate]]) -> list[Estimate]:
-    """The estimates of several runs, each value's spread over every run that has it."""
-    found: dict[_Key, Estimate] = {}
-    for estimates_ in per_run:
-        for estimate in estimates_:
-            held = found.get(estimate.key)
-            if held is None:
-                found[estimate.key] = estimate
-                continue
-            spread = held.spread.merge(estimate.spread)
-            found[estimate.key] = Estimate(replace(held.value, value=spread.value), spread)
-    return list(found.values())
+def _over_runs(
+    per_run: Sequence[tuple[Mapping[K, Spread], Sequence[LeftOut]]],
+) -> tuple[dict[K, Spread], tuple[LeftOut, ...]]:
+    """Each key's spread over every run that has it, and every cell left out of any run."""
+    found: dict[K, Spread] = {}
+    for spreads, _ in per_run:
+        for key, spread in spreads.items():
+            found[key] = found[key].merge(spread) if key in found else spread
+    return found, tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
 
 
 def across_runs(
@@ -146,8 +146,11 @@ def across_runs(
     """The ratio's estimates over every run, each value's spread over the runs that have
     it, and every cell left out of any run."""
     per_run = [estimates(spec, run, variants) for run in runs]
-    left = tuple(dict.fromkeys(out for _, outs in per_run for out in outs))
-    return _merged(found for found, _ in per_run), left
+    first = {e.key: e.value for found, _ in reversed(per_run) for e in found}
+    spreads, left = _over_runs(
+        [({e.key: e.spread for e in found}, outs) for found, outs in per_run]
+    )
+    return [Estimate(replace(first[k], value=s.value), s) for k, s in spreads.items()], left
 
 
 def cell_spreads(
@@ -180,12 +183,4 @@ def cells_across_runs(
     runs: Sequence[BenchRun], metric: str, endpoint: str, variants: Sequence[str] | None
 ) -> tuple[dict[Where, Spread], tuple[LeftOut, ...]]:
     """`cell_spreads` over every run, each cell's spread over the runs that have it."""
-    found: dict[Where, Spread] = {}
-    left: dict[LeftOut, None] = {}
-    for run in runs:
-        spreads, outs = cell_spreads(run, metric, endpoint, variants)
-        left.update(dict.fromkeys(outs))
-        for where, spread in spreads.items():
-            held = found.get(where)
-            found[where] = spread if held is None else held.merge(spread)
-    return found, tuple(left)
+    return _over_runs([cell_spreads(run, metric, endpoint, variants) for run in runs])

@@ -32,6 +32,7 @@ from servelab.spec.questions import (
     Within,
     Workers,
     load_questions,
+    reads,
 )
 
 NO_DIFFERENCE = "no measurable difference"
@@ -221,7 +222,7 @@ def _needs(rule: Question) -> str:
         return rule.needs
     if isinstance(rule, Workers):
         return f"needs {rule.endpoint} measured"
-    return f"needs both sides of {' or '.join(rule.reads)}"
+    return f"needs both sides of {' or '.join(reads(rule))}"
 
 
 def answer(
