@@ -9,19 +9,16 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
+from servelab.project import find_project_dir
 from servelab.reliability import Probe, Verdict
 from servelab.reliability.probe import cli as probe_cli
 from servelab.reliability.probe import sections
-from servelab.reliability.probe.coldstart import (
-    FAMILIES,
-    TARGETS,
-    ColdRun,
-    coldstart_row,
-    probe_target,
-)
+from servelab.reliability.probe.coldstart import ColdRun, coldstart_row, probe_target, targets
 from servelab.reliability.probe.k6_requests import read_requests
 
-HELLO_UVICORN = next(t for t in TARGETS if t.family == "hello" and t.variant == "uvicorn")
+HELLO_UVICORN = next(
+    t for t in targets(find_project_dir(Path(__file__))) if t.label == "hello uvicorn"
+)
 UP_MS = 1_700_000_000_000.0
 _HEADER = (
     "metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,"
@@ -98,14 +95,23 @@ def test_a_run_without_a_single_success_fails(tmp_path: Path) -> None:
 
 
 def test_every_family_has_a_target_with_a_rate_and_a_script(project_root: Path) -> None:
-    assert set(FAMILIES) == {"hello", "files", "wait", "health-code", "entryeditor"}
-    for target in TARGETS:
-        assert target.rate > 0 and target.max_vus >= target.vus > 0, target.label
-        assert (project_root / "loadtests" / target.script).is_file(), target.label
+    every = targets(project_root)
+    assert {t.load.family for t in every} == {
+        "hello",
+        "files",
+        "wait",
+        "health-code",
+        "entryeditor",
+    }
+    for target in every:
+        load = target.load
+        assert load.rate > 0 and load.max_vus >= load.vus > 0, target.label
+        assert (project_root / "loadtests" / load.script).is_file(), target.label
+    assert (HELLO_UVICORN.load.rate, HELLO_UVICORN.load.max_vus) == (400, 400)  # [shapes.steady]
 
 
 def test_the_command_runs_the_families_named_for_the_seconds_given(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[tuple[list[str], float]] = []
 
@@ -116,6 +122,7 @@ def test_the_command_runs_the_families_named_for_the_seconds_given(
 
     monkeypatch.setattr(sections, "probe_coldstart", fake)
     monkeypatch.setattr(probe_cli, "find_project_dir", lambda: tmp_path)
+    (tmp_path / "loadtests").symlink_to(project_root / "loadtests")  # the families' specs
 
     assert main(["probe", "coldstart", "--family", "hello", "--seconds", "2"]) == 0
 
@@ -139,7 +146,7 @@ def test_hello_started_cold_answers_its_rated_load(
 ) -> None:
     row = probe_target(project_root, HELLO_UVICORN, 2.0)
 
-    assert row.figures["sent"] >= HELLO_UVICORN.rate  # the first second's at least
+    assert row.figures["sent"] >= HELLO_UVICORN.load.rate  # the first second's at least
     assert row.figures["failed"] == 0, row.observed
     assert 0 < row.figures["first_ok_s"] < 5, row.observed
     assert row.verdict is Verdict.PASS, row.observed

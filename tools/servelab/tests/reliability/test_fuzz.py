@@ -18,8 +18,9 @@ import pytest
 from PIL import Image
 
 from servelab.cli import main
+from servelab.project import find_project_dir
 from servelab.reliability import Section, Verdict, render_reliability
-from servelab.reliability.fuzz import FAMILIES, schema
+from servelab.reliability.fuzz import schema
 from servelab.reliability.fuzz.cases import (
     BIG_ID,
     HUGE_HEADER,
@@ -46,8 +47,10 @@ from servelab.reliability.fuzz.race import TRUNCATED, WRONG_STATUS, judge_downlo
 from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
 from servelab.reliability.fuzz.run import FuzzOptions, case_probes
 from servelab.reliability.fuzz.schema import SchemaRunError, read_report, schemathesis_argv
+from servelab.spec.reliability import chosen
 from servelab.stack.compose import load_project
 
+FAMILIES = chosen(find_project_dir(Path(__file__)), lambda spec: spec.fuzz, "fuzz")
 FILES = FAMILIES["files"]
 
 
@@ -330,7 +333,7 @@ def test_a_schema_run_past_its_limit_is_a_hang_not_a_crash(
 
 def test_an_unknown_family_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fuzz", "nosuch"]) == 2
-    assert "no fuzz family 'nosuch'" in capsys.readouterr().err
+    assert "no fuzz for family 'nosuch'" in capsys.readouterr().err
 
 
 def test_a_download_racing_a_delete_is_the_object_or_a_clean_404() -> None:

@@ -8,22 +8,24 @@ from pathlib import Path
 
 import pytest
 
+from servelab.project import find_project_dir
 from servelab.reliability import Verdict
-from servelab.reliability.fuzz import FAMILIES, FuzzOptions
+from servelab.reliability.fuzz import FuzzOptions
 from servelab.reliability.fuzz.cases import decompression_ratio, hand_written, range_cases
-from servelab.reliability.fuzz.families import Variant
 from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
 from servelab.reliability.fuzz.run import case_probes, schema_probe, slowloris_probe, stored_object
+from servelab.spec.reliability import FuzzStack, chosen
 from servelab.stack import Stack
 
 pytestmark = pytest.mark.stack
+FAMILIES = chosen(find_project_dir(Path(__file__)), lambda spec: spec.fuzz, "fuzz")
 
 
 def test_files_through_nginx_has_no_5xx_and_no_hang(tmp_path: Path) -> None:
     family = FAMILIES["files"]
-    variant = family.variants[1]
+    variant = family.stacks[1]
     target = variant.targets[0]
-    with Stack(variant.profile, only=list(variant.only), env=variant.env, log=None) as stack:
+    with Stack(variant.profile, only=[variant.service], env=variant.env, log=None) as stack:
         port = stack.port(target.service)
         token = stack.api_token
         schema = schema_probe(target, port, token, FuzzOptions(examples=2), tmp_path)
@@ -42,8 +44,8 @@ def test_files_through_nginx_has_no_5xx_and_no_hang(tmp_path: Path) -> None:
 
 def test_hello_on_uvicorn_alone_has_no_5xx_and_no_hang() -> None:
     family = FAMILIES["hello"]
-    variant = family.variants[0]
-    with Stack(variant.profile, only=list(variant.only), log=None) as stack:
+    variant = family.stacks[0]
+    with Stack(variant.profile, only=[variant.service], log=None) as stack:
         port = stack.port(variant.targets[0].service)
         probes = list(case_probes("hello", port, list(hand_written(family, stack.api_token))))
     assert probes
@@ -54,17 +56,17 @@ def test_hello_on_uvicorn_alone_has_no_5xx_and_no_hang() -> None:
 @pytest.mark.parametrize(
     ("variant", "watched"),
     [
-        (FAMILIES["health-code"].variants[0], ["health-code-uvicorn"]),
-        (FAMILIES["health-code"].variants[1], ["health-code-replica", "health-code-replicas"]),
+        (FAMILIES["health-code"].stacks[0], ["health-code-uvicorn"]),
+        (FAMILIES["health-code"].stacks[1], ["health-code-replica", "health-code-replicas"]),
     ],
-    ids=lambda value: value.profile if isinstance(value, Variant) else None,
+    ids=lambda value: value.profile if isinstance(value, FuzzStack) else None,
 )
 def test_health_code_refuses_a_decompression_ratio_quickly_under_its_memory_limit(
-    variant: Variant, watched: list[str]
+    variant: FuzzStack, watched: list[str]
 ) -> None:
     family = FAMILIES["health-code"]
     target = variant.targets[0]
-    with Stack(variant.profile, only=list(variant.only), env=variant.env, log=None) as stack:
+    with Stack(variant.profile, only=[variant.service], env=variant.env, log=None) as stack:
         containers = serving(stack, target.service)
         with CeilingWatch(containers) as memory:
             cases = decompression_ratio(family, stack.api_token)

@@ -20,6 +20,7 @@ from servelab.reliability.outage import (
     parse_drill,
     read_answers,
 )
+from servelab.reliability.outage.drill import k6_env
 from servelab.reliability.outage.run import answers_argv, run_k6
 
 DRILL = {
@@ -37,12 +38,12 @@ DRILL = {
 def test_the_shipped_drills_parse(project_root: Path) -> None:
     drill = load_drill(project_root, "entryeditor-compute")
     assert drill.victim == "entryeditor-compute"
-    assert drill.k6_env("http://h")["RATE"] == str(drill.rate)
+    assert k6_env(drill, "http://h")["RATE"] == str(drill.rate)
 
 
 def test_a_drill_needs_every_field_and_a_sane_schedule(project_root: Path) -> None:
-    with pytest.raises(DrillError, match="victim"):
-        parse_drill("d", {k: v for k, v in DRILL.items() if k != "victim"})
+    with pytest.raises(DrillError, match="endpoint"):
+        parse_drill("d", {k: v for k, v in DRILL.items() if k != "endpoint"})
     with pytest.raises(DrillError, match="kill_at_s < restart_at_s"):
         parse_drill("d", {**DRILL, "restart_at_s": 1})
     with pytest.raises(DrillError, match="no outage drill"):

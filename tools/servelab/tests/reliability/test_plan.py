@@ -11,12 +11,10 @@ import pytest
 
 from servelab.bench.progress import clock
 from servelab.cli import main
-from servelab.reliability.fuzz.families import FAMILIES as FUZZ_FAMILIES
 from servelab.reliability.fuzz.run import FuzzOptions
 from servelab.reliability.plan import (
     FUZZ_FORMS,
     PROBE_S,
-    SCHEMA_PASS_S,
     fuzz_s,
     probe_names,
     probes_s,
@@ -24,7 +22,12 @@ from servelab.reliability.plan import (
     suite_plan,
 )
 from servelab.reliability.probe import coldstart
-from servelab.reliability.soak import TARGETS as SOAK_TARGETS
+from servelab.reliability.soak.targets import soaks
+from servelab.spec.reliability import Fuzz, chosen
+
+
+def fuzzed(project_root: Path, *names: str) -> list[Fuzz]:
+    return list(chosen(project_root, lambda spec: spec.fuzz, "fuzz", names).values())
 
 
 def test_the_plan_prints_each_phase_and_the_whole_and_runs_nothing(
@@ -49,9 +52,9 @@ def test_the_full_form_adds_nine_minutes_a_soak_and_repeats_the_schema_runs(
 ) -> None:
     quick = {phase.name: phase.seconds for phase in suite_plan(project_root, "quick")}
     full = {phase.name: phase.seconds for phase in suite_plan(project_root, "full")}
-    assert full["soaks"] - quick["soaks"] == 540 * len(SOAK_TARGETS)
+    assert full["soaks"] - quick["soaks"] == 540 * len(soaks(project_root))
     assert soaks_s(["files"], "full") - soaks_s(["files"], "quick") == 540
-    every = list(FUZZ_FAMILIES)
+    every = fuzzed(project_root)
     assert quick["fuzzing"] == fuzz_s(every, FuzzOptions())
     assert full["fuzzing"] == fuzz_s(every, FuzzOptions(time_limit_s=60)) > quick["fuzzing"]
     assert {k: v for k, v in full.items() if k not in ("soaks", "fuzzing")} == {
@@ -59,24 +62,27 @@ def test_the_full_form_adds_nine_minutes_a_soak_and_repeats_the_schema_runs(
     }
 
 
-def test_disk_full_is_planned_only_where_it_runs_as_root() -> None:
+def test_disk_full_is_planned_only_where_it_runs_as_root(project_root: Path) -> None:
     assert "disk-full" in probe_names(root=True)
     assert "disk-full" not in probe_names(root=False)
-    families, seconds = coldstart.FAMILIES, coldstart.DEFAULT_SECONDS
-    as_root = probes_s(probe_names(root=True), families, seconds)
-    assert as_root - probes_s(probe_names(root=False), families, seconds) == PROBE_S["disk-full"]
+    seconds = coldstart.DEFAULT_SECONDS
+    as_root = probes_s(project_root, probe_names(root=True), (), seconds)
+    as_user = probes_s(project_root, probe_names(root=False), (), seconds)
+    assert as_root - as_user == PROBE_S["disk-full"]
 
 
-def test_longer_cold_starts_and_the_full_fuzz_take_longer() -> None:
-    families = coldstart.FAMILIES
-    five = probes_s(["coldstart"], families, 5.0)
-    assert probes_s(["coldstart"], families, 10.0) - five == 5.0 * len(coldstart.TARGETS)
-    assert probes_s(["coldstart"], ["hello"], 5.0) < five
-    quick, full = fuzz_s(["files"], FuzzOptions()), fuzz_s(["files"], FuzzOptions(quick=False))
+def test_longer_cold_starts_and_the_full_fuzz_take_longer(project_root: Path) -> None:
+    five = probes_s(project_root, ["coldstart"], (), 5.0)
+    every = coldstart.targets(project_root)
+    assert probes_s(project_root, ["coldstart"], (), 10.0) - five == 5.0 * len(every)
+    assert probes_s(project_root, ["coldstart"], ["hello"], 5.0) < five
+    files = fuzzed(project_root, "files")
+    quick, full = fuzz_s(files, FuzzOptions()), fuzz_s(files, FuzzOptions(quick=False))
     # Two targets, each with a schema run (one pass -> 600 s) and slowloris (15 s -> 60 s).
-    assert full - quick == 2 * (600 - SCHEMA_PASS_S["files"] + 45)
+    assert full - quick == 2 * (600 - files[0].schema_pass_s + 45)
     # Families whose targets serve no schema plan no schema run.
-    assert fuzz_s(["hello"], FuzzOptions()) == fuzz_s(["hello"], FuzzOptions(time_limit_s=60))
+    hello = fuzzed(project_root, "hello")
+    assert fuzz_s(hello, FuzzOptions()) == fuzz_s(hello, FuzzOptions(time_limit_s=60))
 
 
 def test_make_reliability_runs_the_phases_in_the_planned_order(project_root: Path) -> None:

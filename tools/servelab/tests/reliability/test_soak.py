@@ -9,10 +9,10 @@ import pytest
 
 from servelab.cli import main
 from servelab.reliability import Verdict
-from servelab.reliability.soak import TARGETS, run, run_soak
+from servelab.reliability.soak import run, run_soak
 from servelab.reliability.soak.run import judge
 from servelab.reliability.soak.sampling import Sample
-from servelab.reliability.soak.targets import measured_capacity
+from servelab.reliability.soak.targets import measured_capacity, soaks
 
 
 def test_a_short_soak_samples_and_stays_flat(
@@ -33,9 +33,10 @@ def test_a_short_soak_samples_and_stays_flat(
     assert all(p.verdict is Verdict.PASS for p in soaked.probes), observed
 
 
-def test_growth_past_the_tolerance_fails() -> None:
+def test_growth_past_the_tolerance_fails(project_root: Path) -> None:
     samples = [Sample(float(i), 100.0 + 10 * i, 20 + i, 50 + i, 0, 0, 3) for i in range(12)]
-    verdicts = {p.probe.split(": ")[1]: p.verdict for p in judge(TARGETS["files"], samples, 12)}
+    files = soaks(project_root, ["files"])["files"]
+    verdicts = {p.probe.split(": ")[1]: p.verdict for p in judge(files, samples, 12)}
     assert verdicts["memory (RSS)"] is Verdict.FAIL
     assert verdicts["file descriptors (not sockets)"] is Verdict.FAIL
     assert verdicts["sockets left in CLOSE_WAIT"] is Verdict.PASS
@@ -44,11 +45,11 @@ def test_growth_past_the_tolerance_fails() -> None:
 
 @pytest.mark.parametrize("family", ["files", "health-code"])
 def test_the_capacity_comes_from_the_saved_benchmark(project_root: Path, family: str) -> None:
-    assert measured_capacity(project_root, TARGETS[family]) is not None
+    assert measured_capacity(project_root, soaks(project_root, [family])[family]) is not None
 
 
 def test_health_code_is_soaked_with_the_benchmarks_sample_posted(project_root: Path) -> None:
-    chosen = TARGETS["health-code"]
+    chosen = soaks(project_root, ["health-code"])["health-code"]
     assert chosen.request == "POST /analysis/health-code"
     assert chosen.json_body is not None
     assert (project_root / "loadtests" / chosen.json_body).is_file()

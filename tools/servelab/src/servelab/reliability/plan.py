@@ -1,12 +1,12 @@
 """How long the reliability suite takes, phase by phase, before it runs: what each phase
-loads, for how long, from the drills, probes, fuzz families and soak targets themselves,
-plus what starting and stopping each stack and client costs.
+loads, for how long, from the drills, probes and the families' fuzz and soak targets
+themselves (their specs), plus what starting and stopping each stack and client costs.
 
 Almost all of it is wall-clock windows (a drill's 15 s at a constant rate, a soak's minute,
 the full form's schema runs repeated for a set time) that last as long on any machine, so
 the plan is not scaled by the machine's pace as the benchmarks' estimate is. The costs
 around the windows (`*_OVERHEAD_S`) and the quick form's one pass of the schema runs
-(`SCHEMA_PASS_S`) were read off whole runs on the 2-CPU development VMs; in the last
+(each family's [fuzz] schema_pass_s) were read off whole runs on the 2-CPU development VMs; in the last
 `make bench`, the phases took 418, 319, 262 and 344 s where this plan says 412, 309, 302 and
 330.
 """
@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.progress import clock
-from servelab.reliability.fuzz.families import FAMILIES as FUZZ_FAMILIES
 from servelab.reliability.fuzz.run import FuzzOptions
-from servelab.reliability.outage import drill_names, load_drill
+from servelab.reliability.outage.drill import DrillError, drills
 from servelab.reliability.probe import coldstart, dependencies
 from servelab.reliability.probe.sections import NEEDS_ROOT, PROBES
 from servelab.reliability.soak import FORMS as SOAK_FORMS
-from servelab.reliability.soak import TARGETS as SOAK_TARGETS
+from servelab.reliability.soak.targets import soaks
+from servelab.spec.reliability import Fuzz, chosen
 
 # A drill's stack started and stopped, k6 started and its answers read.
 DRILL_OVERHEAD_S = 2.5
@@ -38,11 +38,9 @@ PROBE_S = {"disk-full": 3.0, "aborts": 15.0}
 # A cold start's load window includes its stack's start; what remains is k6's start and
 # the stack's stop.
 COLDSTART_OVERHEAD_S = 2.0
-# A fuzz target's hand-written cases, its stack's share, the download race.
+# A fuzz target's hand-written cases, its stack's share, the download race. One pass of the
+# schema runs (the quick form) is each family's [fuzz] schema_pass_s.
 FUZZ_TARGET_OVERHEAD_S = 3.0
-# One pass of schemathesis's phases against each target of a family (the quick form): CPU
-# work, not a window, read off the development VM whose 10**7-step Python loop took 0.86 s.
-SCHEMA_PASS_S = {"entryeditor": 45.0, "files": 10.0, "health-code": 3.0, "wait": 6.0}
 # How `make reliability` fuzzes in each form of the suite: each phase once a target, or,
 # with FORM=full (make bench-full), the phases repeated for 60 s (`servelab fuzz --seconds 60`).
 FUZZ_FORMS = {"quick": FuzzOptions(), "full": FuzzOptions(time_limit_s=60)}
@@ -57,10 +55,15 @@ class Phase:
 
 
 def drills_s(project_dir: Path, names: Sequence[str]) -> float:
-    return sum(load_drill(project_dir, name).duration_s + DRILL_OVERHEAD_S for name in names)
+    every = drills(project_dir)
+    if unknown := [name for name in names if name not in every]:
+        raise DrillError(f"no outage drill {unknown[0]!r} (known: {', '.join(every)})")
+    return sum(every[name].duration_s + DRILL_OVERHEAD_S for name in names)
 
 
-def probes_s(names: Sequence[str], families: Sequence[str], seconds: float) -> float:
+def probes_s(
+    project_dir: Path, names: Sequence[str], families: Sequence[str], seconds: float
+) -> float:
     """`servelab probe` running `names`, its cold starts over `families` for `seconds`."""
     total = 0.0
     for name in names:
@@ -70,21 +73,21 @@ def probes_s(names: Sequence[str], families: Sequence[str], seconds: float) -> f
             per_outage = schedule.duration_s + DEPENDENCY_OUTAGE_OVERHEAD_S
             total += len(dependencies.VARIANTS) * (DEPENDENCIES_STACK_S + outages * per_outage)
         elif name == "coldstart":
-            targets = [t for t in coldstart.TARGETS if t.family in families]
+            targets = coldstart.targets(project_dir, families)
             total += len(targets) * (seconds + COLDSTART_OVERHEAD_S)
         else:
             total += PROBE_S[name]
     return total
 
 
-def fuzz_s(families: Sequence[str], options: FuzzOptions) -> float:
+def fuzz_s(families: Sequence[Fuzz], options: FuzzOptions) -> float:
     repeated = options.max_time_s
     total = 0.0
-    for name in families:
-        schema_s = SCHEMA_PASS_S.get(name, 0.0) if repeated is None else repeated
-        for variant in FUZZ_FAMILIES[name].variants:
-            for target in variant.targets:
-                schema = schema_s if target.schema else 0.0
+    for family in families:
+        schema_s = family.schema_pass_s if repeated is None else repeated
+        for stack in family.stacks:
+            for target in stack.targets:
+                schema = schema_s if target.openapi else 0.0
                 total += schema + options.slowloris_s + FUZZ_TARGET_OVERHEAD_S
     return total
 
@@ -103,14 +106,12 @@ def probe_names(root: bool | None = None) -> list[str]:
 def suite_plan(project_dir: Path, form: str = "quick") -> list[Phase]:
     """`make reliability FORM=<form>` (quick or full), phase by phase, in the order it runs
     them."""
+    fuzzed = chosen(project_dir, lambda spec: spec.fuzz, "fuzz").values()
     return [
-        Phase("drills", drills_s(project_dir, drill_names(project_dir))),
-        Phase(
-            "probes",
-            probes_s(probe_names(), coldstart.FAMILIES, coldstart.DEFAULT_SECONDS),
-        ),
-        Phase("fuzzing", fuzz_s(list(FUZZ_FAMILIES), FUZZ_FORMS[form])),
-        Phase("soaks", soaks_s(sorted(SOAK_TARGETS), form)),
+        Phase("drills", drills_s(project_dir, list(drills(project_dir)))),
+        Phase("probes", probes_s(project_dir, probe_names(), (), coldstart.DEFAULT_SECONDS)),
+        Phase("fuzzing", fuzz_s(list(fuzzed), FUZZ_FORMS[form])),
+        Phase("soaks", soaks_s(list(soaks(project_dir)), form)),
     ]
 
 

@@ -1,4 +1,5 @@
-"""`servelab fuzz <family>`: every bad input tried against every deploy variant of a family.
+"""`servelab fuzz <family>`: every bad input tried against every stack of a family's
+[fuzz] (loadtests/families/<family>/reliability.toml).
 
 Two kinds of case run against each target (an app server alone, or nginx in front of one):
 property-based requests from the service's OpenAPI schema (schemathesis and all its checks),
@@ -11,7 +12,6 @@ case class and target and one for its memory.
 
 from __future__ import annotations
 
-from servelab.reliability.fuzz.families import FAMILIES, Family, Target, Variant
 from servelab.reliability.fuzz.run import FuzzError, FuzzOptions, run_fuzz
 
-__all__ = ["FAMILIES", "Family", "FuzzError", "FuzzOptions", "Target", "Variant", "run_fuzz"]
+__all__ = ["FuzzError", "FuzzOptions", "run_fuzz"]

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from servelab.reliability.fuzz.families import Family
 from servelab.reliability.fuzz.raw import request_bytes
+from servelab.spec.reliability import Fuzz
 
 BIG_ID = 2**63
 # The sizes a user reported: a 70 KB header, a 5,000-character query string (and one past
@@ -50,7 +50,7 @@ def _auth(token: str) -> dict[str, str | bytes]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def non_utf8(family: Family, token: str) -> list[Case]:
+def non_utf8(family: Fuzz, token: str) -> list[Case]:
     klass = "non-UTF-8 bytes"
     cases = [
         Case(klass, "in the path", request_bytes("GET", family.read.encode() + b"/\xff\xfe")),
@@ -87,7 +87,7 @@ def non_utf8(family: Family, token: str) -> list[Case]:
     return cases
 
 
-def nul_bytes(family: Family, token: str) -> list[Case]:
+def nul_bytes(family: Fuzz, token: str) -> list[Case]:
     klass = "NUL bytes"
     cases = [
         Case(klass, "encoded in the path", request_bytes("GET", family.read + "/a%00b")),
@@ -113,7 +113,7 @@ def nul_bytes(family: Family, token: str) -> list[Case]:
     return cases
 
 
-def huge_headers(family: Family, token: str) -> list[Case]:
+def huge_headers(family: Fuzz, token: str) -> list[Case]:
     klass = "huge headers"
     many: dict[str, str | bytes] = {f"X-Fuzz-{n}": "a" * 1000 for n in range(100)}
     return [
@@ -126,7 +126,7 @@ def huge_headers(family: Family, token: str) -> list[Case]:
     ]
 
 
-def huge_queries(family: Family, token: str) -> list[Case]:
+def huge_queries(family: Fuzz, token: str) -> list[Case]:
     klass = "huge query strings"
     return [
         Case(
@@ -139,7 +139,7 @@ def huge_queries(family: Family, token: str) -> list[Case]:
     ]
 
 
-def big_ids(family: Family, token: str) -> list[Case]:
+def big_ids(family: Fuzz, token: str) -> list[Case]:
     klass = "ids 2**63 and negative"
     values = (str(BIG_ID), str(2**64), "-1", "0", "1e9", "0x10")
     return [
@@ -163,7 +163,7 @@ _TRAVERSALS = (
 )
 
 
-def path_traversal(family: Family, token: str) -> list[Case]:
+def path_traversal(family: Fuzz, token: str) -> list[Case]:
     klass = "traversal in the path"
     prefixes = sorted(
         {"", family.read, *(path.split("{id}")[0].rstrip("/") for path in family.ids)}
@@ -190,7 +190,7 @@ _FILENAMES = (
 )
 
 
-def filename_traversal(family: Family, token: str) -> list[Case]:
+def filename_traversal(family: Fuzz, token: str) -> list[Case]:
     """Traversal in every filename form an upload takes: ?filename=, X-Filename, and the
     multipart part's filename. A name is metadata (objects are stored by id), so an upload
     may succeed; what is checked is that nothing breaks."""
@@ -248,7 +248,7 @@ RANGES = (
 )
 
 
-def range_cases(family: Family, object_path: str) -> list[Case]:
+def range_cases(family: Fuzz, object_path: str) -> list[Case]:
     """Range edge cases on a stored object of 1,000 bytes (`object_path`)."""
     return [
         Case(
@@ -302,7 +302,7 @@ def png_of(width: int, height: int, depth: int = 1, grey: int = 0) -> bytes:
     )
 
 
-def extreme_images(family: Family, token: str) -> list[Case]:
+def extreme_images(family: Fuzz, token: str) -> list[Case]:
     """Each extreme aspect ratio to every path that decodes an image."""
     headers = {**_auth(token), "Content-Type": "image/png"}
     return [
@@ -316,7 +316,7 @@ def extreme_images(family: Family, token: str) -> list[Case]:
     ]
 
 
-def decompression_ratio(family: Family, token: str) -> list[Case]:
+def decompression_ratio(family: Fuzz, token: str) -> list[Case]:
     """A flat grey PNG of a few dozen KB whose sides are both within every side limit but
     whose area is past the pixel limit, to every path that decodes an image: only the
     area, checked before decoding, stands between it and a worker decoding it to over a
@@ -340,7 +340,7 @@ def nested(depth: int, shape: str) -> bytes:
     return b'{"a":' * depth + b"1" + b"}" * depth
 
 
-def nested_json(family: Family, token: str) -> list[Case]:
+def nested_json(family: Fuzz, token: str) -> list[Case]:
     """Arrays and objects nested past any recursion limit to every JSON body."""
     headers = {**_auth(token), "Content-Type": "application/json"}
     return [
@@ -355,12 +355,12 @@ def nested_json(family: Family, token: str) -> list[Case]:
     ]
 
 
-def _get_paths(family: Family) -> list[str]:
+def _get_paths(family: Fuzz) -> list[str]:
     paths = family.heads if family.heads is not None else (family.read, *family.ids)
     return [path.format(id=SOME_ID) for path in paths]
 
 
-def head_requests(family: Family, token: str) -> list[Case]:
+def head_requests(family: Fuzz, token: str) -> list[Case]:
     """HEAD on every GET path: answered as GET without a body, never a 405."""
     return [
         Case("HEAD on GET routes", f"HEAD {path}", request_bytes("HEAD", path), success_ok=True)
@@ -368,7 +368,7 @@ def head_requests(family: Family, token: str) -> list[Case]:
     ]
 
 
-def wrong_methods(family: Family, token: str) -> list[Case]:
+def wrong_methods(family: Fuzz, token: str) -> list[Case]:
     """A method no route at the path answers: a 405 names the ones that do in Allow."""
     return [
         Case("wrong methods", f"{method} {path}", request_bytes(method, path, _auth(token)))
@@ -377,7 +377,7 @@ def wrong_methods(family: Family, token: str) -> list[Case]:
     ]
 
 
-def bombs(family: Family, token: str) -> list[Case]:
+def bombs(family: Fuzz, token: str) -> list[Case]:
     if family.upload is None or family.bomb is None:
         return []
     klass = "decompression bombs"
@@ -419,7 +419,7 @@ GENERATORS = (
 )
 
 
-def hand_written(family: Family, token: str) -> Iterator[Case]:
+def hand_written(family: Fuzz, token: str) -> Iterator[Case]:
     """Every hand-written case for `family` but the Range ones (they need a stored object)."""
     for generate in GENERATORS:
         yield from generate(family, token)

@@ -8,9 +8,9 @@ import sys
 
 from servelab.project import find_project_dir
 from servelab.reliability.fuzz import FuzzError, FuzzOptions, run_fuzz
-from servelab.reliability.fuzz.families import FAMILIES
-from servelab.reliability.fuzz.run import check_families
 from servelab.reliability.plan import announce, fuzz_s
+from servelab.spec.family import SpecError
+from servelab.spec.reliability import chosen
 from servelab.stack import StackError
 
 
@@ -18,18 +18,14 @@ def fuzz(args: argparse.Namespace) -> int:
     options = FuzzOptions(
         examples=args.examples, quick=args.quick, seed=args.seed, time_limit_s=args.seconds
     )
-    families = args.family or list(FAMILIES)
+    project_dir = find_project_dir()
     try:
-        check_families(families)
-        print(
-            announce(f"fuzzing {', '.join(families)}", fuzz_s(families, options)),
-            file=sys.stderr,
-        )
-        for family in families:
-            print(
-                f"servelab: wrote {run_fuzz(find_project_dir(), family, options)}", file=sys.stderr
-            )
-    except (FuzzError, StackError) as error:
+        families = chosen(project_dir, lambda spec: spec.fuzz, "fuzz", args.family)
+        planned = fuzz_s(list(families.values()), options)
+        print(announce(f"fuzzing {', '.join(families)}", planned), file=sys.stderr)
+        for family in families.values():
+            print(f"servelab: wrote {run_fuzz(project_dir, family, options)}", file=sys.stderr)
+    except (SpecError, FuzzError, StackError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return 0
@@ -42,7 +38,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "OpenAPI schema, and hand-written raw requests); write docs/results/reliability.md",
     )
     fuzzing.add_argument(
-        "family", nargs="*", help=f"{', '.join(FAMILIES)} (default: all, in that order)"
+        "family", nargs="*", help="families with a [fuzz] in their spec (default: all)"
     )
     fuzzing.add_argument(
         "--examples", type=int, default=25, help="schemathesis examples per operation"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from itertools import groupby
@@ -16,13 +16,13 @@ from pathlib import Path
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict, write_reliability, write_section
 from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
-from servelab.reliability.fuzz.families import FAMILIES, Family, Target
 from servelab.reliability.fuzz.judge import tally
 from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
 from servelab.reliability.fuzz.race import OBJECT_BYTES, race
 from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S, exchange, request_bytes
 from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, schemathesis_argv
 from servelab.reliability.fuzz.slowloris import slowloris
+from servelab.spec.reliability import Fuzz, FuzzTarget
 from servelab.stack import Stack, databases
 from servelab.stack.databases import scratch_database
 
@@ -87,13 +87,15 @@ def _verdict(ok: bool) -> Verdict:
     return Verdict.PASS if ok else Verdict.FAIL
 
 
-def schema_probe(target: Target, port: int, token: str, options: FuzzOptions, work: Path) -> Probe:
-    assert target.schema is not None
+def schema_probe(
+    target: FuzzTarget, port: int, token: str, options: FuzzOptions, work: Path
+) -> Probe:
+    assert target.openapi is not None
     label = f"{target.service} ({target.server})"
     name = "schema: schemathesis, every check"
     expected = "no 5xx, no hang; every answer as the schema documents it"
     argv = schemathesis_argv(
-        f"http://127.0.0.1:{port}{target.schema}",
+        f"http://127.0.0.1:{port}{target.openapi}",
         token,
         options.examples,
         options.max_time_s,
@@ -166,7 +168,7 @@ def case_probes(label: str, port: int, cases: list[Case]) -> Iterator[Probe]:
         )
 
 
-def stored_object(port: int, family: Family, token: str) -> list[str]:
+def stored_object(port: int, family: Fuzz, token: str) -> list[str]:
     """Store 1,000 bytes through the target; the paths that answer them."""
     assert family.upload is not None
     headers: dict[str, str | bytes] = {
@@ -180,7 +182,7 @@ def stored_object(port: int, family: Family, token: str) -> list[str]:
     return [path.format(id=object_id) for path in family.ids]
 
 
-def race_probe(label: str, port: int, family: Family, token: str) -> Probe:
+def race_probe(label: str, port: int, family: Fuzz, token: str) -> Probe:
     assert family.upload is not None
     outcome = race(port, family.upload, token)
     shown = "; ".join(outcome.failures[:_SHOWN_FAILURES])
@@ -234,14 +236,14 @@ def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Probe:
 
 
 def fuzz_target(
-    stack: Stack, family: Family, target: Target, options: FuzzOptions, work: Path
+    stack: Stack, family: Fuzz, target: FuzzTarget, options: FuzzOptions, work: Path
 ) -> list[Probe]:
     """Every case class against `target`, and the memory of what serves it meanwhile."""
     port = stack.port(target.service)
     label = f"{target.service} ({target.server})"
     probes = []
     with CeilingWatch(serving(stack, target.service)) as memory:
-        if target.schema:
+        if target.openapi:
             probes.append(schema_probe(target, port, stack.api_token, options, work))
         cases = list(hand_written(family, stack.api_token))
         if family.range:
@@ -258,16 +260,16 @@ def fuzz_target(
     return probes
 
 
-def _database(family: Family) -> AbstractContextManager[str | None]:
+def _database(family: Fuzz) -> AbstractContextManager[str | None]:
     return scratch_database("ee_fuzz_") if family.database else nullcontext(None)
 
 
-def fuzz_family(project_dir: Path, family: Family, options: FuzzOptions) -> list[Probe]:
-    work = work_dir(project_dir, "fuzz", family.name)
+def fuzz_family(project_dir: Path, family: Fuzz, options: FuzzOptions) -> list[Probe]:
+    work = work_dir(project_dir, "fuzz", family.family)
     work.mkdir(parents=True, exist_ok=True)
     probes: list[Probe] = []
     with _database(family) as database, (work / "server.log").open("w") as server_log:
-        for variant in family.variants:
+        for variant in family.stacks:
             env = dict(variant.env)
             if database:
                 env["EE_DATABASE"] = database
@@ -277,7 +279,7 @@ def fuzz_family(project_dir: Path, family: Family, options: FuzzOptions) -> list
                         databases.clear_redis_keys, database, int(env.get("EE_REDIS_DB", "0"))
                     )
                 stack = cleanup.enter_context(
-                    Stack(variant.profile, only=list(variant.only), env=env, log=server_log)
+                    Stack(variant.profile, only=[variant.service], env=env, log=server_log)
                 )
                 for target in variant.targets:
                     print(f"servelab: fuzzing {target.service} ({target.server})", flush=True)
@@ -285,17 +287,9 @@ def fuzz_family(project_dir: Path, family: Family, options: FuzzOptions) -> list
     return probes
 
 
-def check_families(names: Sequence[str]) -> None:
-    """FuzzError naming the first of `names` that is no fuzz family."""
-    for name in names:
-        if name not in FAMILIES:
-            raise FuzzError(f"no fuzz family {name!r}: one of {', '.join(FAMILIES)}")
-
-
-def run_fuzz(project_dir: Path, name: str, options: FuzzOptions) -> Path:
-    """Fuzz every variant of family `name`; write its section and the reliability page."""
-    check_families([name])
-    family = FAMILIES[name]
+def run_fuzz(project_dir: Path, family: Fuzz, options: FuzzOptions) -> Path:
+    """Fuzz every stack of `family`; write its section and the reliability page."""
+    name = family.family
     started = time.monotonic()
     probes = fuzz_family(project_dir, family, options)
     write_section(

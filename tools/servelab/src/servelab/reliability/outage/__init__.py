@@ -1,4 +1,5 @@
-"""`servelab outage <drill>`: an outage drill (loadtests/outage/<drill>.toml).
+"""`servelab outage <drill>`: an outage drill (`[drills.<drill>]` of a family's
+loadtests/families/<family>/reliability.toml).
 
 The drill starts a compose profile (servelab's Stack), sends requests at a constant rate
 with k6 (loadtests/outage.js), SIGKILLs one service's process group `kill_at_s` into the
@@ -23,10 +24,17 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from servelab.project import drill_dir, find_project_dir, results_dir
+from servelab.project import find_project_dir, results_dir
 from servelab.reliability import Probe, Verdict, write_reliability, write_section
 from servelab.reliability.outage.analysis import Answer, Events, Outcome, analyse, read_answers
-from servelab.reliability.outage.drill import KINDS, Drill, DrillError, load_drill, parse_drill
+from servelab.reliability.outage.drill import (
+    KINDS,
+    Drill,
+    DrillError,
+    drills,
+    load_drill,
+    parse_drill,
+)
 from servelab.reliability.outage.loss import Loss, loss
 from servelab.reliability.outage.report import render
 from servelab.reliability.outage.run import execute, run_drill
@@ -54,7 +62,7 @@ __all__ = [
 
 
 def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
-    """Run the drill loadtests/outage/<name>.toml and write docs/results/outage-<name>.md
+    """Run the drill `name` and write docs/results/outage-<name>.md
     (and .json); returns the report's path. A drill of a kind with a reliability section
     also writes that section again, with its new row."""
     project_dir = project_dir or find_project_dir()
@@ -62,7 +70,7 @@ def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
     ran = execute(project_dir, drill)
     probe = None
     saved: dict[str, object] = {
-        "drill": asdict(drill),
+        "drill": drill.model_dump(exclude={"variant"}),
         "events": asdict(ran.events),
         "outcome": asdict(ran.outcome),
     }
@@ -86,12 +94,8 @@ def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
 
 
 def drill_names(project_dir: Path, kind: str | None = None) -> list[str]:
-    """Every drill in loadtests/outage/, or those of one kind."""
-    return [
-        path.stem
-        for path in sorted(drill_dir(project_dir).glob("*.toml"))
-        if kind is None or load_drill(project_dir, path.stem).kind == kind
-    ]
+    """Every family's drills, or those of one kind, by name."""
+    return [name for name, drill in drills(project_dir).items() if kind in (None, drill.kind)]
 
 
 def write_kind_section(project_dir: Path, kind: str) -> Path:
@@ -113,7 +117,7 @@ def write_kind_section(project_dir: Path, kind: str) -> Path:
         TITLES[kind],
         f"servelab outage --kind {kind}",
         probes,
-        notes=f'One row per drill (loadtests/outage/*.toml with kind = "{kind}"); each '
+        notes=f'One row per drill (the families\' [drills] with kind = "{kind}"); each '
         "drill's page, docs/results/outage-<drill>.md, has what clients saw second by second. "
         "The client is k6 at a constant rate; a failure is any answer but a 2xx, or none. "
         "Over a kept-alive connection k6 sends a GET again when the connection breaks before "

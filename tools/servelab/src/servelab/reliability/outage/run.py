@@ -15,7 +15,7 @@ from servelab.bench.load.k6 import k6_argv, k6_binary
 from servelab.project import LOADTESTS, work_dir
 from servelab.reliability.outage.actions import ACTIONS, Acted
 from servelab.reliability.outage.analysis import Answer, Events, Outcome, analyse, read_answers
-from servelab.reliability.outage.drill import Drill, DrillError
+from servelab.reliability.outage.drill import Drill, DrillError, k6_env
 from servelab.stack import Stack, StackError
 
 # How long k6 may run past the drill before it counts as hung.
@@ -93,7 +93,7 @@ def execute(project_dir: Path, drill: Drill) -> Ran:
         # Volumes in the system's temp dir: a unix socket's path must stay under 108 bytes.
         Stack(drill.profile, only=[drill.service], env=drill.env, log=server_log) as stack,
     ):
-        argv = answers_argv(drill.k6_env(stack.url(drill.service)), answers_csv)
+        argv = answers_argv(k6_env(drill, stack.url(drill.service)), answers_csv)
         started = time.monotonic()
 
         def act() -> None:

@@ -38,7 +38,7 @@ def probe(args: argparse.Namespace) -> int:
     names = list(args.probe) or probe_names()
     for skipped in [name for name in PROBES if name not in names and not args.probe]:
         print(f"servelab: {skipped} skipped: {NEEDS_ROOT[skipped]}", file=sys.stderr)
-    planned = probes_s(names, args.family or FAMILIES, args.seconds)
+    planned = probes_s(find_project_dir(), names, args.family or (), args.seconds)
     print(announce(f"probes {', '.join(names)}", planned), file=sys.stderr)
     try:
         for name in names:

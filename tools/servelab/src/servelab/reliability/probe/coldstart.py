@@ -14,164 +14,66 @@ here as failures in the first second.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import overload
 
 from servelab.bench.load.k6 import k6_argv, k6_binary, run_k6
-from servelab.project import LOADTESTS, work_dir
+from servelab.project import LOADTESTS, find_project_dir, work_dir
 from servelab.reliability import Probe, Verdict
 from servelab.reliability.probe.k6_requests import Requests, read_requests
+from servelab.spec.reliability import Coldstart, chosen
+from servelab.spec.reliability import Stack as SpecStack
 from servelab.stack import Stack, databases
 from servelab.stack.databases import scratch_database
 
 DEFAULT_SECONDS = 5.0
 # How long k6 may run past the load's end (the requests in flight, its own start and exit).
 _K6_GRACE_S = 60.0
-# The entry editor's cache (its keys carry the scratch database's name as their prefix).
-REDIS_DB = 4
 
 
 @dataclass(frozen=True)
 class Target:
-    """One deploy variant of a family: compose service `service` of `profile` (what
-    `servelab up --profile P` starts), loaded with `script` (loadtests/) and its `env` at
-    `rate` requests/s from `vus` pre-allocated VUs up to `max_vus`. The VUs ready at the
-    start hold a quarter second of requests in flight (a wait's whole second): k6 makes
-    more only after a request finds none free, and drops the requests meanwhile.
-    `server_env` is what the stack starts with (and k6 reads too, as the benchmark hands
-    it); `database`: the stack needs a scratch database on the machine's MariaDB."""
+    """One stack of a family's [coldstart] (servelab.spec.reliability.Coldstart) and the load
+    sent to it."""
 
-    family: str
-    variant: str
-    profile: str
-    service: str
-    script: str
-    request: str  # what the report says is sent
-    rate: int
-    vus: int
-    max_vus: int
-    env: Mapping[str, str] = field(default_factory=dict)
-    server_env: Mapping[str, str] = field(default_factory=dict)
-    database: bool = False
+    load: Coldstart
+    stack: SpecStack
 
     @property
     def label(self) -> str:
-        return f"{self.family} {self.variant}"
+        return f"{self.load.family} {self.stack.variant}"
 
 
-def _hello(variant: str, profile: str, service: str) -> Target:
-    # loadtests/matrix/hello.toml [shapes.steady]: 400 requests/s, "which every variant
-    # sustains" on the 2-CPU machine (docs/results/hello.md), up to its 400 VUs.
-    return Target(
-        "hello",
-        variant,
-        profile,
-        service,
-        script="hello.js",
-        request="GET /hello",
-        rate=400,
-        vus=100,
-        max_vus=400,
-        env={"ENDPOINT": "/hello"},
-    )
+def targets(project_dir: Path, families: Sequence[str] = ()) -> list[Target]:
+    """Every stack of the families' [coldstart] (default: every family that has one)."""
+    loads = chosen(project_dir, lambda spec: spec.coldstart, "coldstart", families)
+    return [Target(load, stack) for load in loads.values() for stack in load.stacks]
 
 
-def _files(variant: str, profile: str, service: str) -> Target:
-    # loadtests/matrix/files.toml [shapes.steady]: 100 requests/s up to its 100 VUs, the
-    # rate its CPU ratios are measured at; GET /files/{id} of the 256 KiB payload that
-    # download.js stores in its setup.
-    return Target(
-        "files",
-        variant,
-        profile,
-        service,
-        script="download.js",
-        request="GET /files/{id} (256 KiB)",
-        rate=100,
-        vus=25,
-        max_vus=100,
-        env={"ENDPOINT": "/files/{id}"},
-    )
+class _Families(Sequence[str]):
+    """The families with a [coldstart], read from the project's specs when first asked for
+    (the command line's --family choices and default)."""
+
+    @cached_property
+    def _names(self) -> list[str]:
+        return list(chosen(find_project_dir(), lambda spec: spec.coldstart, "coldstart"))
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._names[index]
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
-def _entryeditor(variant: str, profile: str, service: str) -> Target:
-    # loadtests/matrix/entryeditor.toml's goal "100% success at 200 requests/s" (met on the
-    # 2-CPU machine, docs/results/entryeditor.md), its VUs at 0.5 per request/s; compose's
-    # own workers, a scratch database loaded with CORPUS_LIMIT sentences as the other probes.
-    return Target(
-        "entryeditor",
-        variant,
-        profile,
-        service,
-        script="entryeditor.js",
-        request="GET /entryeditor/entryeditor/47 through nginx",
-        rate=200,
-        vus=100,
-        max_vus=1000,
-        env={"NAME": "detail"},
-        server_env={"CORPUS_LIMIT": "300", "EE_REDIS_DB": str(REDIS_DB)},
-        database=True,
-    )
-
-
-def _wait(variant: str, profile: str, service: str) -> Target:
-    # No rate in loadtests/matrix/wait.toml (its loads are bursts: 1000 at once, 10 at
-    # once): 100 requests/s of the 1 s `async def` wait keep 100 in flight, a tenth of the
-    # burst every FastAPI variant answers in about a second (docs/results/wait.md). Flask on
-    # one sync worker answers one a second and is left out.
-    return Target(
-        "wait",
-        variant,
-        profile,
-        service,
-        script="wait.js",
-        request="GET /async (a 1 s wait)",
-        rate=100,
-        vus=120,
-        max_vus=300,
-        env={"ENDPOINT": "/async"},
-        server_env={"WAITING_TIME": "1"},
-    )
-
-
-def _health_code(variant: str, profile: str, service: str) -> Target:
-    # No rate in loadtests/matrix/health-code.toml (ab's 20 clients sharing 200 requests):
-    # 4 requests/s, about half the 7-8 successful requests/s its best mode reached on the
-    # 2-CPU machine (docs/results/health-code.md), the rate of its outage drill
-    # (loadtests/outage/kill-worker-health-code-pool.toml).
-    return Target(
-        "health-code",
-        variant,
-        profile,
-        service,
-        script="health-code.js",
-        request="POST /analysis/health-code (a JPEG as base64 JSON)",
-        rate=4,
-        vus=10,
-        max_vus=40,
-    )
-
-
-TARGETS: tuple[Target, ...] = (
-    _hello("uvicorn", "hello-uvicorn", "hello-uvicorn"),
-    _hello("gunicorn-sync", "hello-gunicorn", "hello-gunicorn-sync"),
-    _hello("uwsgi-nginx", "hello-uwsgi", "hello-uwsgi-nginx"),
-    _hello("tornado", "hello-tornado", "hello-tornado"),
-    _hello("granian", "hello-granian", "hello-granian"),
-    _files("uvicorn", "files-uvicorn", "files-uvicorn"),
-    _files("gunicorn", "files-gunicorn", "files-gunicorn"),
-    _files("granian", "files-granian", "files-granian"),
-    _files("nginx", "files-nginx", "files-nginx"),
-    _wait("uvicorn", "wait-uvicorn", "wait-uvicorn"),
-    _wait("gunicorn", "wait-gunicorn", "wait-gunicorn"),
-    _health_code("uvicorn", "health-code-uvicorn", "health-code-uvicorn"),
-    _health_code("gunicorn", "health-code-gunicorn", "health-code-gunicorn"),
-    _entryeditor("uwsgi", "entryeditor-uwsgi", "entryeditor-nginx"),
-    _entryeditor("gunicorn", "entryeditor-gunicorn", "entryeditor-gunicorn-nginx"),
-)
-FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(target.family for target in TARGETS))
+FAMILIES: Sequence[str] = _Families()
 
 
 @dataclass(frozen=True)
@@ -216,8 +118,9 @@ def coldstart_row(target: Target, run: ColdRun) -> Probe:
         f"(first request sent {started} after up)"
     )
     return Probe(
-        probe=f"cold start, then {target.rate} requests/s for {run.seconds:g} s",
-        target=f"{target.label} ({target.service}): {target.request}, loadtests/{target.script}",
+        probe=f"cold start, then {target.load.rate} requests/s for {run.seconds:g} s",
+        target=f"{target.label} ({target.stack.service}): {target.load.request}, "
+        f"loadtests/{target.load.script}",
         expected="every request sent and answered with a 2xx that passes the script's checks, "
         "from the first second",
         observed=observed,
@@ -235,18 +138,18 @@ def coldstart_row(target: Target, run: ColdRun) -> Probe:
     )
 
 
-def k6_env(target: Target, url: str, seconds: float, token: str) -> dict[str, str]:
-    """The script's environment: the stack's settings and the target's, vegeta's shape at
-    the target's rate, failures recorded rather than failing k6 (as `servelab bench`)."""
+def k6_env(load: Coldstart, url: str, seconds: float, token: str) -> dict[str, str]:
+    """The script's environment: the stack's settings and the load's, vegeta's shape at
+    its rate, failures recorded rather than failing k6 (as `servelab bench`)."""
     return {
         "BASE_URL": url,
-        **target.server_env,
-        **target.env,
+        **load.server_env,
+        **load.env,
         "SHAPE": "vegeta",
-        "RATE": str(target.rate),
+        "RATE": str(load.rate),
         "DURATION": f"{seconds:g}s",
-        "VUS": str(target.vus),
-        "MAX_VUS": str(target.max_vus),
+        "VUS": str(load.vus),
+        "MAX_VUS": str(load.max_vus),
         "THRESHOLD_FAILED": "1",
         "THRESHOLD_CHECKS": "0",
         "API_TOKEN": token,
@@ -257,28 +160,29 @@ def k6_env(target: Target, url: str, seconds: float, token: str) -> dict[str, st
 def cold_stack(target: Target, log: Path) -> Iterator[Stack]:
     """The target's stack, started from nothing (a scratch database where it needs one)."""
     with ExitStack() as cleanup:
-        env = dict(target.server_env)
-        if target.database:
+        env = {**target.stack.env, **target.load.server_env}
+        if target.load.database:
             database = cleanup.enter_context(scratch_database("ee_cold_"))
-            cleanup.callback(databases.clear_redis_keys, database, REDIS_DB)
+            redis_db = int(env.get("EE_REDIS_DB", "0"))
+            cleanup.callback(databases.clear_redis_keys, database, redis_db)
             env["EE_DATABASE"] = database
         server_log = cleanup.enter_context(log.open("w"))
         yield cleanup.enter_context(
-            Stack(target.profile, only=[target.service], env=env, log=server_log)
+            Stack(target.stack.profile, only=[target.stack.service], env=env, log=server_log)
         )
 
 
 def probe_target(project_dir: Path, target: Target, seconds: float) -> Probe:
-    work = work_dir(project_dir, "probe", "coldstart", target.family, target.variant)
+    work = work_dir(project_dir, "probe", "coldstart", target.load.family, target.stack.variant)
     work.mkdir(parents=True, exist_ok=True)
     answers = work / "requests.csv"
     answers.unlink(missing_ok=True)
     with cold_stack(target, work / "server.log") as stack:
         up_ms = time.time() * 1000
-        env = k6_env(target, stack.url(target.service), seconds, stack.api_token)
+        env = k6_env(target.load, stack.url(target.stack.service), seconds, stack.api_token)
         argv = k6_argv(
             k6_binary(),
-            LOADTESTS / target.script,
+            LOADTESTS / target.load.script,
             env,
             options=["--out", f"csv=fileName={answers},timeFormat=unix_milli"],
         )
@@ -290,8 +194,4 @@ def probe_coldstart(
     project_dir: Path, families: Sequence[str] = FAMILIES, seconds: float = DEFAULT_SECONDS
 ) -> list[Probe]:
     """A cold start of every target of `families`, one after another."""
-    return [
-        probe_target(project_dir, target, seconds)
-        for target in TARGETS
-        if target.family in families
-    ]
+    return [probe_target(project_dir, target, seconds) for target in targets(project_dir, families)]

@@ -8,31 +8,25 @@ targets says what each family loads, sampling what is measured, run runs and jud
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from pathlib import Path
 
+from servelab.markdown import table
 from servelab.reliability import write_reliability, write_section
 from servelab.reliability.soak import run
 from servelab.reliability.soak.run import WARMUP_SHARE, Soaked, run_soak
-from servelab.reliability.soak.targets import TARGETS, SoakError
+from servelab.reliability.soak.targets import SoakError
 
-__all__ = ["FORMS", "TARGETS", "SoakError", "Soaked", "run", "run_soak", "write_soak"]
+__all__ = ["FORMS", "SoakError", "Soaked", "run", "run_soak", "write_soak"]
 
 # form -> (duration_s, interval_s)
 FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
 
 
 def samples_table(soaked: Soaked) -> str:
-    lines = [
-        "| s | RSS MiB | fds (not sockets) | sockets | in CLOSE_WAIT | DB connections "
-        "| temp files |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {s.at_s:g} | {s.rss_mib:g} | {s.fds} | {s.sockets} | {s.close_wait} | "
-        f"{s.db_connections} | {s.temp_files} |"
-        for s in soaked.samples
-    ]
-    return "\n".join(lines)
+    header = "s,RSS MiB,fds (not sockets),sockets,in CLOSE_WAIT,DB connections,temp files"
+    rows = [[f"{s.at_s:g}", f"{s.rss_mib:g}", *astuple(s)[2:]] for s in soaked.samples]
+    return "\n".join(table(header.split(","), rows)).rstrip()
 
 
 def write_soak(

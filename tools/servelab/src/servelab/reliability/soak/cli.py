@@ -8,16 +8,21 @@ import sys
 from servelab.project import find_project_dir
 from servelab.reliability.plan import announce, soaks_s
 from servelab.reliability.probe.load import LoadError
-from servelab.reliability.soak import TARGETS, SoakError, write_soak
+from servelab.reliability.soak import SoakError, write_soak
+from servelab.reliability.soak.targets import soaks
 from servelab.stack import StackError
 
 
 def soak(args: argparse.Namespace) -> int:
-    families = args.family or sorted(TARGETS)
-    print(announce(f"soaking {', '.join(families)}", soaks_s(families, args.form)), file=sys.stderr)
+    project_dir = find_project_dir()
     try:
+        families = list(soaks(project_dir, args.family))
+        print(
+            announce(f"soaking {', '.join(families)}", soaks_s(families, args.form)),
+            file=sys.stderr,
+        )
         for family in families:
-            path = write_soak(find_project_dir(), family, args.form, args.rate)
+            path = write_soak(project_dir, family, args.form, args.rate)
             print(f"servelab: wrote {path} (soak-{family})", file=sys.stderr)
     except (SoakError, StackError, LoadError) as error:
         print(f"servelab: {error}", file=sys.stderr)
@@ -32,7 +37,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "connections and temp files stay flat (docs/results/reliability.md)",
     )
     parser.add_argument(
-        "family", nargs="*", help=f"one of {', '.join(sorted(TARGETS))} (default: all)"
+        "family", nargs="*", help="families with a [soak] in their spec (default: all)"
     )
     form = parser.add_mutually_exclusive_group()
     form.add_argument(

@@ -18,7 +18,8 @@ from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
 from servelab.reliability.probe.load import run_load
 from servelab.reliability.soak.sampling import Sample, sample
-from servelab.reliability.soak.targets import SoakError, Target, measured_capacity, target
+from servelab.reliability.soak.targets import SoakError, measured_capacity, soaks
+from servelab.spec.reliability import Soak
 from servelab.stack import Stack
 from servelab.stack.databases import scratch_database
 
@@ -69,7 +70,7 @@ class Soaked:
     command: list[str]
 
 
-def judge(target: Target, samples: Sequence[Sample], duration_s: float) -> list[Probe]:
+def judge(target: Soak, samples: Sequence[Sample], duration_s: float) -> list[Probe]:
     """Flat or growing: the median of the last third of the samples after warm-up against
     the median of the first third."""
     judged = list(samples[max(1, int(len(samples) * WARMUP_SHARE)) :]) or list(samples)
@@ -87,7 +88,7 @@ def judge(target: Target, samples: Sequence[Sample], duration_s: float) -> list[
         probes.append(
             Probe(
                 probe=f"soak {duration_s:g} s: {measure.name}",
-                target=f"{target.family} {target.variant} ({', '.join(target.servers)})",
+                target=f"{target.family} {target.variant} ({', '.join(target.sampled)})",
                 expected=f"flat after warm-up: growth within {measure.stated}",
                 observed=(
                     f"{baseline:g}{unit} early, {final:g}{unit} late (growth {growth:+g}); "
@@ -107,7 +108,7 @@ def judge(target: Target, samples: Sequence[Sample], duration_s: float) -> list[
 
 
 @contextmanager
-def soak_stack(target: Target, log: Path) -> Iterator[tuple[Stack, str | None]]:
+def soak_stack(target: Soak, log: Path) -> Iterator[tuple[Stack, str | None]]:
     with ExitStack() as stack_of:
         database = None
         env = dict(target.env)
@@ -122,17 +123,17 @@ def soak_stack(target: Target, log: Path) -> Iterator[tuple[Stack, str | None]]:
             )
         server_log = stack_of.enter_context(log.open("w"))
         stack = stack_of.enter_context(
-            Stack(target.profile, only=[target.front], env=env, log=server_log)
+            Stack(target.profile, only=[target.service], env=env, log=server_log)
         )
         yield stack, database
 
 
-def _endpoint(stack: Stack, target: Target) -> str:
+def _endpoint(stack: Stack, target: Soak) -> str:
     """The target's endpoint, with {id} a file uploaded for it."""
     if "{id}" not in target.endpoint:
         return target.endpoint
     created = httpx2.post(
-        stack.url(target.front) + "/files",
+        stack.url(target.service) + "/files",
         content=os.urandom(PAYLOAD_BYTES),
         headers={"Authorization": f"Bearer {stack.api_token}"},
         timeout=30,
@@ -148,7 +149,7 @@ def run_soak(
     interval_s: float,
     rate: int | None = None,
 ) -> Soaked:
-    chosen = target(family)
+    chosen = soaks(project_dir, [family])[family]
     capacity = measured_capacity(project_dir, chosen)
     capacity_from = f"docs/results/{family}.json" if capacity else ""
     work = work_dir(project_dir, "soak", family)
@@ -157,7 +158,9 @@ def run_soak(
     with soak_stack(chosen, work / "server.log") as (stack, database):
         endpoint = _endpoint(stack, chosen)
         if rate is None and capacity is None:
-            capacity = probe_capacity(project_dir, stack.url(chosen.front), endpoint, work, chosen)
+            capacity = probe_capacity(
+                project_dir, stack.url(chosen.service), endpoint, work, chosen
+            )
             capacity_from = f"a {PROBE_S:g} s run of {PROBE_VUS} clients back to back"
         if rate is None:
             if not capacity:
@@ -169,7 +172,7 @@ def run_soak(
 
         def sampler() -> None:
             while True:
-                samples.append(sample(stack, chosen.servers, database, dirs, started))
+                samples.append(sample(stack, chosen.sampled, database, dirs, started))
                 if stop.wait(interval_s):
                     return
 
@@ -178,7 +181,7 @@ def run_soak(
         try:
             loaded = run_load(
                 project_dir,
-                stack.url(chosen.front),
+                stack.url(chosen.service),
                 endpoint,
                 rate=rate,
                 duration_s=duration_s,
@@ -217,7 +220,7 @@ def run_soak(
     return Soaked(probes, samples, rate, capacity or 0.0, capacity_from, loaded.command)
 
 
-def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path, chosen: Target) -> float:
+def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path, chosen: Soak) -> float:
     """Successful answers per second of PROBE_VUS clients back to back for PROBE_S."""
     loaded = run_load(
         project_dir,

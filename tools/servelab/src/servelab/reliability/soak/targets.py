@@ -1,100 +1,23 @@
-"""What `servelab soak FAMILY` loads: one deploy variant and one endpoint per family (a GET,
-or a POST of a committed body where the family's endpoints are POST-only), and the rate,
-half the variant's measured capacity (docs/results/<family>.json's best cell for that
-variant and endpoint, in successful answers per second)."""
+"""What `servelab soak FAMILY` loads: the family's [soak] (servelab.spec.reliability.Soak: one
+bench variant and one endpoint), and the rate, half the variant's measured capacity
+(docs/results/<family>.json's best cell for that variant and endpoint, in successful
+answers per second)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from servelab.project import reference_dir, results_dir
+from servelab.spec.family import SpecError
+from servelab.spec.reliability import Soak, chosen
 
 
 class SoakError(RuntimeError):
     """No such family, or no capacity to take half of."""
 
 
-@dataclass(frozen=True)
-class Target:
-    family: str
-    variant: str  # the variant's name in docs/results/<family>.json
-    profile: str
-    front: str  # the service k6 sends to
-    servers: tuple[str, ...]  # the services whose process groups are sampled
-    endpoint: str  # what k6 asks for; {id}: a file uploaded first
-    cell_endpoint: str  # the cells of docs/results/<family>.json that measured it
-    env: dict[str, str] = field(default_factory=dict)
-    temp_dirs: tuple[str, ...] = ()  # volumes' subdirectories holding temporary files
-    database: bool = False  # an entry editor stack: a scratch database, its connections counted
-    json_body: str | None = None  # a file under loadtests/ POSTed to the endpoint, or a GET
-
-    @property
-    def request(self) -> str:
-        return f"{'POST' if self.json_body else 'GET'} {self.endpoint}"
-
-
-TARGETS = {
-    "files": Target(
-        "files",
-        "uvicorn",
-        "uvicorn",
-        "files-uvicorn",
-        ("files-uvicorn",),
-        "/files/{id}",
-        "GET /files/{id}",
-        {"ACCESS_LOG": "0"},
-        ("files-data/tmp",),
-    ),
-    "entryeditor": Target(
-        "entryeditor",
-        "uwsgi",
-        "uwsgi",
-        "entryeditor-nginx",
-        ("entryeditor-nginx", "entryeditor-uwsgi", "entryeditor-compute"),
-        "/entryeditor/entryeditor/47",
-        "detail",
-        {"ACCESS_LOG": "0"},
-        database=True,
-    ),
-    # The sample the benchmark sends (loadtests/data/health-code.json), on the recipe's
-    # default serving mode (threadpool).
-    "health-code": Target(
-        "health-code",
-        "uvicorn-threadpool",
-        "uvicorn",
-        "health-code-uvicorn",
-        ("health-code-uvicorn",),
-        "/analysis/health-code",
-        "ab POST /analysis/health-code",
-        {"ACCESS_LOG": "0", "ANALYZE_MODE": "threadpool"},
-        json_body="data/health-code.json",
-    ),
-    "hello": Target(
-        "hello",
-        "uvicorn",
-        "uvicorn",
-        "hello-uvicorn",
-        ("hello-uvicorn",),
-        "/hello",
-        "GET /hello",
-        {"ACCESS_LOG": "0"},
-    ),
-    "wait": Target(
-        "wait",
-        "uvicorn",
-        "uvicorn",
-        "wait-uvicorn",
-        ("wait-uvicorn",),
-        "/async",
-        "hey /async",
-        {"ACCESS_LOG": "0"},
-    ),
-}
-
-
-def measured_capacity(project_dir: Path, target: Target) -> float | None:
+def measured_capacity(project_dir: Path, target: Soak) -> float | None:
     """The most successful requests/s any saved cell of the target's variant and endpoint
     measured, in this run's results or else the committed reference's (a constant-rate
     cell past capacity sheds the rest: its failed share is not capacity)."""
@@ -117,7 +40,9 @@ def measured_capacity(project_dir: Path, target: Target) -> float | None:
     return best or None
 
 
-def target(family: str) -> Target:
-    if family not in TARGETS:
-        raise SoakError(f"no soak for {family!r} (known: {', '.join(sorted(TARGETS))})")
-    return TARGETS[family]
+def soaks(project_dir: Path, families: list[str] | None = None) -> dict[str, Soak]:
+    """The [soak] of each family named (default: every family that has one)."""
+    try:
+        return chosen(project_dir, lambda spec: spec.soak, "soak", families or [])
+    except SpecError as error:
+        raise SoakError(str(error)) from error

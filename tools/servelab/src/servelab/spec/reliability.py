@@ -1,0 +1,280 @@
+"""A family's reliability targets (loadtests/families/<family>/reliability.toml): its outage
+drills, and what `servelab fuzz`, `servelab soak` and `servelab probe coldstart` run on it.
+
+A target names one of the family's bench variants (`variant`: the matrix's
+`[variants.<name>]` gives its profile, service and env, the target's `env` added over it)
+or, for a stack no variant runs, its own `profile` and `service`. A coldstart's `shape`
+takes its rate and VUs from the matrix's `[shapes.<shape>]`.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import Field, field_validator, model_validator
+
+from servelab.spec.family import Spec, SpecError, families, read_spec, validate
+
+KINDS = ("kill", "kill-worker", "sigterm", "rolling-restart", "nginx-reload")
+Kind = Literal["kill", "kill-worker", "sigterm", "rolling-restart", "nginx-reload"]
+
+
+class Stack(Spec):
+    """What a target starts: `Stack(profile, only=[service], env=env)`; `variant` names the
+    bench variant it is, where it is one."""
+
+    variant: str = ""
+    profile: str
+    service: str
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class Drill(Spec):
+    """An outage drill: k6 at `rate` requests/s to `service` for `duration_s` while the
+    runner acts on the stack as `kind` says (servelab.reliability.outage.actions): `kill`
+    (SIGKILL `victim`'s process group at kill_at_s, start it again at restart_at_s),
+    `kill-worker` (SIGKILL one of the victim's workers at at_s: a process `depth` levels
+    below its master whose command line holds `worker_match`), `sigterm` (`stop_signal` to
+    the victim's master at at_s, as Docker and Kubernetes stop a container, then start it
+    again once it has exited), `rolling-restart` (from at_s, each of `victims` in turn:
+    SIGTERM, exit, start again, healthy) and `nginx-reload` (SIGHUP the victim, an nginx,
+    at at_s). The victim is the service k6 sends to unless named."""
+
+    name: str
+    title: str
+    profile: str
+    service: str
+    victim: str = ""
+    endpoint: str
+    rate: int = Field(gt=0)
+    duration_s: float
+    kill_at_s: float = 0.0
+    restart_at_s: float = 0.0
+    env: dict[str, str] = Field(default_factory=dict)
+    notes: str = ""
+    kind: Kind = "kill"
+    at_s: float = 0.0
+    depth: int = 1
+    worker_match: str = ""
+    victims: tuple[str, ...] = ()
+    method: str = "GET"
+    body_file: str = ""  # relative to loadtests/
+    content_type: str = ""
+    # False: a new connection per request. Over a kept-alive connection k6 (Go's HTTP
+    # client) sends a GET again when the connection breaks before its answer, so a request
+    # the server lost shows only as a slow answer.
+    keep_alive: bool = True
+    stop_signal: str = "SIGTERM"
+    variant: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _victim(cls, raw: Any) -> Any:
+        if isinstance(raw, dict) and raw.get("kind") != "rolling-restart":
+            return {"victim": raw.get("service", ""), **raw}
+        return raw
+
+    @field_validator("method")
+    @classmethod
+    def _upper(cls, method: str) -> str:
+        return method.upper()
+
+    @field_validator("notes")
+    @classmethod
+    def _strip(cls, notes: str) -> str:
+        return notes.strip()
+
+    @model_validator(mode="after")
+    def _schedule(self) -> Drill:
+        if self.kind == "kill":
+            if not 0 < self.kill_at_s < self.restart_at_s < self.duration_s:
+                raise ValueError("needs 0 < kill_at_s < restart_at_s < duration_s")
+        elif not 0 < self.at_s < self.duration_s:
+            raise ValueError("needs 0 < at_s < duration_s")
+        if self.kind == "rolling-restart" and not self.victims:
+            raise ValueError("a rolling-restart needs victims")
+        if self.stop_signal not in signal.Signals.__members__:
+            raise ValueError(f"no signal {self.stop_signal!r}")
+        return self
+
+
+class FuzzTarget(Spec):
+    """A service whose port is fuzzed (the stack's own unless named), the server that
+    answers there in words, and the path of its OpenAPI document (none: only the
+    hand-written cases run)."""
+
+    service: str
+    server: str
+    openapi: str | None = None
+
+
+class FuzzStack(Stack):
+    targets: tuple[FuzzTarget, ...] = Field(min_length=1)
+
+
+class Fuzz(Spec):
+    """What `servelab fuzz` runs on a family: its stacks, and the paths its hand-written
+    cases aim at: `read` a GET that takes a query, `ids` GET paths with an `{id}`
+    placeholder, `upload` a POST that stores a raw body of `upload_type` (none: the family
+    takes no raw upload), `range` whether stored objects answer Range, `bomb` which
+    decompression bomb to post, `database` whether the stacks need a scratch database,
+    `images` every path that decodes a posted image, `json_bodies` every (method, path)
+    that parses a JSON body (`{id}` an object that exists), `delete_race` whether objects
+    stored through `upload` are downloaded while a DELETE removes them, `heads` the GET
+    paths HEAD is tried on (none: `read` and `ids`), `notes` what the report says about
+    failures the family cannot fix, `schema_pass_s` how long one pass of the schema runs
+    takes (the plan's estimate)."""
+
+    family: str
+    stacks: tuple[FuzzStack, ...] = Field(min_length=1)
+    read: str
+    ids: tuple[str, ...] = ()
+    upload: str | None = None
+    upload_type: str = "application/octet-stream"
+    range: bool = False
+    bomb: Literal["gzip", "png"] | None = None
+    database: bool = False
+    images: tuple[str, ...] = ()
+    json_bodies: tuple[tuple[str, str], ...] = ()
+    delete_race: bool = False
+    heads: tuple[str, ...] | None = None
+    notes: str = ""
+    schema_pass_s: float = 0.0
+
+    @field_validator("notes")
+    @classmethod
+    def _one_line(cls, notes: str) -> str:
+        return " ".join(notes.split())
+
+
+class Soak(Stack):
+    """What `servelab soak` loads: the variant (whose saved cells give its capacity) at half
+    its capacity on `endpoint` ({id}: a file uploaded first), measured by the cells whose
+    endpoint starts with `cell_endpoint`; `servers` the services sampled (default: the
+    one k6 sends to), `temp_dirs` the volumes' subdirectories of temporary files,
+    `database` an entry editor stack (a scratch database, its connections counted),
+    `json_body` a file under loadtests/ POSTed to the endpoint (none: a GET)."""
+
+    family: str
+    variant: str
+    servers: tuple[str, ...] = ()
+    endpoint: str
+    cell_endpoint: str
+    temp_dirs: tuple[str, ...] = ()
+    database: bool = False
+    json_body: str | None = None
+
+    @property
+    def sampled(self) -> tuple[str, ...]:
+        return self.servers or (self.service,)
+
+    @property
+    def request(self) -> str:
+        return f"{'POST' if self.json_body else 'GET'} {self.endpoint}"
+
+
+class Coldstart(Spec):
+    """What `servelab probe coldstart` runs on a family: each of `stacks` started cold,
+    then `script` (loadtests/) at `rate` requests/s from `vus` pre-allocated VUs up to
+    `max_vus`, with `env`. The VUs ready at the start hold a quarter second of requests in
+    flight (a wait's whole second): k6 makes more only after a request finds none free,
+    and drops the requests meanwhile. `server_env` is what each stack starts with (and k6
+    reads too, as the benchmark hands it); `database`: a scratch database for each."""
+
+    family: str
+    stacks: tuple[Stack, ...] = Field(min_length=1)
+    script: str
+    request: str  # what the report says is sent
+    rate: int = Field(gt=0)
+    vus: int = Field(gt=0)
+    max_vus: int = Field(gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+    server_env: dict[str, str] = Field(default_factory=dict)
+    database: bool = False
+
+
+class Reliability(Spec):
+    drills: dict[str, Drill] = Field(default_factory=dict)
+    fuzz: Fuzz | None = None
+    soak: Soak | None = None
+    coldstart: Coldstart | None = None
+
+
+def _stack(raw: dict[str, Any], variants: dict[str, Any], where: str) -> dict[str, Any]:
+    """`raw` with the profile, service and env of the variant it names."""
+    if "variant" not in raw:
+        return raw
+    name = raw["variant"]
+    if name not in variants:
+        known = ", ".join(variants) or "none"
+        raise SpecError(f"{where}: no variant {name!r} in the family's matrix (known: {known})")
+    if "profile" in raw or "service" in raw:
+        raise SpecError(f"{where}: a variant, or a profile and service, not both")
+    variant = variants[name]
+    env = {**variant.get("env", {}), **raw.get("env", {})}
+    return {**raw, "profile": variant.get("profile"), "service": variant.get("service"), "env": env}
+
+
+def _coldstart(raw: dict[str, Any], spec: dict[str, Any], where: str) -> dict[str, Any]:
+    raw = dict(raw)
+    if "shape" in raw:
+        shape = raw.pop("shape")
+        if shape not in spec.get("shapes", {}):
+            raise SpecError(f"{where}.shape: no [shapes.{shape}] in the family's matrix")
+        raw |= {key: spec["shapes"][shape][key] for key in ("rate", "max_vus")}
+    named = [{"variant": name} for name in raw.pop("variants", [])]
+    stacks = [_stack(stack, spec.get("variants", {}), where) for stack in named]
+    return {**raw, "stacks": stacks + raw.pop("stacks", [])}
+
+
+def reliability(project_dir: Path, family: str) -> Reliability:
+    """The family's reliability targets, every variant and shape they name resolved;
+    SpecError (one line) for a bad one."""
+    spec = read_spec(project_dir, family)
+    variants = spec.get("variants", {})
+    where = f"{family} reliability.toml"
+    drills = {
+        name: _stack({"title": name, **raw, "name": name}, variants, f"{where}: drills.{name}")
+        for name, raw in spec.get("drills", {}).items()
+    }
+    joined: dict[str, Any] = {"drills": drills}
+    if "fuzz" in spec:
+        fuzz = spec["fuzz"]
+        stacks = []
+        for raw in fuzz.get("stacks", []):
+            stack = _stack(raw, variants, f"{where}: fuzz.stacks")
+            targets = [{"service": stack.get("service"), **t} for t in stack.get("targets", [])]
+            stacks.append({**stack, "targets": targets})
+        joined["fuzz"] = {**fuzz, "family": family, "stacks": stacks}
+    if "soak" in spec:
+        joined["soak"] = {**_stack(spec["soak"], variants, f"{where}: soak"), "family": family}
+    if "coldstart" in spec:
+        cold = _coldstart(spec["coldstart"], spec, f"{where}: coldstart")
+        joined["coldstart"] = {**cold, "family": family}
+    return validate(Reliability, joined, where)
+
+
+def every_reliability(project_dir: Path) -> dict[str, Reliability]:
+    """Every family's reliability targets, in the families' order."""
+    return {family: reliability(project_dir, family) for family in families(project_dir)}
+
+
+T = TypeVar("T")
+
+
+def chosen(
+    project_dir: Path, part: Callable[[Reliability], T | None], what: str, names: Sequence[str] = ()
+) -> dict[str, T]:
+    """`part` of each family named (default: every family that has it), by family; SpecError
+    naming the first family named without it."""
+    every = {
+        family: found
+        for family, spec in every_reliability(project_dir).items()
+        if (found := part(spec)) is not None
+    }
+    if unknown := [name for name in names if name not in every]:
+        raise SpecError(f"no {what} for family {unknown[0]!r} (known: {', '.join(every)})")
+    return {name: every[name] for name in names or every}
