@@ -17,6 +17,7 @@ from servelab.bench.device.bundle import (
     BUNDLE_LIMIT,
     CARRIED_LIMIT,
     COMPOSE,
+    HARNESS,
     K6_FILE,
     MANIFEST,
     ON_DEVICE,
@@ -87,7 +88,8 @@ def test_the_wheels_are_what_the_lock_resolves_for_the_devices_python(project_ro
     lock = tomllib.loads((project_root / "uv.lock").read_text())
     locked = _locked_needs(lock, SERVICE, "3.12.3")
     own = {SERVICE, "servelab-servicekit"}
-    assert set(distributions()) == locked - ON_DEVICE - own
+    harness = set().union(*(_locked_needs(lock, name, "3.12.3") for name in HARNESS))
+    assert set(distributions()) == (locked | harness) - ON_DEVICE - own
     assert runtime_needs() - own <= locked
 
 

@@ -96,9 +96,7 @@ workers = { device = [1, 2], smoke = [1] }
         ('bench = "gpu-batched"\nworkers = { device = [0], smoke = [1] }', "greater than 0"),
     ],
 )
-def test_a_variant_the_spec_cannot_run_is_refused(
-    tmp_path: Path, variant: str, error: str
-) -> None:
+def test_a_variant_the_spec_cannot_run_is_refused(tmp_path: Path, variant: str, error: str) -> None:
     project = _project(tmp_path, f"[device.variants.v]\n{variant}\n")
     with pytest.raises(SpecError, match=error):
         load_plan(project, "device")

@@ -50,12 +50,33 @@ PLATFORMS += ["manylinux2014_x86_64", "manylinux1_x86_64"]
 # markers followed through its requirements), less those below, at this environment's
 # versions, so uv.lock's.
 SERVICE = "servelab-health-code"
+# What the harness's own code imports on the way to the run (servelab.bench's package
+# imports reach servelab.markdown), besides the service's needs.
+HARNESS = ("tabulate",)
 # Of those needs, the ones the GPU machine's image has in versions that serve the service,
 # among them the large compiled ones (NumPy, onnxruntime, OpenCV, Pillow). The small pure
 # ones whose versions our code relies on (anyio, h11, typing-extensions) travel all the same.
 ON_DEVICE = frozenset(
-    "certifi charset-normalizer click flatbuffers idna numpy onnxruntime opencv-python-headless "
-    "packaging pillow prometheus-client protobuf pyyaml requests six tqdm urllib3 uvloop".split()  # noqa: SIM905
+    [
+        "certifi",
+        "charset-normalizer",
+        "click",
+        "flatbuffers",
+        "idna",
+        "numpy",
+        "onnxruntime",
+        "opencv-python-headless",
+        "packaging",
+        "pillow",
+        "prometheus-client",
+        "protobuf",
+        "pyyaml",
+        "requests",
+        "six",
+        "tqdm",
+        "urllib3",
+        "uvloop",
+    ]
 )
 # Screenshots per usage and split for the accuracy check.
 SAMPLE_COUNT = 8
@@ -130,10 +151,11 @@ def runtime_needs(root: str = SERVICE) -> set[str]:
 
 
 def distributions() -> list[str]:
-    """The distributions whose wheels travel: the service's runtime needs that the GPU
-    machine lacks. The project's own packages travel with the tree."""
+    """The distributions whose wheels travel: the service's and the harness's runtime needs
+    that the GPU machine lacks. The project's own packages travel with the tree."""
     own = {normal_name(SERVICE), "servelab-servicekit"}
-    return sorted(runtime_needs() - ON_DEVICE - own)
+    needs = runtime_needs().union(*(runtime_needs(name) for name in HARNESS))
+    return sorted(needs - ON_DEVICE - own)
 
 
 def download_wheels(folder: Path, python_version: str = PYTHON_VERSION) -> list[dict[str, object]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Collection
-from dataclasses import dataclass
+from typing import Any
 
 from servelab.bench.measure.peak import Sampler
 from servelab.stack.groups import members
@@ -14,21 +14,6 @@ from servelab.stack.groups import members
 _TIMEOUT_S = 10.0
 # How often the memory and the utilisation are read while a stack runs.
 _EVERY_S = 0.25
-
-
-@dataclass(frozen=True)
-class Gpu:
-    name: str
-    driver: str
-    memory_mib: int
-
-
-@dataclass(frozen=True)
-class Gpus:
-    """The GPUs nvidia-smi lists, or why there are none to use (`missing`)."""
-
-    found: tuple[Gpu, ...] = ()
-    missing: str = ""
 
 
 def _smi(*args: str) -> list[list[str]] | None:
@@ -51,14 +36,15 @@ def _smi(*args: str) -> list[list[str]] | None:
     return [[part.strip() for part in line.split(",")] for line in done.stdout.splitlines() if line]
 
 
-def gpus() -> Gpus:
+def gpus() -> tuple[list[dict[str, Any]], str]:
+    """The GPUs nvidia-smi lists (name, driver, memory_mib), or why there is none to use."""
     if shutil.which("nvidia-smi") is None:
-        return Gpus(missing="no NVIDIA GPU on this machine (nvidia-smi not found)")
+        return [], "no NVIDIA GPU on this machine (nvidia-smi not found)"
     rows = _smi("--query-gpu=name,driver_version,memory.total")
     if rows is None:
-        return Gpus(missing="nvidia-smi failed: no usable NVIDIA driver")
-    found = tuple(Gpu(name, driver, int(float(total))) for name, driver, total in rows)
-    return Gpus(found) if found else Gpus(missing="nvidia-smi lists no GPU")
+        return [], "nvidia-smi failed: no usable NVIDIA driver"
+    found = [{"name": n, "driver": d, "memory_mib": int(float(mib))} for n, d, mib in rows]
+    return found, "" if found else "nvidia-smi lists no GPU"
 
 
 class MemoryWatch(Sampler):

@@ -126,7 +126,7 @@ class Runner:
         self.work_dir = work_dir(project_dir, "device", "work")
         self.started = time.monotonic()
         self.token = secrets.token_urlsafe(32)
-        self.gpus = gpu.gpus()
+        self.gpus, self.no_gpu = gpu.gpus()
         self.unimportable = ""
         self.k6 = ""
 
@@ -147,13 +147,13 @@ class Runner:
             budget_s=self.budget_s,
             commit=_commit(self.project_dir, self.bundle),
             machine=machine,
-            gpus=[asdict(found) for found in self.gpus.found],
-            no_gpu=self.gpus.missing,
+            gpus=self.gpus,
+            no_gpu=self.no_gpu,
             k6=version,
         )
         results = self.out / f"{RESULTS_NAME}.json"
-        where = ", ".join(f"{g.name} (driver {g.driver})" for g in self.gpus.found)
-        self.say(f"{machine['cpus']} CPUs; {where or self.gpus.missing}")
+        where = ", ".join(f"{g['name']} (driver {g['driver']})" for g in self.gpus)
+        self.say(f"{machine['cpus']} CPUs; {where or self.no_gpu}")
         stacks = self.plan.stacks(machine["cpus"])
         self.unimportable = import_failure()
         if self.unimportable:
@@ -183,8 +183,8 @@ class Runner:
         left = self.budget_s - EVAL_RESERVE_S - since(self.started)
         if self.unimportable:
             why = f"the servers cannot import: {self.unimportable}"
-        elif variant.gpu and not self.gpus.found:
-            why = self.gpus.missing
+        elif variant.gpu and self.no_gpu:
+            why = self.no_gpu
         elif estimate_s > left:
             why = f"{left:.0f} s of the run's {self.budget_s:.0f} s budget left"
         else:
@@ -280,8 +280,8 @@ class Runner:
         base = EvalResult(item.name, list(item.args), item.gpu)
         samples = self.bundle / SAMPLES
         left = self.budget_s - since(self.started)
-        if item.gpu and not self.gpus.found:
-            return replace(base, skipped=f"not run: {self.gpus.missing}")
+        if item.gpu and self.no_gpu:
+            return replace(base, skipped=f"not run: {self.no_gpu}")
         if not (samples / "samples.json").is_file():
             return replace(base, skipped=f"not run: no screenshots in {samples}")
         if left < 30:
