@@ -5,8 +5,8 @@ themselves (their specs), plus what starting and stopping each stack and client 
 Almost all of it is wall-clock windows (a drill's 15 s at a constant rate, a soak's minute,
 the full form's schema runs repeated for a set time) that last as long on any machine, so
 the plan is not scaled by the machine's pace as the benchmarks' estimate is. The costs
-around the windows (`*_OVERHEAD_S`) and the quick form's one pass of the schema runs
-(each family's [fuzz] schema_pass_s) were read off whole runs on the 2-CPU development VMs; in the last
+around the windows (`*_OVERHEAD_S`) and the quick form's one pass of the schema runs (each
+family's [fuzz] schema_pass_s) were read off whole runs on the 2-CPU development VMs; in the last
 `make bench`, the phases took 418, 319, 262 and 344 s where this plan says 412, 309, 302 and
 330.
 """

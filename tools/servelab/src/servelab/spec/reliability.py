@@ -12,14 +12,14 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import Field, field_validator, model_validator
 
 from servelab.spec.family import Spec, SpecError, families, read_spec, validate
 
-KINDS = ("kill", "kill-worker", "sigterm", "rolling-restart", "nginx-reload")
 Kind = Literal["kill", "kill-worker", "sigterm", "rolling-restart", "nginx-reload"]
+KINDS: tuple[str, ...] = get_args(Kind)
 
 
 class Stack(Spec):

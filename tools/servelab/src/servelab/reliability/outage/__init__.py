@@ -37,7 +37,7 @@ from servelab.reliability.outage.drill import (
 )
 from servelab.reliability.outage.loss import Loss, loss
 from servelab.reliability.outage.report import render
-from servelab.reliability.outage.run import execute, run_drill
+from servelab.reliability.outage.run import execute
 from servelab.reliability.outage.verdicts import PROBES, TITLES, judge
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
     "parse_drill",
     "read_answers",
     "render",
-    "run_drill",
     "write_drill",
     "write_kind_section",
 ]

@@ -56,6 +56,19 @@ def _wait_for(started: float, at_s: float) -> None:
     time.sleep(max(0.0, started + at_s - time.monotonic()))
 
 
+def kill(stack: Stack, drill: Drill, started: float) -> Acted:
+    """SIGKILL the victim's process group; start it again later and wait healthy."""
+    acted = Acted()
+    _wait_for(started, drill.kill_at_s)
+    acted.mark("killed")
+    stack.kill(drill.victim)
+    _wait_for(started, drill.restart_at_s)
+    acted.mark("started again")
+    stack.restart(drill.victim)
+    acted.mark("healthy")
+    return acted
+
+
 def kill_worker(stack: Stack, drill: Drill, started: float) -> Acted:
     """SIGKILL the oldest worker; wait until the master has as many workers as before."""
     pgid = stack.running[drill.victim].pgid
@@ -159,6 +172,7 @@ def nginx_reload(stack: Stack, drill: Drill, started: float) -> Acted:
 
 
 ACTIONS: dict[str, Callable[[Stack, Drill, float], Acted]] = {
+    "kill": kill,
     "kill-worker": kill_worker,
     "sigterm": sigterm,
     "rolling-restart": rolling_restart,

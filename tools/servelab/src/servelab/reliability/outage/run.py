@@ -1,5 +1,5 @@
 """Run a drill: the stack and k6 at a constant rate, and beside them the runner acting on
-the stack (killing the victim and starting it again, or one of the outage's actions)."""
+the stack as the drill's kind says (servelab.reliability.outage.actions)."""
 
 from __future__ import annotations
 
@@ -46,17 +46,6 @@ def run_k6(
     )
 
 
-def _act(stack: Stack, drill: Drill, started: float, events: dict[str, float]) -> None:
-    """The runner's side, in a thread beside k6: kill, then start again and wait healthy."""
-    time.sleep(max(0.0, started + drill.kill_at_s - time.monotonic()))
-    events["killed_ms"] = time.time() * 1000
-    stack.kill(drill.victim)
-    time.sleep(max(0.0, started + drill.restart_at_s - time.monotonic()))
-    events["restarted_ms"] = time.time() * 1000
-    stack.restart(drill.victim)
-    events["healthy_ms"] = time.time() * 1000
-
-
 @dataclass(frozen=True)
 class Ran:
     """A drill's run: what clients saw (`answers`, `outcome`), what the runner did
@@ -69,19 +58,9 @@ class Ran:
     command: list[str]
 
 
-def _kill_and_restart(stack: Stack, drill: Drill, started: float) -> Acted:
-    events: dict[str, float] = {}
-    _act(stack, drill, started, events)
-    acted = Acted()
-    acted.mark("killed", events["killed_ms"] / 1000)
-    acted.mark("started again", events["restarted_ms"] / 1000)
-    acted.mark("healthy", events["healthy_ms"] / 1000)
-    return acted
-
-
 def execute(project_dir: Path, drill: Drill) -> Ran:
     """Run the drill, whatever its kind."""
-    action = ACTIONS.get(drill.kind, _kill_and_restart)
+    action = ACTIONS[drill.kind]
     work = work_dir(project_dir, "outage", drill.name)
     work.mkdir(parents=True, exist_ok=True)
     answers_csv = work / "answers.csv"
@@ -124,7 +103,3 @@ def execute(project_dir: Path, drill: Drill) -> Ran:
     command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
     return Ran(answers, analyse(answers, events), events, acted, command)
 
-
-def run_drill(project_dir: Path, drill: Drill) -> tuple[Outcome, Events, list[str]]:
-    ran = execute(project_dir, drill)
-    return ran.outcome, ran.events, ran.command
