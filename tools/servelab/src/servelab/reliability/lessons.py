@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from servelab.markdown import table
 from servelab.reliability.rows import Probe, Section
 
 # Each drill kind's lesson, in the order a deployer meets them.
@@ -53,27 +54,32 @@ def _loss(probe: Probe) -> _Loss | None:
     )
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+def _lost(loss: _Loss) -> tuple[float, float]:
+    """The share of requests lost, then the seconds until every answer succeeded."""
+    return loss.failed / max(loss.answers, 1), loss.back_s
 
 
 def lessons(sections: Sequence[Section]) -> list[str]:
     """The report's opening: per drill kind, its worst and best case by requests lost,
     and what to do; empty where no drill has run."""
-    rows = []
+    rows: list[tuple[float, list[str]]] = []
     for section in sections:
         advice = ADVICE.get(section.name)
         losses = [loss for probe in section.probes if (loss := _loss(probe)) is not None]
         if advice is None or not losses:
             continue
-        worst = max(losses, key=lambda loss: (loss.failed / max(loss.answers, 1), loss.back_s))
-        best = min(losses, key=lambda loss: (loss.failed / max(loss.answers, 1), loss.back_s))
+        worst = max(losses, key=_lost)
+        best = min(losses, key=_lost)
         rows.append(
             (
-                worst.failed / max(worst.answers, 1),
-                f"| [{_cell(section.title)}](#{section.name}) | {_cell(worst.target)}: "
-                f"{worst.shown} lost, every answer a 2xx again after {worst.back_s:.1f} s | "
-                f"{_cell(best.target)}: {best.shown} lost | {advice}. |",
+                _lost(worst)[0],
+                [
+                    f"[{section.title}](#{section.name})",
+                    f"{worst.target}: {worst.shown} lost, every answer a 2xx again after "
+                    f"{worst.back_s:.1f} s",
+                    f"{best.target}: {best.shown} lost",
+                    f"{advice}.",
+                ],
             )
         )
     if not rows:
@@ -87,8 +93,5 @@ def lessons(sections: Sequence[Section]) -> list[str]:
         "succeeded again. The sections below judge each server by its own goal (how fast it "
         "refuses new work, what it does with the requests in flight).",
         "",
-        "| event | worst case | best case | what to do |",
-        "|---|---|---|---|",
-        *(line for _, line in rows),
-        "",
+        *table(["event", "worst case", "best case", "what to do"], [row for _, row in rows]),
     ]

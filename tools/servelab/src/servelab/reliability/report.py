@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from servelab.markdown import table
 from servelab.project import results_dir
 from servelab.reliability.lessons import lessons
 from servelab.reliability.rows import Section, Verdict, load_sections
 
+_VERDICTS = {Verdict.PASS: "pass", Verdict.FAIL: "**fail**"}
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+
+def _cells(*texts: object) -> list[str]:
+    return [str(text).replace("\n", " ") for text in texts]
 
 
 def render_reliability(sections: Sequence[Section]) -> str:
@@ -25,34 +28,35 @@ def render_reliability(sections: Sequence[Section]) -> str:
         *lessons(sections),
         "## Every section",
         "",
-        "| section | probes | pass | fail | written |",
-        "|---|---|---|---|---|",
     ]
-    for section in sections:
-        passed = sum(p.verdict is Verdict.PASS for p in section.probes)
-        lines.append(
-            f"| [{_cell(section.title)}](#{section.name}) | {len(section.probes)} | {passed} | "
-            f"{len(section.probes) - passed} | {section.written} |"
-        )
+    lines += table(
+        ["section", "probes", "pass", "fail", "written"],
+        [
+            _cells(
+                f"[{s.title}](#{s.name})", len(s.probes), passed, len(s.probes) - passed, s.written
+            )
+            for s in sections
+            for passed in [sum(p.verdict is Verdict.PASS for p in s.probes)]
+        ],
+    )
     for section in sections:
         lines += [
-            "",
             f'<a id="{section.name}"></a>',
             f"## {section.title}",
             "",
             f"`{section.command}` on {section.written}. Machine: {section.machine}.",
             "",
-            "| probe | target | expected | observed | verdict |",
-            "|---|---|---|---|---|",
         ]
-        lines += [
-            f"| {_cell(p.probe)} | {_cell(p.target)} | {_cell(p.expected)} | "
-            f"{_cell(p.observed)} | {'**fail**' if p.verdict is Verdict.FAIL else 'pass'} |"
-            for p in section.probes
-        ]
+        lines += table(
+            ["probe", "target", "expected", "observed", "verdict"],
+            [
+                _cells(p.probe, p.target, p.expected, p.observed, _VERDICTS[p.verdict])
+                for p in section.probes
+            ],
+        )
         if section.notes:
-            lines += ["", section.notes.strip()]
-    return "\n".join(lines) + "\n"
+            lines += [section.notes.strip(), ""]
+    return "\n".join(lines[:-1]) + "\n"
 
 
 def write_reliability(project_dir: Path) -> Path:

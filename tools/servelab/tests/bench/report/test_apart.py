@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from servelab.bench.report.apart import apart
+from servelab.bench.report.markdown import apart
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,14 @@
-"""Run k6 on chosen CPUs and account for the CPU time it used."""
+"""Run k6 on chosen CPUs and account for the CPU time it used; read back its CSV output."""
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,3 +94,37 @@ def run_k6(
         cpu_s=usage.ru_utime + usage.ru_stime,
         wall_s=time.monotonic() - started,
     )
+
+
+@dataclass(frozen=True)
+class Point:
+    """One row of k6's CSV output (`--out csv=F`): a metric's value when it was taken (unix
+    ms with `timeFormat=unix_milli`), the request's status (0: no answer), k6's error code
+    and message, and the script's own tags (`extra_tags`)."""
+
+    metric: str
+    at_ms: float
+    value: float
+    status: int
+    error_code: int
+    error: str
+    tags: Mapping[str, str]
+
+
+def _int(text: str) -> int:
+    return int(float(text)) if text else 0
+
+
+def read_points(csv_path: Path) -> Iterator[Point]:
+    """Every row of the CSV file k6 wrote, in its order."""
+    with csv_path.open(newline="") as file:
+        for row in csv.DictReader(file):
+            yield Point(
+                metric=row["metric_name"],
+                at_ms=float(row["timestamp"]),
+                value=float(row["metric_value"]),
+                status=_int(row["status"]),
+                error_code=_int(row["error_code"]),
+                error=row["error"],
+                tags=dict(part.split("=", 1) for part in row["extra_tags"].split("&") if part),
+            )

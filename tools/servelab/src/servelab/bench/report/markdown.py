@@ -5,7 +5,7 @@ commands."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +14,6 @@ from servelab.bench.findings.verdict import QUESTIONS, Answer, answer
 from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import Matrix
-from servelab.bench.report.apart import apart
 from servelab.bench.report.client_bound import client_bound
 from servelab.bench.report.ratios import (
     GoalResult,
@@ -26,14 +25,27 @@ from servelab.bench.report.ratios import (
 from servelab.bench.report.results import BenchRun, CellResult
 from servelab.bench.report.run_ratios import run_ratio_values
 from servelab.bench.report.writeup import Figure, WriteUp
+from servelab.markdown import table
 
 _DASH = "—"
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return [*lines, ""]
+# Where a figure would round onto the bound it is judged by, up to this many more decimals.
+EXTRA_DIGITS = 2
+
+
+def apart(value: float, bound: float | None, digits: int, *, percent: bool = False) -> str:
+    """`value` with `digits` decimals, or up to EXTRA_DIGITS more where those would round it
+    onto `bound`: a ratio of 1.104 judged against ≤ 1.1 reads 1.104, not 1.10, beside "not
+    met". `percent`: as a signed percentage (0.104 -> +10.4%)."""
+
+    def shown(figure: float, places: int) -> str:
+        return f"{figure:+.{places}%}" if percent else f"{figure:.{places}f}"
+
+    for places in range(digits, digits + EXTRA_DIGITS):
+        if bound is None or value == bound or shown(value, places) != shown(bound, places):
+            return shown(value, places)
+    return shown(value, digits + EXTRA_DIGITS)
 
 
 def _ms(value: float | None) -> str:
@@ -118,7 +130,7 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
             _DASH,
         )
     )
-    return ["## Machine", "", *_table(["", "this run", "write-up"], rows)]
+    return ["## Machine", "", *table(["", "this run", "write-up"], rows)]
 
 
 def _steal(run: BenchRun) -> list[tuple[str, str, str]]:
@@ -313,7 +325,7 @@ def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> lis
         "above: each goal once, with its worst value and how many of the values it judges "
         "(one per variant and workers) met it.",
         "",
-        *_table(["goal", "worst case", "met by", "result"], rows),
+        *table(["goal", "worst case", "met by", "result"], rows),
     ]
 
 
@@ -366,7 +378,7 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
         "numerator spends less, and among several denominators the cheapest is the limit."
         + _round_ratios(run),
         "",
-        *(_table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
+        *(table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
         *about,
         "",
     ]
@@ -434,6 +446,23 @@ def _cpu(cell: CellResult) -> str:
     return f"{_whole(cell.cpu_us_per_request)} ({_whole(min(spread))}-{_whole(max(spread))})"
 
 
+_LATENCIES = ("p50", "p66", "p75", "p80", "p90", "p95", "p98", "p99", "max")
+
+
+def _latency(name: str) -> Column:
+    """A latency column (`p99`, `max`...): the figure `<name>_ms`, ours and the write-up's."""
+    field = f"{name}_ms"
+    return Column(
+        f"{name} ms",
+        lambda c, m: _ms(getattr(m, field)),
+        lambda f: _ms(getattr(f, field)),
+    )
+
+
+def _by_kind(f: Figure) -> str:
+    return _DASH if f.errors is None else _error_kinds(f.errors)
+
+
 # Every column a per-server table can have; `[report] columns` picks some, in order, and
 # DEFAULT_COLUMNS serve the families that pick none. The write-ups' tools name some figures
 # differently (wrk's Avg, vegeta's Mean; hey's Total, vegeta's Duration), and each table
@@ -455,31 +484,13 @@ COLUMNS: Mapping[str, Column] = {
     "cpu": Column("CPU µs/req", lambda c, m: _cpu(c), lambda f: _DASH),
     "memory": Column("memory MiB", lambda c, m: _whole(c.server_memory_mib), lambda f: _DASH),
     "success": Column(
-        "success",
-        lambda c, m: _ratio_of(m.success_ratio),
-        lambda f: _ratio_of(f.success_ratio),
+        "success", lambda c, m: _ratio_of(m.success_ratio), lambda f: _ratio_of(f.success_ratio)
     ),
     "avg": Column("avg ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
     "mean": Column("mean ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
-    "p50": Column("p50 ms", lambda c, m: _ms(m.p50_ms), lambda f: _ms(f.p50_ms)),
-    "p66": Column("p66 ms", lambda c, m: _ms(m.p66_ms), lambda f: _ms(f.p66_ms)),
-    "p75": Column("p75 ms", lambda c, m: _ms(m.p75_ms), lambda f: _ms(f.p75_ms)),
-    "p80": Column("p80 ms", lambda c, m: _ms(m.p80_ms), lambda f: _ms(f.p80_ms)),
-    "p90": Column("p90 ms", lambda c, m: _ms(m.p90_ms), lambda f: _ms(f.p90_ms)),
-    "p95": Column("p95 ms", lambda c, m: _ms(m.p95_ms), lambda f: _ms(f.p95_ms)),
-    "p98": Column("p98 ms", lambda c, m: _ms(m.p98_ms), lambda f: _ms(f.p98_ms)),
-    "p99": Column("p99 ms", lambda c, m: _ms(m.p99_ms), lambda f: _ms(f.p99_ms)),
-    "max": Column("max ms", lambda c, m: _ms(m.max_ms), lambda f: _ms(f.max_ms)),
-    "errors": Column(
-        "errors",
-        lambda c, m: _error_kinds(m.errors),
-        lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
-    ),
-    "statuses": Column(
-        "errors (by status)",
-        lambda c, m: _statuses(m),
-        lambda f: _DASH if f.errors is None else _error_kinds(f.errors),
-    ),
+    **{name: _latency(name) for name in _LATENCIES},
+    "errors": Column("errors", lambda c, m: _error_kinds(m.errors), _by_kind),
+    "statuses": Column("errors (by status)", lambda c, m: _statuses(m), _by_kind),
     "dropped": Column("dropped", lambda c, m: str(m.dropped), lambda f: _DASH),
     "db": Column(
         "DB conns (peak)",
@@ -628,7 +639,7 @@ def _server_tables(
         for key, path in charts.items():
             if key.startswith(f"latency:{variant.name}:"):
                 lines += [f"![latency percentiles, {variant.name}]({path})", ""]
-        lines += _table(header, _variant_rows(cells, variant.write_up, write_up, names))
+        lines += table(header, _variant_rows(cells, variant.write_up, write_up, names))
     return lines
 
 
@@ -667,7 +678,7 @@ def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
         )
         for key, script, load, env in endpoints
     ]
-    lines += _table(["endpoint", "script", "load shape", "endpoint env"], rows)
+    lines += table(["endpoint", "script", "load shape", "endpoint env"], rows)
     return lines
 
 

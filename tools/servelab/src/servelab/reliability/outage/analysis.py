@@ -3,10 +3,12 @@ outage, and second by second."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from servelab.bench.load.k6 import read_points
+from servelab.bench.measure.percentile import percentile
 
 # The metric loadtests/outage.js records every answer in.
 METRIC = "outage_answer"
@@ -25,20 +27,12 @@ class Answer:
 
 
 def read_answers(csv_path: Path) -> list[Answer]:
-    answers = []
-    with csv_path.open(newline="") as file:
-        for row in csv.DictReader(file):
-            if row["metric_name"] != METRIC:
-                continue
-            tags = dict(part.split("=", 1) for part in row["extra_tags"].split("&") if part)
-            answers.append(
-                Answer(
-                    at_ms=float(row["timestamp"]),
-                    duration_ms=float(row["metric_value"]),
-                    status=int(row["status"] or 0),
-                    retry_after=tags.get("retry_after") == "yes",
-                )
-            )
+    """The answers outage.js recorded, by the time each arrived."""
+    answers = [
+        Answer(p.at_ms, p.value, p.status, p.tags.get("retry_after") == "yes")
+        for p in read_points(csv_path)
+        if p.metric == METRIC
+    ]
     return sorted(answers, key=lambda answer: answer.at_ms)
 
 
@@ -49,11 +43,6 @@ class Events:
     killed_ms: float
     restarted_ms: float
     healthy_ms: float
-
-
-def _percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
 @dataclass(frozen=True)
@@ -77,8 +66,8 @@ class Window:
             status_503=len(unavailable),
             with_retry_after=sum(a.retry_after for a in unavailable),
             other=sum(not a.ok and a.status != 503 for a in answers),
-            p50_ms=round(_percentile(durations, 0.5), 1),
-            p99_ms=round(_percentile(durations, 0.99), 1),
+            p50_ms=round(percentile(durations, 0.5), 1),
+            p99_ms=round(percentile(durations, 0.99), 1),
             max_ms=round(max(durations, default=0.0), 1),
         )
 
@@ -132,7 +121,7 @@ def per_second(answers: Sequence[Answer], start_ms: float) -> list[dict[str, flo
             "ok": sum(a.ok for a in group),
             "503": sum(a.status == 503 for a in group),
             "other": sum(not a.ok and a.status != 503 for a in group),
-            "p50_ms": round(_percentile([a.duration_ms for a in group], 0.5), 1),
+            "p50_ms": round(percentile([a.duration_ms for a in group], 0.5), 1),
             "max_ms": round(max(a.duration_ms for a in group), 1),
         }
         for second, group in sorted(buckets.items())

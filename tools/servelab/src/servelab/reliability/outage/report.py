@@ -2,22 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from servelab.bench.load.k6 import k6_binary, k6_version
 from servelab.bench.measure.machine import this_machine
+from servelab.markdown import table
 from servelab.reliability import Probe
 from servelab.reliability.outage.analysis import Events, Outcome, Window
 from servelab.reliability.outage.drill import Drill
 
+_WINDOW = "window,answers,2xx,503,503 with Retry-After,other failures,p50 ms,p99 ms,max ms"
 
-def _row(name: str, window: Window) -> str:
-    return (
-        f"| {name} | {window.answers} | {window.ok} | {window.status_503} | "
-        f"{window.with_retry_after} | {window.other} | {window.p50_ms:g} | {window.p99_ms:g} | "
-        f"{window.max_ms:g} |"
-    )
+
+def _row(name: str, w: Window) -> list[object]:
+    times = [f"{ms:g}" for ms in (w.p50_ms, w.p99_ms, w.max_ms)]
+    return [name, w.answers, w.ok, w.status_503, w.with_retry_after, w.other, *times]
+
+
+def by_second(
+    seconds: Sequence[Mapping[str, float]],
+    start_ms: float,
+    events_ms: Iterable[tuple[str, float]],
+    marked: str,
+) -> list[str]:
+    """analysis.per_second's rows, with each event (name, unix ms) named in the column
+    `marked` in the second it happened (counted from `start_ms`)."""
+    marks: dict[int, list[str]] = {}
+    for name, at_ms in events_ms:
+        marks.setdefault(int((at_ms - start_ms) // 1000), []).append(name)
+    header = ["s", "answers", "2xx", "503", "other", "p50 ms", "max ms", marked]
+    keys = ("second", "answers", "ok", "503", "other")
+    rows = [
+        [*(int(s[key]) for key in keys), f"{s['p50_ms']:g}", f"{s['max_ms']:g}", ", ".join(at)]
+        for s in seconds
+        for at in [marks.get(int(s["second"]), [])]
+    ]
+    return table(header, rows)
 
 
 def action(drill: Drill) -> str:
@@ -62,6 +83,7 @@ def render(
         else "not by the end of the run"
     )
     machine = this_machine(k6_version(k6_binary())).describe()
+    killed = drill.kind == "kill"
     lines = [
         f"# Outage drill: {drill.title}",
         "",
@@ -87,7 +109,7 @@ def render(
                 f"- first success {first} after that; every answer a success again after "
                 f"{recovered}",
             ]
-            if drill.kind == "kill"
+            if killed
             else []
         ),
         f"- every 503: {outcome.unavailable_503.status_503} answers, "
@@ -95,38 +117,22 @@ def render(
         f"{outcome.unavailable_503.p50_ms:g} ms, p99 {outcome.unavailable_503.p99_ms:g} ms, "
         f"max {outcome.unavailable_503.max_ms:g} ms",
         "",
-        "| window | answers | 2xx | 503 | 503 with Retry-After | other failures "
-        "| p50 ms | p99 ms | max ms |",
-        "|---|---|---|---|---|---|---|---|---|",
-        _row("before the kill" if drill.kind == "kill" else "before the action", outcome.before),
-        _row(
-            f"{drill.victim} down (kill to healthy)"
-            if drill.kind == "kill"
-            else "from the first action to the last",
-            outcome.down,
-        ),
-        _row("after it is healthy" if drill.kind == "kill" else "after that", outcome.after),
-        "",
-        "Second by second (answers by the second they arrived in, from the first one):",
-        "",
-        "| s | answers | 2xx | 503 | other | p50 ms | max ms | runner |",
-        "|---|---|---|---|---|---|---|---|",
     ]
-    by_second: dict[int, list[str]] = {}
-    for what, at_ms in marks or (
+    names = (
+        ("before the kill", f"{drill.victim} down (kill to healthy)", "after it is healthy")
+        if killed
+        else ("before the action", "from the first action to the last", "after that")
+    )
+    windows = (outcome.before, outcome.down, outcome.after)
+    lines += table(_WINDOW.split(","), map(_row, names, windows))
+    lines += ["Second by second (answers by the second they arrived in, from the first one):", ""]
+    runner = marks or (
         ("killed", events.killed_ms),
         ("started again", events.restarted_ms),
         ("healthy", events.healthy_ms),
-    ):
-        by_second.setdefault(int((at_ms - outcome.start_ms) // 1000), []).append(what)
-    for second in outcome.seconds:
-        lines.append(
-            f"| {int(second['second'])} | {int(second['answers'])} | "
-            f"{int(second['ok'])} | {int(second['503'])} | {int(second['other'])} | "
-            f"{second['p50_ms']:g} | {second['max_ms']:g} | "
-            f"{', '.join(by_second.get(int(second['second']), []))} |"
-        )
-    lines += ["", "k6 command:", "", f"    {' '.join(command)}"]
+    )
+    lines += by_second(outcome.seconds, outcome.start_ms, runner, "runner")
+    lines += ["k6 command:", "", f"    {' '.join(command)}"]
     if drill.notes:
         lines += ["", drill.notes]
     return "\n".join(lines) + "\n"

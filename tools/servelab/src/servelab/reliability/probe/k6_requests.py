@@ -6,10 +6,12 @@ free VU (vegeta's dropped iterations) and the checks that failed (wrong answers)
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from servelab.bench.load.k6 import read_points
+from servelab.bench.measure.percentile import percentile
 
 # k6's error codes (https://grafana.com/docs/k6/latest/javascript-api/error-codes/), as
 # lib/errors.js reads them.
@@ -60,32 +62,18 @@ class Requests:
 
     def p99_ms(self) -> float:
         """The 99th percentile of the requests' durations (nearest rank; 0 with none)."""
-        ordered = sorted(request.duration_ms for request in self.sent)
-        return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else 0.0
-
-
-def _int(text: str) -> int:
-    return int(float(text)) if text else 0
+        return percentile((request.duration_ms for request in self.sent), 0.99)
 
 
 def read_requests(csv_path: Path) -> Requests:
     sent: list[Request] = []
     dropped = failed_checks = 0
-    with csv_path.open(newline="") as file:
-        for row in csv.DictReader(file):
-            metric = row["metric_name"]
-            if metric == "http_req_duration":
-                sent.append(
-                    Request(
-                        at_ms=float(row["timestamp"]),
-                        duration_ms=float(row["metric_value"]),
-                        failure=failure_kind(
-                            _int(row["status"]), _int(row["error_code"]), row["error"]
-                        ),
-                    )
-                )
-            elif metric == "dropped_iterations":
-                dropped += _int(row["metric_value"])
-            elif metric == "checks" and float(row["metric_value"]) == 0:
-                failed_checks += 1
+    for point in read_points(csv_path):
+        if point.metric == "http_req_duration":
+            failure = failure_kind(point.status, point.error_code, point.error)
+            sent.append(Request(point.at_ms, point.value, failure))
+        elif point.metric == "dropped_iterations":
+            dropped += int(point.value)
+        elif point.metric == "checks" and point.value == 0:
+            failed_checks += 1
     return Requests(sorted(sent, key=lambda r: r.at_ms), dropped, failed_checks)
