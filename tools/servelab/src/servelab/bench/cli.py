@@ -1,6 +1,5 @@
-"""`servelab bench`, `servelab report` and `servelab compare`: run a family's matrix, render
-its report again from saved results (a GPU machine's device run too), and put two saved
-runs side by side."""
+"""`servelab bench` and `servelab report`: run a family's matrix, and render its report
+again from saved results (a GPU machine's device run too)."""
 
 from __future__ import annotations
 
@@ -19,10 +18,6 @@ from servelab.bench import (
 )
 from servelab.bench.device.report import write_device_report
 from servelab.bench.device.results import RESULTS_NAME, is_device_run
-from servelab.bench.plan.matrix import load_matrix
-from servelab.bench.report.compare import NOISE, check_comparable
-from servelab.bench.report.compare import render as render_comparison
-from servelab.bench.report.results import load_run
 from servelab.project import families as all_families
 from servelab.project import find_project_dir
 from servelab.reliability.plan import suite_plan
@@ -106,18 +101,6 @@ def _measured_families() -> list[str]:
     return [*measured, RESULTS_NAME] if is_device_run(device) else measured
 
 
-def compare(args: argparse.Namespace) -> int:
-    try:
-        a, b = load_run(args.a), load_run(args.b)
-        check_comparable(a, b)
-        matrix = load_matrix(find_project_dir(), a.family)
-        print(render_comparison(matrix, a, b, noise=args.noise, markdown=args.markdown), end="")
-    except (BenchError, OSError, ValueError, KeyError, TypeError) as error:
-        print(f"servelab: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     measure = commands.add_parser(
         "bench", help="run benchmark matrices and write docs/results/<family>.md"
@@ -183,19 +166,3 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "report is written beside it",
     )
     render.set_defaults(handler=report)
-
-    pair = commands.add_parser(
-        "compare",
-        help="two saved runs of one family side by side, cell by cell and ratio by ratio",
-    )
-    pair.add_argument("a", type=Path, metavar="A.json")
-    pair.add_argument("b", type=Path, metavar="B.json")
-    pair.add_argument(
-        "--noise",
-        type=float,
-        default=NOISE,
-        help="flag figures whose B/A is further than this from 1 (default %(default)s: the "
-        "spread between two runs of the same quick command)",
-    )
-    pair.add_argument("--markdown", action="store_true", help="print Markdown tables")
-    pair.set_defaults(handler=compare)
