@@ -28,16 +28,6 @@ def find_project_dir(start: Path | None = None) -> Path:
     raise ProjectError(f"no {COMPOSE_FILE} in {here} or any parent directory")
 
 
-def matrix_dir(project_dir: Path) -> Path:
-    """Benchmark matrices: loadtests/matrix/<family>.toml."""
-    return project_dir / LOADTESTS / "matrix"
-
-
-def notes_file(project_dir: Path, family: str) -> Path:
-    """A family's report notes (Markdown), kept beside its matrix."""
-    return matrix_dir(project_dir) / "notes" / f"{family}.md"
-
-
 def drill_dir(project_dir: Path) -> Path:
     """Outage drills: loadtests/outage/<drill>.toml."""
     return project_dir / LOADTESTS / "outage"
@@ -63,8 +53,3 @@ def results_dir(project_dir: Path) -> Path:
 def work_dir(project_dir: Path, *parts: str) -> Path:
     """Scratch files of a run (k6 summaries, logs, session records), never committed."""
     return project_dir.joinpath(".servelab", *parts)
-
-
-def families(project_dir: Path) -> list[str]:
-    """Every benchmark family: the matrices' names."""
-    return sorted(path.stem for path in matrix_dir(project_dir).glob("*.toml"))

@@ -18,14 +18,14 @@ from servelab.bench import (
 )
 from servelab.bench.device.report import write_device_report
 from servelab.bench.device.results import RESULTS_NAME, is_device_run
-from servelab.project import families as all_families
 from servelab.project import find_project_dir
 from servelab.reliability.plan import suite_plan
 from servelab.reliability.soak import FORMS as SOAK_FORMS
+from servelab.spec.family import families as all_families
 
 
 def families(requested: list[str]) -> list[str]:
-    """The requested benchmark families, or every loadtests/matrix/*.toml."""
+    """The requested benchmark families, or every one in loadtests/families/."""
     if requested:
         return requested
     return all_families(find_project_dir())
@@ -105,7 +105,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     measure = commands.add_parser(
         "bench", help="run benchmark matrices and write docs/results/<family>.md"
     )
-    measure.add_argument("family", nargs="*", help="loadtests/matrix/<family>.toml (default: all)")
+    measure.add_argument("family", nargs="*", help="loadtests/families/<family>/ (default: all)")
     form = measure.add_mutually_exclusive_group()
     form.add_argument(
         "--quick", dest="quick", action="store_true", default=True, help="short cells (default)"

@@ -98,9 +98,11 @@ def test_rounds_belong_to_a_load_table_per_form() -> None:
     assert matrix.rounds_in("quick") == 3
     assert matrix.rounds_in("full") == 1
     assert [cell.load.rounds for cell in matrix.cells("quick")] == [3]
-    with pytest.raises(MatrixError, match="at least 1"):
+    with pytest.raises(
+        MatrixError, match=r"load\.quick\.rounds: Input should be greater than or equal to 1"
+    ):
         parse_matrix(_rounds_matrix(load={**load, "quick": {**load["quick"], "rounds": 0}}))
-    with pytest.raises(MatrixError, match=r"belongs in a load table"):
+    with pytest.raises(MatrixError, match=r"rounds: Extra inputs are not permitted"):
         parse_matrix(_rounds_matrix(rounds={"quick": 3}))
 
 

@@ -2,15 +2,19 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from servelab.bench import cli as bench_cli
+from servelab.bench.load.shape import SHAPES
+from servelab.bench.measure.summary import METRICS
 from servelab.bench.plan.matrix import MatrixError, load_matrix, parse_matrix
-from servelab.bench.report.ratios import Part, Side
+from servelab.bench.report.ratios import ADDITIVE, THE_VARIANT, Part, Side
 from servelab.cli import main as servelab
-from servelab.project import families
+from servelab.spec import matrix as spec
+from servelab.spec.family import families
+from servelab.spec.matrix import OTHER_PARTS
 
 
 def _ratio(raw: dict[str, Any], name: str) -> dict[str, Any]:
@@ -19,7 +23,7 @@ def _ratio(raw: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def _raw(project_root: Path) -> dict[str, Any]:
-    with (project_root / "loadtests" / "matrix" / "files.toml").open("rb") as file:
+    with (project_root / "loadtests" / "families" / "files" / "bench.toml").open("rb") as file:
         return tomllib.load(file)
 
 
@@ -180,9 +184,15 @@ def test_load_shapes(project_root: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda raw: raw["variants"]["uvicorn"].pop("profile"), "variants.uvicorn: missing"),
-        (lambda raw: raw["variants"]["uvicorn"].update(endpoints="nope"), "no endpoint set"),
-        (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "unknown form"),
+        (
+            lambda raw: raw["variants"]["uvicorn"].pop("profile"),
+            r"^files: variants\.uvicorn\.profile: Field required$",
+        ),
+        (
+            lambda raw: raw["variants"]["uvicorn"].update(endpoints="nope"),
+            "uvicorn: no endpoint group 'nope'",
+        ),
+        (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "'quick' or 'full'"),
         (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
         # A sum's part names a server the matrix does not run once "{variant}" is written out.
@@ -194,7 +204,7 @@ def test_load_shapes(project_root: Path) -> None:
         ),
         (
             lambda raw: _ratio(raw, "API upload CPU / floor")["numerator"].pop("variants"),
-            "needs the numerator's variants",
+            r"a part naming \{variant\} needs numerator variants",
         ),
         (
             lambda raw: _ratio(raw, "API upload CPU / floor").update(metric="ok_rps"),
@@ -204,7 +214,7 @@ def test_load_shapes(project_root: Path) -> None:
             lambda raw: _ratio(raw, "API upload CPU / floor")["denominator"]["sum"][0].pop(
                 "endpoint"
             ),
-            "denominator.sum: missing `endpoint`",
+            r"denominator\.sum\.0\.endpoint: Field required",
         ),
         (
             lambda raw: _ratio(raw, "API upload CPU / floor")["denominator"].update(
@@ -222,8 +232,11 @@ def test_load_shapes(project_root: Path) -> None:
             ),
             "names no endpoint picks some",
         ),
-        (lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]), "unknown tool 'hey'"),
-        (lambda raw: raw.update(tools="siege"), "unknown tool 'siege'"),
+        (
+            lambda raw: raw["variants"]["uvicorn"].update(tools=["hey"]),
+            r"uvicorn\.tools\.quick\.0: Input should be 'wrk' or 'ab'",
+        ),
+        (lambda raw: raw.update(tools="siege"), r"^files: tools\.quick\.0: Input"),
         (lambda raw: raw.update(tools=["ab"]), r"uvicorn \(quick\): ab needs a counted shape"),
     ],
 )
@@ -241,7 +254,7 @@ def test_unknown_family_lists_the_known_ones(project_root: Path) -> None:
 
 def test_cli_reports_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> None:
     assert servelab(["report", "nope"]) == 2
-    assert "no benchmark family 'nope'" in capsys.readouterr().err
+    assert "no family 'nope'" in capsys.readouterr().err
 
 
 def test_cli_re_renders_every_family_with_saved_results(
@@ -296,7 +309,7 @@ def test_an_endpoint_may_name_its_own_tools(project_root: Path) -> None:
     assert tools == {("GET /hello", ("wrk",)), ("GET /hello @400/s", ())}
     raw = _raw(project_root)
     raw["endpoints"]["app"][0]["tools"] = ["siege"]
-    with pytest.raises(MatrixError, match="unknown tool 'siege'"):
+    with pytest.raises(MatrixError, match=r"endpoints\.app\.0\.tools\.0: Input should be"):
         parse_matrix(raw)
 
 
@@ -310,7 +323,7 @@ def test_tools_can_run_in_one_form_only(project_root: Path) -> None:
     saturated = [c for c in matrix.cells("full") if c.load.shape == "wrk"]
     assert {c.tools for c in saturated} == {("wrk",)}
     raw["tools"] = {"nightly": ["wrk"]}
-    with pytest.raises(MatrixError, match=r"tools for unknown form\(s\) \['nightly'\]"):
+    with pytest.raises(MatrixError, match=r"tools\.nightly\.\[key\]: Input should be 'quick'"):
         parse_matrix(raw)
 
 
@@ -322,3 +335,46 @@ def test_workers_override_every_variant_but_those_that_fix_their_own(project_roo
     assert workers["gunicorn-sync"] == workers["granian"] == {1, 2, 4}
     assert workers["tornado"] == {1}
     assert {cell.workers for cell in matrix.cells("full")} == {1, 2, 4}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda raw: raw.update(rounds=3), r"^files: rounds: Extra inputs are not permitted$"),
+        (
+            lambda raw: raw["variants"]["uvicorn"].update(profiles="uvicorn"),
+            r"^files: variants\.uvicorn\.profiles: Extra inputs are not permitted$",
+        ),
+        (
+            lambda raw: raw["load"]["quick"].update(duration=1),
+            r"^files: load\.quick\.duration: Extra inputs are not permitted$",
+        ),
+        (
+            lambda raw: raw["variants"]["granian"].update(endpoints={"full": ["app", "nope"]}),
+            r"^files: variants: granian: no endpoint group 'nope'$",
+        ),
+        (lambda raw: raw.pop("write_up"), r"^files: write_up: Field required$"),
+        (
+            lambda raw: raw["endpoints"]["app"][0].pop("script"),
+            r"^files: endpoints\.app\.0\.script: Field required$",
+        ),
+    ],
+)
+def test_a_mistake_is_one_line_naming_the_family_and_the_key(
+    project_root: Path, change: Any, message: str
+) -> None:
+    raw = _raw(project_root)
+    change(raw)
+    with pytest.raises(MatrixError, match=message):
+        parse_matrix(raw)
+
+
+def test_the_other_parts_of_a_spec_are_left_to_their_models(project_root: Path) -> None:
+    raw = {**_raw(project_root), **{part: {"anything": 1} for part in OTHER_PARTS}}
+    assert parse_matrix(raw).cells("quick") == load_matrix(project_root, "files").cells("quick")
+
+
+def test_the_spec_names_the_shapes_and_metrics_the_bench_knows() -> None:
+    assert set(get_args(spec.Shape)) == set(SHAPES)
+    assert set(get_args(spec.Metric)) == set(METRICS)
+    assert (spec.ADDITIVE, spec.THE_VARIANT) == (ADDITIVE, THE_VARIANT)

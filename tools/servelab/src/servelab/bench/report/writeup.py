@@ -8,18 +8,24 @@ number printed (a histogram, transfer rates, per-request times) stays in `printe
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, model_validator
+
 from servelab.bench.errors import BenchError
 from servelab.bench.report.ratios import Key
-from servelab.tables import read, require
+from servelab.spec.family import Spec, SpecError, validate
+from servelab.spec.matrix import Text
 
 
-@dataclass(frozen=True)
-class Figure:
+class Figure(BaseModel):
+    """One endpoint's figures in one run; what else the tool printed is in `printed`."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
     server: str
     workers: int
     endpoint: str
@@ -33,7 +39,7 @@ class Figure:
     max_ms: float | None = None
     min_ms: float | None = None
     elapsed_s: float | None = None
-    errors: Mapping[str, int] | None = None
+    errors: dict[str, int] | None = None
     # vegeta's and boom's: the P95, and the share of requests that succeeded.
     p95_ms: float | None = None
     success_ratio: float | None = None
@@ -41,7 +47,10 @@ class Figure:
     p66_ms: float | None = None
     p80_ms: float | None = None
     p98_ms: float | None = None
-    printed: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def printed(self) -> dict[str, Any]:
+        return self.model_extra or {}
 
     @property
     def ok_rps(self) -> float | None:
@@ -52,40 +61,58 @@ class Figure:
         return None if self.errors is None else sum(self.errors.values())
 
     def metric(self, name: str) -> float | None:
-        value: float | None = getattr(self, name, None)
+        value: float | None = None if name in self.printed else getattr(self, name, None)
         return value
 
 
-_FIELDS = {f.name for f in fields(Figure)} - {"server", "workers", "printed"}
-
-
-@dataclass(frozen=True)
-class Run:
+class Run(Spec):
     server: str
     workers: int
     command: str
+    figures: tuple[Figure, ...]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _own_figures(cls, raw: Any) -> Any:
+        """Each figure is of this run's server and workers."""
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("figures"), list):
+            return raw
+        run = {"server": raw.get("server"), "workers": raw.get("workers")}
+        return {**raw, "figures": [{**figure, **run} for figure in raw["figures"]]}
 
 
 # A write-up that prints no date.
 NO_DATE = "n.d."
 
 
-@dataclass(frozen=True)
-class WriteUp:
+class WriteUp(Spec):
+    """[source] (its keys are the write-up's own), the write-up's table of its endpoints,
+    and its runs."""
+
     seed: str
     title: str
     tool: str
     payload: str
-    machine: Mapping[str, Any]
-    endpoints: Mapping[str, Mapping[str, Any]]
-    runs: tuple[Run, ...]
-    figures: tuple[Figure, ...]
-    settings: Mapping[str, str] = field(default_factory=dict)
+    machine: dict[str, Any]
+    settings: Mapping[str, Text] = {}
     # The year it was written (NO_DATE where it does not say), its title as printed where
     # ours is a translation, and the language it is written in.
-    year: str = NO_DATE
+    year: Text = NO_DATE
     original_title: str | None = None
     language: str | None = None
+    endpoints: Mapping[str, Mapping[str, Any]] = {}
+    runs: tuple[Run, ...]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _source(cls, raw: Any) -> Any:
+        if not isinstance(raw, Mapping):
+            return raw
+        return {**raw.get("source", {}), **{k: v for k, v in raw.items() if k != "source"}}
+
+    @property
+    def figures(self) -> tuple[Figure, ...]:
+        return tuple(figure for run in self.runs for figure in run.figures)
 
     @property
     def citation(self) -> str:
@@ -118,51 +145,13 @@ class WriteUp:
         return dict.fromkeys(keys, self.settings)
 
 
-def _figure(server: str, workers: int, raw: Mapping[str, Any]) -> Figure:
-    known = {key: value for key, value in raw.items() if key in _FIELDS}
-    printed = {key: value for key, value in raw.items() if key not in _FIELDS}
-    return Figure(server=server, workers=workers, printed=printed, **known)
-
-
 class WriteUpError(BenchError):
     """The write-up's figures file lacks something the report needs."""
 
 
-def _require(table: Mapping[str, Any], key: str, where: str) -> Any:
-    return require(table, key, where, WriteUpError)
-
-
-def parse_write_up(raw: Mapping[str, Any]) -> WriteUp:
-    source = _require(raw, "source", "write-up")
-    raw_runs = _require(raw, "runs", "write-up")
-    runs = tuple(
-        Run(
-            _require(run, "server", "runs"),
-            int(_require(run, "workers", "runs")),
-            _require(run, "command", "runs"),
-        )
-        for run in raw_runs
-    )
-    figures = tuple(
-        _figure(run["server"], int(run["workers"]), figure)
-        for run in raw_runs
-        for figure in _require(run, "figures", f"runs.{run['server']}")
-    )
-    return WriteUp(
-        seed=_require(source, "seed", "source"),
-        title=_require(source, "title", "source"),
-        tool=_require(source, "tool", "source"),
-        payload=_require(source, "payload", "source"),
-        machine=_require(source, "machine", "source"),
-        endpoints=raw.get("endpoints", {}),
-        runs=runs,
-        figures=figures,
-        settings={str(k): str(v) for k, v in source.get("settings", {}).items()},
-        year=str(source.get("year", NO_DATE)),
-        original_title=source.get("original_title"),
-        language=source.get("language"),
-    )
-
-
 def load_write_up(path: Path) -> WriteUp:
-    return parse_write_up(read(path))
+    try:
+        with path.open("rb") as file:
+            return validate(WriteUp, tomllib.load(file), str(path))
+    except (OSError, tomllib.TOMLDecodeError, SpecError) as error:
+        raise WriteUpError(str(error)) from error

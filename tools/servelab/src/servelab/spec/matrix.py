@@ -1,0 +1,347 @@
+"""A family's benchmark matrix (bench.toml of loadtests/families/<family>/): variants x
+workers x endpoint groups, the load shapes, the settings of every server, the ratios the
+report computes and the goals stated on them.
+
+Tables that differ between the quick and the full form ([settings], [load],
+[shapes.<name>]) hold their common keys, and [<table>.quick] / [<table>.full] only what
+differs. An endpoint with `rates = [...]` runs once per rate (key `<key> @<rate>/s`), one
+with `vus = [...]` once per number of VUs (key `<key> c<vus>`); one with `steady = true`
+also runs under [shapes.steady] (key `<key> @<rate>/s`, that shape's one rate, no extra
+tools): the cell at a steady rate that CPU ratios read. `rounds = N` in a load table
+measures each cell of that shape N times (bench.load.rounds). `tools = ["wrk"]` (or "ab"),
+on a variant or at the top for every variant, runs that write-up's own load tool on each
+of its cells right after k6; `tools = { full = ["ab"] }` in that form only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Self, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    StrictBool,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from servelab.spec.family import Spec, validate
+
+FORMS = ("quick", "full")
+Form = Literal["quick", "full"]
+# The variable every compose service reads its number of worker processes from.
+WORKERS_ENV = "WEB_CONCURRENCY"
+STEADY = "steady"
+# The write-ups' own load tools (bench.load.tools) a variant may run beside k6.
+Tool = Literal["wrk", "ab"]
+# As bench.load.shape.SHAPES and bench.measure.summary.METRICS name them.
+Shape = Literal["wrk", "hey", "client", "vegeta", "boom", "ab"]
+Metric = Literal[
+    "ok_rps", "rps", "elapsed_s", "error_count", "failed_rate", "avg_ms", "p50_ms", "p75_ms",
+    "p90_ms", "p99_ms", "max_ms", "p95_ms", "success_ratio", "dropped", "bad_gateway", "shed",
+    "timeouts", "unexpected_non_2xx", "p66_ms", "p80_ms", "p98_ms", "cpu_us", "memory_mib",
+]  # fmt: skip
+# Metrics that add up over the cells sharing one job: only these have a sum as denominator.
+ADDITIVE = frozenset({"cpu_us"})
+# In a sum's part, the numerator's variant (bench.report.ratios.THE_VARIANT).
+THE_VARIANT = "{variant}"
+# The top-level keys of the spec's other parts, which the matrix leaves to their models.
+OTHER_PARTS = frozenset(
+    {"questions", "question_texts", "drills", "fuzz", "soak", "coldstart", "device"}
+)
+
+T = TypeVar("T")
+
+
+def _invalid(message: str) -> PydanticCustomError:
+    """A validation error that says `message` alone."""
+    return PydanticCustomError("spec", message)
+
+
+def _text(value: Any) -> Any:
+    return str(value) if isinstance(value, int | float) else value
+
+
+def _listed(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+def _every_form(value: Any) -> Any:
+    return value if isinstance(value, Mapping) else dict.fromkeys(FORMS, value)
+
+
+def _by_form(table: Any) -> Any:
+    """Each form's table: the common keys, then the form's own. Without common keys only
+    the forms named have one."""
+    if not isinstance(table, Mapping):
+        return table
+    common = {key: value for key, value in table.items() if not isinstance(value, Mapping)}
+    own = {key: value for key, value in table.items() if isinstance(value, Mapping)}
+    return {form: {**common, **own.get(form, {})} for form in (*(FORMS if common else ()), *own)}
+
+
+# An environment variable's value; a number is written as its text.
+Text = Annotated[str, BeforeValidator(_text)]
+Names = Annotated[tuple[str, ...], BeforeValidator(_listed)]
+Tools = Annotated[
+    tuple[Tool, ...], BeforeValidator(_listed), AfterValidator(lambda t: tuple(dict.fromkeys(t)))
+]
+# A value per form, or one for every form.
+EveryForm = Annotated[Mapping[Form, T], BeforeValidator(_every_form)]
+# A table per form, from its common keys and each form's own table.
+ByForm = Annotated[Mapping[Form, T], BeforeValidator(_by_form)]
+
+
+class LoadTable(Spec):
+    """How k6 drives a cell (bench.load.shape.parse_load reads it)."""
+
+    shape: Shape | None = None
+    vus: PositiveInt | None = None
+    vus_per_rate: PositiveFloat | None = None
+    min_vus: PositiveInt | None = None
+    max_vus: PositiveInt | None = None
+    rate: PositiveInt | None = None
+    duration_s: NonNegativeFloat | None = None
+    warmup_s: NonNegativeFloat | None = None
+    iterations: PositiveInt | None = None
+    max_duration_s: PositiveFloat | None = None
+    rounds: Annotated[int, Field(strict=True, ge=1)] | None = None
+
+
+Loads = ByForm[LoadTable]
+
+
+def steady_rate(shapes: Mapping[str, Loads]) -> int | None:
+    """[shapes.steady]'s one rate, if it has one."""
+    rates = {table.rate for table in shapes.get(STEADY, {}).values()}
+    return rates.pop() if len(rates) == 1 and None not in rates else None
+
+
+class Endpoint(Spec):
+    """A k6 `script` run with `env`, as `key` in the report; `tools` replaces its variant's."""
+
+    key: str
+    script: str
+    env: Mapping[str, Text] = {}
+    shape: str | None = None
+    rates: tuple[PositiveInt, ...] = ()
+    vus: tuple[PositiveInt, ...] = ()
+    steady: StrictBool = False
+    tools: Tools | None = None
+
+    @model_validator(mode="after")
+    def _one_sweep(self) -> Self:
+        if self.rates and self.vus:
+            raise _invalid(f"{self.key!r} sweeps `rates` and `vus`; one at a time")
+        if self.steady and (self.rates or self.vus or self.shape):
+            raise _invalid(f"{self.key!r} is `steady`: it cannot also sweep or name a shape")
+        return self
+
+
+class Variant(Spec):
+    """A compose `service` of `profile`, run with `env` on the endpoint groups named per
+    form; `workers`, `pin` and `tools` default to the matrix's. `scale_env` carries the
+    cell's number of processes (REPLICAS: copies of a one-worker server)."""
+
+    profile: str
+    service: str
+    # The write-up's server whose figures go beside this variant's.
+    write_up: str | None = None
+    endpoints: EveryForm[Names]
+    workers: dict[Form, tuple[PositiveInt, ...]] | None = None
+    env: Mapping[str, Text] = {}
+    shape: str | None = None
+    pin: StrictBool | None = None
+    tools: EveryForm[Tools] | None = None
+    scale_env: str = WORKERS_ENV
+
+
+class Part(Spec):
+    variant: str
+    endpoint: str
+    workers: PositiveInt | None = None
+
+
+class Side(Spec):
+    """A ratio's side (bench.report.ratios.Side says what each key picks)."""
+
+    variants: tuple[str, ...] | None = None
+    endpoint: str | None = None
+    setting: str | None = None
+    workers: PositiveInt | None = None
+    metric: Metric | None = None
+    endpoints: tuple[str, ...] = ()
+    sum: tuple[Part, ...] = ()
+    only: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _sum_alone(self) -> Self:
+        if self.sum and self.model_fields_set - {"sum"}:
+            raise _invalid("a `sum` names its cells in its parts, nothing beside it")
+        return self
+
+    def named(self, numerator: tuple[str, ...]) -> set[str]:
+        """The variants it names, a sum part's THE_VARIANT once per `numerator` variant."""
+        names = set(self.variants or ())
+        for part in self.sum:
+            each = numerator if THE_VARIANT in part.variant else ("",)
+            names |= {part.variant.replace(THE_VARIANT, variant) for variant in each}
+        return names
+
+
+class Ratio(Spec):
+    """`metric` of the numerator's cells over the denominator's (none: the metric itself);
+    `table = false` leaves it out of the report's ratio table."""
+
+    name: str
+    about: str = ""
+    metric: Metric = "ok_rps"
+    table: StrictBool = True
+    numerator: Side
+    denominator: Side | None = None
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Self:
+        top, bottom = self.numerator, self.denominator or Side()
+        named = top.endpoint or top.endpoints or bottom.endpoint
+        if top.sum or bottom.endpoints:
+            raise _invalid(f"{self.name!r}: only a denominator sums, a numerator lists endpoints")
+        if top.endpoint and top.endpoints:
+            raise _invalid(f"{self.name!r}: numerator names `endpoint` or `endpoints`")
+        if bottom.skip or bottom.only or ((top.skip or top.only) and named):
+            raise _invalid(f"{self.name!r}: only a numerator that names no endpoint picks some")
+        if bottom.sum and self.metric not in ADDITIVE:
+            raise _invalid(f"{self.name!r}: {self.metric} does not add up, unlike cpu_us")
+        if bottom.sum and not (top.endpoint or top.endpoints):
+            raise _invalid(f"{self.name!r}: a ratio over a sum names its numerator's endpoint")
+        if any(THE_VARIANT in p.variant for p in bottom.sum) and not top.variants:
+            raise _invalid(f"{self.name!r}: a part naming {THE_VARIANT} needs numerator variants")
+        return self
+
+    def variants(self) -> set[str]:
+        """Every variant it names."""
+        numerator = self.numerator.variants or ()
+        return self.numerator.named(numerator) | (self.denominator or Side()).named(numerator)
+
+
+class Goal(Spec):
+    """`ratio`'s values (of the `variants`, `endpoint` and `workers` named, or only the best
+    with `best`) lie within `min` and `max`; `endpoints` is one goal per endpoint, named
+    `<goal>: <endpoint>`, on its `@<rate>/s` cells with a `rate`."""
+
+    goal: str
+    ratio: str
+    minimum: float | None = Field(None, alias="min")
+    maximum: float | None = Field(None, alias="max")
+    variants: tuple[str, ...] | None = None
+    endpoint: str | None = None
+    endpoints: tuple[str, ...] = ()
+    rate: PositiveInt | None = None
+    workers: tuple[PositiveInt, ...] | None = None
+    best: StrictBool = False
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Self:
+        if self.minimum is None and self.maximum is None:
+            raise _invalid(f"{self.goal!r} needs `min`, `max` or both")
+        return self
+
+
+class Payload(Spec):
+    """The body the scripts send, also written as <volume>/<name> for nginx to serve."""
+
+    size: PositiveInt
+    volume: str
+    name: str
+
+
+class Stacks(Spec):
+    """Keep each variant's stack up across its cells, emptying the `clear` volumes after
+    every cell (bench.plan.stacks)."""
+
+    keep: StrictBool = False
+    clear: tuple[str, ...] = ()
+
+
+class Report(Spec):
+    # The per-server tables' columns (bench.report.markdown.COLUMNS) instead of the default.
+    columns: tuple[str, ...] = ()
+
+
+class Matrix(Spec):
+    family: str
+    title: str | None = None
+    # The write-up's figures: loadtests/reference/<family>.toml.
+    write_up: str
+    # Server and k6 on disjoint CPUs; off where the server mostly waits.
+    pin: StrictBool = True
+    workers: dict[Form, tuple[PositiveInt, ...]] | None = None
+    tools: EveryForm[Tools] = Field(default_factory=dict)
+    settings: ByForm[Mapping[str, Text]] = Field(default_factory=dict)
+    payload: Payload | None = None
+    stacks: Stacks = Stacks()
+    report: Report = Report()
+    load: Loads
+    shapes: Mapping[str, Loads] = {}
+    endpoints: dict[str, tuple[Endpoint, ...]]
+    variants: dict[str, Variant]
+    ratios: tuple[Ratio, ...] = ()
+    goals: tuple[Goal, ...] = ()
+
+    @field_validator("endpoints")
+    @classmethod
+    def _shapes_exist(
+        cls, groups: dict[str, tuple[Endpoint, ...]], info: ValidationInfo
+    ) -> dict[str, tuple[Endpoint, ...]]:
+        shapes = info.data.get("shapes", {})
+        for endpoint in (e for group in groups.values() for e in group):
+            if endpoint.shape is not None and endpoint.shape not in shapes:
+                raise _invalid(f"{endpoint.key!r}: no [shapes.{endpoint.shape}]")
+            if endpoint.steady and steady_rate(shapes) is None:
+                raise _invalid(f"{endpoint.key!r} is `steady`: [shapes.steady] needs one `rate`")
+        return groups
+
+    @field_validator("variants")
+    @classmethod
+    def _names_exist(cls, variants: dict[str, Variant], info: ValidationInfo) -> dict[str, Variant]:
+        for name, variant in variants.items():
+            groups = {g for names in variant.endpoints.values() for g in names}
+            if missing := sorted(groups - set(info.data.get("endpoints", groups))):
+                raise _invalid(f"{name}: no endpoint group {missing[0]!r}")
+            if variant.shape is not None and variant.shape not in info.data.get("shapes", {}):
+                raise _invalid(f"{name}: no [shapes.{variant.shape}]")
+            if variant.workers is None and info.data.get("workers") is None:
+                raise _invalid(f"{name}: missing `workers` (and the matrix names none)")
+        return variants
+
+    @field_validator("ratios")
+    @classmethod
+    def _ratio_variants(cls, ratios: tuple[Ratio, ...], info: ValidationInfo) -> tuple[Ratio, ...]:
+        for ratio in ratios:
+            if unknown := ratio.variants() - set(info.data.get("variants", ratio.variants())):
+                raise _invalid(f"{ratio.name!r} names unknown variants {sorted(unknown)}")
+        return ratios
+
+    @field_validator("goals")
+    @classmethod
+    def _goal_names(cls, goals: tuple[Goal, ...], info: ValidationInfo) -> tuple[Goal, ...]:
+        for goal in goals:
+            if goal.ratio not in {ratio.name for ratio in info.data.get("ratios", ())}:
+                raise _invalid(f"{goal.goal!r} names no ratio {goal.ratio!r}")
+            if unknown := set(goal.variants or ()) - set(info.data.get("variants", {})):
+                raise _invalid(f"{goal.goal!r} names unknown variants {sorted(unknown)}")
+        return goals
+
+
+def parse_matrix_spec(table: Mapping[str, Any], where: str) -> Matrix:
+    """The matrix of a family's joined spec table (the other parts' keys left out)."""
+    bench = {key: value for key, value in table.items() if key not in OTHER_PARTS}
+    return validate(Matrix, bench, where)
