@@ -106,46 +106,28 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
         ("OS", f"{m.os}, Linux {m.kernel}", str(theirs.get("os", _DASH))),
         ("Python", m.python, str(theirs.get("python", _DASH))),
         ("load", f"{m.k6}: {shapes} per cell{_rounds(run)}", write_up.tool),
-        (
-            "client CPU",
-            f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)",
-            _DASH,
-        ),
     ]
+    client = f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)"
+    rows.append(("client CPU", client, _DASH))
     if run.payload_size:
-        rows.append(
-            (
-                "payload",
-                f"{run.payload_size // 1024} KiB, loadtests/lib/payload.js",
-                write_up.payload,
-            )
-        )
-    rows += _options(run)
-    rows += _steal(run)
-    rows.append(
-        (
-            "other work",
-            f"1-minute load average {run.load_average:.2f} when the run started "
-            "(other processes sharing the CPUs make absolute figures lower and noisier)",
-            _DASH,
-        )
-    )
-    return ["## Machine", "", *table(["", "this run", "write-up"], rows)]
-
-
-def _steal(run: BenchRun) -> list[tuple[str, str, str]]:
-    """How much CPU time the hypervisor took elsewhere during the measured runs."""
+        payload = f"{run.payload_size // 1024} KiB, loadtests/lib/payload.js"
+        rows.append(("payload", payload, write_up.payload))
+    ours = _options(run)
     stolen = [cell for cell in run.cells if cell.steal_pct is not None]
-    if not stolen:
-        return []
-    mean = sum(cell.steal_pct or 0.0 for cell in stolen) / len(stolen)
-    worst = max(stolen, key=lambda cell: cell.steal_pct or 0.0)
-    text = (
-        f"{mean:.0f}% of the CPUs' time went to other guests during the measured runs (mean"
-        f" of the cells; at most {worst.steal_pct:.0f}%, {worst.variant} {worst.endpoint}):"
-        " a cell with more shows a higher CPU per request and moves between runs"
+    if stolen:
+        mean = sum(cell.steal_pct or 0.0 for cell in stolen) / len(stolen)
+        worst = max(stolen, key=lambda cell: cell.steal_pct or 0.0)
+        ours["CPU steal"] = (
+            f"{mean:.0f}% of the CPUs' time went to other guests during the measured runs (mean"
+            f" of the cells; at most {worst.steal_pct:.0f}%, {worst.variant} {worst.endpoint}):"
+            " a cell with more shows a higher CPU per request and moves between runs"
+        )
+    ours["other work"] = (
+        f"1-minute load average {run.load_average:.2f} when the run started "
+        "(other processes sharing the CPUs make absolute figures lower and noisier)"
     )
-    return [("CPU steal", text, _DASH)]
+    rows += [(name, text, _DASH) for name, text in ours.items()]
+    return ["## Machine", "", *table(["", "this run", "write-up"], rows)]
 
 
 def _rounds(run: BenchRun) -> str:
@@ -164,7 +146,7 @@ def _shared(cell: CellResult) -> bool:
     return "not pinned" in cell.pinning or "sharing" in cell.pinning
 
 
-def _options(run: BenchRun) -> list[tuple[str, str, str]]:
+def _options(run: BenchRun) -> dict[str, str]:
     """The command line's choices, and where k6 and the server shared CPUs."""
     given = " ".join(
         [
@@ -179,41 +161,27 @@ def _options(run: BenchRun) -> list[tuple[str, str, str]]:
         for who, key in (("server", "cpus_server"), ("k6", "cpus_k6"))
         if key in run.options
     )
-    rows = [("options", given or "none: the matrix's workers, the stack started here", _DASH)]
+    rows = {"options": given or "none: the matrix's workers, the stack started here"}
     if "target" in run.options:
-        rows.append(
-            (
-                "target",
-                f"load sent to {run.options['target']}, a stack already up elsewhere: "
-                "no server CPU measured",
-                _DASH,
-            )
+        rows["target"] = (
+            f"load sent to {run.options['target']}, a stack already up elsewhere: "
+            "no server CPU measured"
         )
     shared = sum(_shared(cell) for cell in run.cells)
-    apart = f"apart in {len(run.cells) - shared} of {len(run.cells)} cells"
     where = f"{used}; " if used else ""
-    rows.append(
-        (
-            "k6 and server CPUs",
-            f"{where}{apart}"
-            + (f", shared in {shared} (marked *shared* in the k6 column)" if shared else ""),
-            _DASH,
-        )
+    rows["k6 and server CPUs"] = (
+        f"{where}apart in {len(run.cells) - shared} of {len(run.cells)} cells"
+        + (f", shared in {shared} (marked *shared* in the k6 column)" if shared else "")
     )
     if "server_files" in run.options:
-        rows.append(
-            (
-                "server files",
-                f"what the servers write (uploads, nginx's request bodies, sockets) "
-                f"{run.options['server_files']}",
-                _DASH,
-            )
+        rows["server files"] = (
+            "what the servers write (uploads, nginx's request bodies, sockets) "
+            f"{run.options['server_files']}"
         )
-    logs = _access_logs(run)
-    if logs:
-        rows.append(("access logs", logs, _DASH))
+    if logs := _access_logs(run):
+        rows["access logs"] = logs
     if any(METRICS in cell.settings for cell in run.cells):
-        rows.append(("metrics", _switched(run, METRICS), _DASH))
+        rows["metrics"] = _switched(run, METRICS)
     return rows
 
 
