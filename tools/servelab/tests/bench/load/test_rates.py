@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from servelab.bench.errors import BenchError
-from servelab.bench.load.shape import Load, LoadError, parse_load
+from servelab.bench.load.shape import Load, LoadTableError, parse_load
 from servelab.bench.measure.summary import ERROR_KINDS, Measurement, measurement
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.markdown import render
@@ -43,7 +43,7 @@ def test_a_vegeta_load_is_a_rate_with_its_vus() -> None:
 
 
 def test_a_vegeta_load_needs_its_rate_and_never_has_fewer_vus_than_preallocated() -> None:
-    with pytest.raises(LoadError, match="missing `rate`"):
+    with pytest.raises(LoadTableError, match="missing `rate`"):
         parse_load({"shape": "vegeta", "vus": 10, "duration_s": 5}, "load.quick")
     load = parse_load({"shape": "vegeta", "rate": 10, "vus": 20, "duration_s": 5}, "load.quick")
     assert load.max_vus == 20

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from servelab.bench.load.k6 import k6_binary
-from servelab.bench.load.shape import SHAPES, Load, LoadError, parse_load
+from servelab.bench.load.shape import SHAPES, Load, LoadTableError, parse_load
 
 Options = Callable[[str, dict[str, str]], dict[str, Any]]
 
@@ -72,7 +72,7 @@ def test_an_ab_load_shares_its_requests_among_its_vus() -> None:
         "MAX_DURATION": "300s",
     }
     assert load.describe().startswith("ab: 20 VUs sharing 200 requests, each on a new connection")
-    with pytest.raises(LoadError, match="ab is counted, duration_s does not apply"):
+    with pytest.raises(LoadTableError, match="ab is counted, duration_s does not apply"):
         parse_load({**raw, "duration_s": 5}, "load.quick")
 
 
@@ -108,7 +108,7 @@ def test_a_named_shape_is_the_default_of_its_table() -> None:
     ],
 )
 def test_mistakes_in_a_load_are_named(raw: dict[str, Any], message: str) -> None:
-    with pytest.raises(LoadError, match=message):
+    with pytest.raises(LoadTableError, match=message):
         parse_load(raw, "load.quick")
 
 

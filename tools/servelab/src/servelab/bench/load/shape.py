@@ -36,7 +36,7 @@ _K6_SHORTEST_S = 1.0
 COUNTED_EXECUTORS = frozenset({COUNTED, SHARED})
 
 
-class LoadError(ValueError):
+class LoadTableError(ValueError):
     """A load table that names an unknown shape or lacks what its shape needs."""
 
 
@@ -86,54 +86,45 @@ class Load:
 
     def k6_env(self) -> dict[str, str]:
         """The variables lib/options.js reads for this shape."""
+        env = {"SHAPE": self.shape, "VUS": str(self.vus)}
         if self.counted:
-            return {
-                "SHAPE": self.shape,
-                "VUS": str(self.vus),
+            return env | {
                 "ITERATIONS": str(self.iterations),
                 "MAX_DURATION": _seconds(self.max_duration_s),
             }
-        env = {
-            "SHAPE": self.shape,
-            "VUS": str(self.vus),
-            "DURATION": _seconds(self.duration_s),
-            "WARMUP": _seconds(self.warmup_s),
-        }
+        env |= {"DURATION": _seconds(self.duration_s), "WARMUP": _seconds(self.warmup_s)}
         if self.arrival:
             env |= {"RATE": str(self.rate), "MAX_VUS": str(self.max_vus)}
         return env
 
     def describe(self) -> str:
-        rounds = f", {self.rounds} rounds" if self.rounds > 1 else ""
-        return self._shape_text() + rounds
-
-    def _shape_text(self) -> str:
         if SHAPES[self.shape] == SHARED:
-            return (
-                f"{self.shape}: {self.vus} VUs sharing {self.iterations} requests, each on a "
-                f"new connection, measured until the last answer (k6 shared-iterations, "
-                f"stopped after {self.max_duration_s:g} s)"
-            )
-        if self.counted:
-            return (
-                f"{self.shape}: {self.vus} VUs at once, {self.iterations} request(s) each, "
-                f"measured until the last answer (k6 per-vu-iterations, stopped after "
+            text = (
+                f"{self.vus} VUs sharing {self.iterations} requests, each on a new connection, "
+                "measured until the last answer (k6 shared-iterations, stopped after "
                 f"{self.max_duration_s:g} s)"
             )
-        if self.arrival:
-            return (
-                f"{self.shape}: {self.rate} requests/s started whatever the answers take "
-                f"({self.vus} to {self.max_vus} VUs), {self.warmup_s:g} s warm-up "
-                f"+ {self.duration_s:g} s measured (k6 constant-arrival-rate)"
+        elif self.counted:
+            text = (
+                f"{self.vus} VUs at once, {self.iterations} request(s) each, measured until the "
+                f"last answer (k6 per-vu-iterations, stopped after {self.max_duration_s:g} s)"
             )
-        return (
-            f"{self.shape}: {self.vus} VUs (connections), {self.warmup_s:g} s warm-up "
-            f"+ {self.duration_s:g} s measured (k6 constant-vus)"
-        )
+        elif self.arrival:
+            text = (
+                f"{self.rate} requests/s started whatever the answers take ({self.vus} to "
+                f"{self.max_vus} VUs), {self.warmup_s:g} s warm-up + {self.duration_s:g} s "
+                "measured (k6 constant-arrival-rate)"
+            )
+        else:
+            text = (
+                f"{self.vus} VUs (connections), {self.warmup_s:g} s warm-up "
+                f"+ {self.duration_s:g} s measured (k6 constant-vus)"
+            )
+        return f"{self.shape}: {text}" + (f", {self.rounds} rounds" if self.rounds > 1 else "")
 
 
 def _field(table: Mapping[str, Any], key: str, where: str) -> Any:
-    return require(table, key, where, LoadError)
+    return require(table, key, where, LoadTableError)
 
 
 def _arrival_vus(table: Mapping[str, Any], where: str) -> int:
@@ -145,34 +136,27 @@ def _arrival_vus(table: Mapping[str, Any], where: str) -> int:
     return max(int(table.get("min_vus", 1)), wanted)
 
 
-def _rounds(table: Mapping[str, Any], where: str) -> int:
-    rounds = table.get("rounds", 1)
-    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-        raise LoadError(f"{where}: rounds must be a whole number of at least 1, not {rounds!r}")
-    return rounds
-
-
 def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:
     """A load table: `shape` (default `shape`), `vus`, and `duration_s` / `warmup_s` for a
     timed shape (plus `rate` and `max_vus` for vegeta's, whose `vus` may instead follow
     the rate: `vus_per_rate`, `min_vus`) or `iterations` / `max_duration_s` for a counted
-    one; `rounds` (default 1) for any."""
+    one; `rounds` (default 1; servelab.spec.matrix checks it) for any."""
     name = table.get("shape", shape)
     if name not in SHAPES:
-        raise LoadError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
-    arrival = SHAPES[name] == ARRIVAL
-    vus = _arrival_vus(table, where) if arrival else int(_field(table, "vus", where))
+        raise LoadTableError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
+    rounds = int(table.get("rounds", 1))
     if SHAPES[name] in COUNTED_EXECUTORS:
-        stray = {"duration_s", "warmup_s"} & set(table)
-        if stray:
-            raise LoadError(f"{where}: {name} is counted, {sorted(stray)[0]} does not apply")
+        if stray := sorted({"duration_s", "warmup_s"} & set(table)):
+            raise LoadTableError(f"{where}: {name} is counted, {stray[0]} does not apply")
         return Load(
-            vus=vus,
+            vus=int(_field(table, "vus", where)),
             shape=name,
             iterations=int(_field(table, "iterations", where)),
             max_duration_s=float(_field(table, "max_duration_s", where)),
-            rounds=_rounds(table, where),
+            rounds=rounds,
         )
+    arrival = SHAPES[name] == ARRIVAL
+    vus = _arrival_vus(table, where) if arrival else int(_field(table, "vus", where))
     return Load(
         vus=vus,
         shape=name,
@@ -180,5 +164,5 @@ def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load
         warmup_s=float(table.get("warmup_s", 0)),
         rate=int(_field(table, "rate", where)) if arrival else 0,
         max_vus=max(vus, int(table.get("max_vus", vus))) if arrival else 0,
-        rounds=_rounds(table, where),
+        rounds=rounds,
     )

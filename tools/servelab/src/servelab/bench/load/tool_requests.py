@@ -14,9 +14,10 @@ import base64
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from http.client import HTTPConnection, HTTPSConnection
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
+
+import httpx2
 
 from servelab.bench.errors import BenchError
 from servelab.bench.load.payload import generate_payload
@@ -91,28 +92,21 @@ def _hello(source: Source) -> Request:
 
 def _store(source: Source) -> str:
     """download.js's setup(): POST /files with the payload; the stored file's id."""
-    parts = urlsplit(source.base_url)
-    kind = HTTPSConnection if parts.scheme == "https" else HTTPConnection
-    connection = kind(parts.netloc, timeout=_STORE_TIMEOUT_S)
+    url = f"{source.base_url}/files"
+    auth = source.authorization()
+    headers = {
+        "Content-Type": "application/octet-stream",
+        **({"Authorization": auth} if auth else {}),
+    }
     try:
-        connection.request(
-            "POST",
-            f"{parts.path}/files",
-            body=source.payload(),
-            headers={
-                "Content-Type": "application/octet-stream",
-                **({"Authorization": auth} if (auth := source.authorization()) else {}),
-            },
+        answer = httpx2.post(
+            url, content=source.payload(), headers=headers, timeout=_STORE_TIMEOUT_S
         )
-        answer = connection.getresponse()
-        text = answer.read()
-        if answer.status != 201:
-            raise ToolRequestError(f"POST {source.base_url}/files answered {answer.status}")
-        return str(json.loads(text)["id"])
-    except (OSError, ValueError, KeyError) as error:
-        raise ToolRequestError(f"POST {source.base_url}/files failed: {error}") from error
-    finally:
-        connection.close()
+        if answer.status_code == 201:
+            return str(answer.json()["id"])
+    except (httpx2.HTTPError, ValueError, KeyError) as error:
+        raise ToolRequestError(f"POST {url} failed: {error}") from error
+    raise ToolRequestError(f"POST {url} answered {answer.status_code}")
 
 
 def _download(source: Source) -> Request:
@@ -136,19 +130,25 @@ def _upload_mode(endpoint: str) -> str:
     return "raw"
 
 
+def _encoded(
+    data: bytes, kind: str, raw_type: str, document: Mapping[str, str]
+) -> tuple[bytes, str]:
+    """The body and its content type: the bytes as they are (`raw_type`), as multipart, or
+    base64 in a JSON `document` (any other kind)."""
+    if kind == "raw":
+        return data, raw_type
+    if kind == "multipart":
+        return multipart(data), MULTIPART_CONTENT_TYPE
+    return _json({**document, "base64": base64.b64encode(data).decode()}), "application/json"
+
+
 def _upload(source: Source) -> Request:
     endpoint = source.env.get("ENDPOINT", "/files/upload/stream/async_read_and_disk_write")
     mode = source.env.get("MODE") or _upload_mode(endpoint)
-    data = source.payload()
-    if mode == "raw":
-        body, content_type = data, "application/octet-stream"
-    elif mode == "multipart":
-        body, content_type = multipart(data), MULTIPART_CONTENT_TYPE
-    elif mode == "base64":
-        document = {"filename": FILENAME, "base64": base64.b64encode(data).decode()}
-        body, content_type = _json(document), "application/json"
-    else:
+    if mode not in ("raw", "multipart", "base64"):
         raise ToolRequestError(f"upload.js: MODE must be raw, multipart or base64, not {mode!r}")
+    document = {"filename": FILENAME}
+    body, content_type = _encoded(source.payload(), mode, "application/octet-stream", document)
     method = source.env.get("METHOD", "POST").upper()
     return Request(
         method, source.base_url + endpoint, source.body(body), content_type, source.authorization()
@@ -157,17 +157,11 @@ def _upload(source: Source) -> Request:
 
 def _health_code(source: Source) -> Request:
     usage = source.env.get("USAGE", "health-code")
-    image = source.loadtests / source.env.get("IMAGE", f"data/{usage}.jpg")
-    data = image.read_bytes()
     kind = source.env.get("BODY", "json")
-    if kind == "json":
-        body, content_type = _json({"base64": base64.b64encode(data).decode()}), "application/json"
-    elif kind == "raw":
-        body, content_type = data, FILE_CONTENT_TYPE
-    elif kind == "multipart":
-        body, content_type = multipart(data), MULTIPART_CONTENT_TYPE
-    else:
+    if kind not in ("json", "raw", "multipart"):
         raise ToolRequestError(f"health-code.js: BODY must be json, raw or multipart: {kind!r}")
+    data = (source.loadtests / source.env.get("IMAGE", f"data/{usage}.jpg")).read_bytes()
+    body, content_type = _encoded(data, kind, FILE_CONTENT_TYPE, {})
     return Request("POST", f"{source.base_url}/analysis/{usage}", source.body(body), content_type)
 
 

@@ -23,7 +23,6 @@ from servelab.bench.load.tool_requests import Request
 from servelab.bench.measure.cpu_time import per_request_us
 from servelab.stack.groups import pin
 
-TOOLS = ("wrk", "ab")
 # loadtests/lib/request.lua, relative to loadtests/: wrk's request with a body.
 WRK_SCRIPT = "lib/request.lua"
 # How long a tool may run past its load before it counts as hung.
@@ -82,15 +81,14 @@ def tool_argv(
         env: dict[str, str] = {}
         if request.method != "GET" or request.body_file is not None or unique_path:
             argv += ["-s", str(loadtests / WRK_SCRIPT)]
-            env["METHOD"] = request.method
-            if request.body_file is not None:
-                env["BODY_FILE"] = str(request.body_file)
-            if request.content_type is not None:
-                env["CONTENT_TYPE"] = request.content_type
-            if unique_path is not None:
-                env["UNIQUE_PATH"] = unique_path
-            if request.authorization is not None:
-                env["AUTHORIZATION"] = request.authorization
+            named = {
+                "METHOD": request.method,
+                "BODY_FILE": str(request.body_file) if request.body_file else None,
+                "CONTENT_TYPE": request.content_type,
+                "UNIQUE_PATH": unique_path,
+                "AUTHORIZATION": request.authorization,
+            }
+            env = {name: value for name, value in named.items() if value is not None}
         return [*argv, url], env
     if "{unique}" in request.url:
         raise ToolError(f"ab sends one URL, not a name per request: {request.url}")

@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 from servelab.bench.errors import BenchError
 
@@ -44,17 +45,11 @@ class Pinning:
 
 def cpu_list(cpus: Iterable[int]) -> str:
     """`0-3,6`: the sorted CPUs with runs written as ranges."""
-    ordered = sorted(set(cpus))
-    parts: list[str] = []
-    start = previous = None
-    for cpu in [*ordered, None]:
-        if previous is not None and cpu == previous + 1:
-            previous = cpu
-            continue
-        if start is not None and previous is not None:
-            parts.append(str(start) if start == previous else f"{start}-{previous}")
-        start = previous = cpu
-    return ",".join(parts)
+    runs = [
+        [cpu for _, cpu in run]
+        for _, run in groupby(enumerate(sorted(set(cpus))), lambda pair: pair[1] - pair[0])
+    ]
+    return ",".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 def plan(available: Sequence[int], workers: int) -> Pinning:
@@ -88,25 +83,19 @@ def parse_cpus(text: str, available: Sequence[int]) -> Pinning:
     """`server=0-3,k6=4-7` (either part may come first; a list may name several CPUs and
     ranges, `server=0-3,6,k6=4,5`): the server's and k6's CPUs. Both parts are needed,
     and every CPU must be one this process may run on."""
-    lists: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for token in text.split(","):
-        role, equals, rest = token.partition("=")
-        if equals:
-            role = role.strip()
-            if role not in _ROLES or role in lists:
-                raise CpusError(f"--cpus: expected server=LIST,k6=LIST, got {role!r}= in {text!r}")
-            current = lists[role] = [rest]
-        elif current is None:
+    lists: dict[str, set[int]] = {}
+    for part in re.split(r",(?=[^,]*=)", text):
+        role, equals, cpus = part.partition("=")
+        role = role.strip()
+        if not equals:
             raise CpusError(f"--cpus: {text!r} must start with server= or k6=")
-        else:
-            current.append(token)
-    missing = [role for role in _ROLES if role not in lists]
-    if missing:
+        if role not in _ROLES or role in lists:
+            raise CpusError(f"--cpus: expected server=LIST,k6=LIST, got {role!r}= in {text!r}")
+        lists[role] = _parse_list(cpus, f"--cpus {role}")
+    if missing := [role for role in _ROLES if role not in lists]:
         raise CpusError(f"--cpus: {text!r} names no {missing[0]}= list")
-    server, client = (_parse_list(",".join(lists[role]), f"--cpus {role}") for role in _ROLES)
-    outside = (server | client) - set(available)
-    if outside:
+    server, client = lists["server"], lists["k6"]
+    if outside := (server | client) - set(available):
         raise CpusError(
             f"--cpus: CPU {cpu_list(outside)} not available here (this process may use "
             f"CPU {cpu_list(available)})"

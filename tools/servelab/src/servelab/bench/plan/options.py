@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.errors import BenchError
-from servelab.bench.load.target import check_url, default_label, target_matrix
+from servelab.bench.load.remote import check_url, default_label, target_matrix
 from servelab.bench.measure.cpus import Pinning, cpu_list, parse_cpus, parse_workers
 from servelab.bench.plan.matrix import Matrix
 

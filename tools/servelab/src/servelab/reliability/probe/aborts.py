@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import socket
+import struct
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import httpx2
 
+from servelab.bench.load.tool_requests import MULTIPART_CONTENT_TYPE
+from servelab.bench.load.tool_requests import multipart as encode_multipart
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
 from servelab.reliability.probe.files_stack import (
@@ -38,38 +41,27 @@ DOWNLOAD_BYTES = 8 * 1024 * 1024
 FD_SLACK = 2
 SETTLE_S = 5.0
 MIN_WAIT_S = 0.5
-BOUNDARY = "servelab-abort"
+# SO_LINGER on, 0 s: close() resets the connection.
+_RESET = struct.pack("ii", 1, 0)
 
 
-def _head(port: int, token: str, size: int, multipart: bool) -> tuple[bytes, bytes]:
-    """The request head and the full body of an upload of `size` bytes."""
+def abort_upload(port: int, token: str, size: int, multipart: bool) -> None:
+    """Send the head and half the body of an upload of `size` bytes, then reset the
+    connection."""
     data = os.urandom(size)
-    if multipart:
-        body = (
-            (
-                f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n'
-                "Content-Type: application/octet-stream\r\n\r\n"
-            ).encode()
-            + data
-            + f"\r\n--{BOUNDARY}--\r\n".encode()
-        )
-        kind = f"multipart/form-data; boundary={BOUNDARY}"
-    else:
-        body, kind = data, "application/octet-stream"
+    body, kind = (
+        (encode_multipart(data), MULTIPART_CONTENT_TYPE)
+        if multipart
+        else (data, "application/octet-stream")
+    )
     head = (
         f"POST /files HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\nAuthorization: Bearer {token}\r\n"
         f"Content-Type: {kind}\r\nContent-Length: {len(body)}\r\n\r\n"
     ).encode()
-    return head, body
-
-
-def abort_upload(port: int, token: str, size: int, multipart: bool) -> None:
-    """Send half the body, then reset the connection."""
-    head, body = _head(port, token, size, multipart)
     with socket.create_connection((LOOPBACK, port), timeout=10) as sock:
         sock.sendall(head + body[: len(body) // 2])
         time.sleep(0.05)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
 
 
 def abort_download(port: int, object_id: str) -> None:
@@ -78,12 +70,9 @@ def abort_download(port: int, object_id: str) -> None:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
         sock.sendall(f"GET /files/{object_id} HTTP/1.1\r\nHost: {LOOPBACK}:{port}\r\n\r\n".encode())
         received = 0
-        while received < 65536:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
+        while received < 65536 and (chunk := sock.recv(65536)):
             received += len(chunk)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
 
 
 def _settled(data: Path, objects: int) -> Store:
@@ -108,8 +97,7 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
         with httpx2.Client(
             base_url=stack.url(variant.front), headers=headers, timeout=30
         ) as client:
-            created = client.post("/files", content=os.urandom(DOWNLOAD_BYTES))
-            object_id = created.json()["id"]
+            object_id = client.post("/files", content=os.urandom(DOWNLOAD_BYTES)).json()["id"]
             client.get("/files").raise_for_status()
             fds_before = open_fds(stack, variant.servers)
             # What each abort is called, and the abort.

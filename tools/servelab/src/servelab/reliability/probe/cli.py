@@ -13,7 +13,7 @@ from servelab.bench.load.k6 import K6Error
 from servelab.project import find_project_dir
 from servelab.reliability.plan import announce, probe_names, probes_s
 from servelab.reliability.probe.coldstart import DEFAULT_SECONDS, FAMILIES
-from servelab.reliability.probe.load import LoadError
+from servelab.reliability.probe.load import FaultLoadError
 from servelab.reliability.probe.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
 from servelab.stack import StackError
 
@@ -44,7 +44,7 @@ def probe(args: argparse.Namespace) -> int:
         for name in names:
             path = run_probe(find_project_dir(), name, _writer(name, args))
             print(f"servelab: wrote {path} ({name})", file=sys.stderr)
-    except (StackError, LoadError, K6Error, subprocess.CalledProcessError) as error:
+    except (StackError, FaultLoadError, K6Error, subprocess.CalledProcessError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return 0

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -31,7 +31,7 @@ import httpx2
 from servelab.project import work_dir
 from servelab.reliability import Probe, Verdict
 from servelab.reliability.outage.analysis import Events, Outcome, analyse
-from servelab.reliability.probe.load import Loaded, Step, run_load
+from servelab.reliability.probe.load import Step, run_load
 from servelab.reliability.probe.proxy import Proxy
 from servelab.reliability.probe.timeline import seconds_table
 from servelab.stack import Stack, databases
@@ -111,13 +111,12 @@ def _spot(url: str, endpoint: str, found: Spot) -> None:
     started = time.monotonic()
     try:
         response = httpx2.get(url + endpoint, timeout=5)
+        found.status = response.status_code
+        found.json = response.headers.get("content-type", "").startswith("application/json")
+        found.retry_after = "retry-after" in response.headers
     except httpx2.HTTPError:
-        found.ms = (time.monotonic() - started) * 1000
-        return
+        pass
     found.ms = (time.monotonic() - started) * 1000
-    found.status = response.status_code
-    found.json = response.headers.get("content-type", "").startswith("application/json")
-    found.retry_after = "retry-after" in response.headers
 
 
 def _cold_endpoint(dependency: Dependency) -> str:
@@ -192,37 +191,24 @@ def proxied_stack(
 ) -> Iterator[tuple[Stack, dict[str, Proxy]]]:
     """The profile's stack with MariaDB, Redis and the compute service behind a Proxy each
     (the compute service's, pointed at it once the stack has given it a port)."""
-    with (
-        Proxy(databases.mariadb()) as mariadb,
-        Proxy(databases.redis()) as cache,
-        Proxy(Address(LOOPBACK, 0)) as compute,
-        log.open("w") as server_log,
-        Stack(
+    targets = {
+        "entryeditor-mariadb": databases.mariadb(),
+        "entryeditor-redis": databases.redis(),
+        "entryeditor-compute": Address(LOOPBACK, 0),
+    }
+    with ExitStack() as running:
+        proxies = {name: running.enter_context(Proxy(target)) for name, target in targets.items()}
+        settings = {"EE_DATABASE": database, "EE_REDIS_DB": str(REDIS_DB)}
+        stack = Stack(
             profile,
             only=[VARIANTS[profile]],
-            env={
-                "EE_DATABASE": database,
-                "EE_REDIS_DB": str(REDIS_DB),
-                "CORPUS_LIMIT": str(CORPUS_LIMIT),
-                **env,
-            },
-            through={
-                "entryeditor-mariadb": mariadb.port,
-                "entryeditor-redis": cache.port,
-                "entryeditor-compute": compute.port,
-            },
-            log=server_log,
-        ) as stack,
-    ):
-        compute.target = Address(LOOPBACK, stack.port("entryeditor-compute"))
-        yield (
-            stack,
-            {
-                "entryeditor-mariadb": mariadb,
-                "entryeditor-redis": cache,
-                "entryeditor-compute": compute,
-            },
+            env={**settings, "CORPUS_LIMIT": str(CORPUS_LIMIT), **env},
+            through={name: proxy.port for name, proxy in proxies.items()},
+            log=running.enter_context(log.open("w")),
         )
+        running.enter_context(stack)
+        proxies["entryeditor-compute"].target = Address(LOOPBACK, stack.port("entryeditor-compute"))
+        yield stack, proxies
 
 
 def probe_dependency(
@@ -239,36 +225,28 @@ def probe_dependency(
     url = stack.url(VARIANTS[variant])
     spot = Spot()
     middle = (schedule.cut_at_s + schedule.restore_at_s) / 2
-    loaded: Loaded = run_load(
+    loaded = run_load(
         project_dir,
         url,
         dependency.endpoint,
         rate=schedule.rate,
         duration_s=schedule.duration_s,
         steps=[
-            Step(schedule.cut_at_s, mode, {"cut": proxy.cut, "stall": proxy.stall}[mode]),
+            Step(schedule.cut_at_s, mode, getattr(proxy, mode)),
             Step(middle, "spot", lambda: _spot(url, _cold_endpoint(dependency), spot)),
             Step(schedule.restore_at_s, "restored", proxy.restore),
         ],
         work=work_dir(project_dir, "probe", "dependencies", variant, dependency.name),
     )
-    events = Events(
-        killed_ms=loaded.events_ms[mode],
-        restarted_ms=loaded.events_ms["restored"],
-        healthy_ms=loaded.events_ms["restored"],
-    )
-    outcome = analyse(loaded.answers, events)
+    down_ms, back_ms = loaded.events_ms[mode], loaded.events_ms["restored"]
+    outcome = analyse(loaded.answers, Events(down_ms, back_ms, back_ms))
     slow = sum(
-        events.killed_ms <= answer.at_ms < events.healthy_ms and answer.duration_ms >= FAST_MS
+        down_ms <= answer.at_ms < back_ms and answer.duration_ms >= FAST_MS
         for answer in loaded.answers
     )
-    table = seconds_table(
-        f"{dependency.name} {MODES[mode]}, entryeditor {variant} (GET {dependency.endpoint})",
-        loaded.answers,
-        loaded.events_ms,
-    )
+    title = f"{dependency.name} {MODES[mode]}, entryeditor {variant} (GET {dependency.endpoint})"
     probe = _verdict(dependency, mode, variant, outcome, spot, schedule, slow)
-    return probe, table, loaded.command
+    return probe, seconds_table(title, loaded.answers, loaded.events_ms), loaded.command
 
 
 def probe_dependencies(
@@ -286,22 +264,16 @@ def probe_dependencies(
     tables: list[str] = []
     command: list[str] = []
     for variant in variants:
-        work = work_dir(project_dir, "probe", "dependencies", variant)
-        work.mkdir(parents=True, exist_ok=True)
+        log = work_dir(project_dir, "probe", "dependencies", variant) / "server.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
         with scratch_database("ee_deps_") as database:
             try:
-                log = work / "server.log"
                 with proxied_stack(variant, database, log, env or {}) as (stack, proxies):
                     for dependency in DEPENDENCIES:
                         for mode in modes:
+                            proxy = proxies[dependency.service]
                             probe, table, command = probe_dependency(
-                                project_dir,
-                                stack,
-                                proxies[dependency.service],
-                                dependency,
-                                mode,
-                                variant,
-                                schedule,
+                                project_dir, stack, proxy, dependency, mode, variant, schedule
                             )
                             probes.append(probe)
                             tables.append(table)

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,7 +91,7 @@ def files_stack(
     data.mkdir(parents=True)
     try:
         with (
-            mounted_tmpfs(data, tmpfs_size) if tmpfs_size else _as_is(data),
+            mounted_tmpfs(data, tmpfs_size) if tmpfs_size else nullcontext(data),
             log.open("w") as server_log,
             Stack(
                 variant.profile,
@@ -106,8 +106,3 @@ def files_stack(
         raise StackError(f"cannot mount a tmpfs on {data}: {error.stderr!r}") from None
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
-
-
-@contextmanager
-def _as_is(path: Path) -> Iterator[Path]:
-    yield path

@@ -19,8 +19,9 @@ from servelab.reliability.outage.analysis import Answer, read_answers
 _GRACE_S = 60.0
 
 
-class LoadError(RuntimeError):
-    """k6 did not run, or a fault of the timeline failed."""
+class FaultLoadError(RuntimeError):
+    """The load under faults did not run: k6 failed or hung, or a fault of the timeline
+    failed."""
 
 
 @dataclass(frozen=True)
@@ -58,18 +59,13 @@ def run_load(
     work.mkdir(parents=True, exist_ok=True)
     answers_csv = work / "answers.csv"
     answers_csv.unlink(missing_ok=True)
-    env = {
-        "BASE_URL": url,
-        "ENDPOINT": endpoint,
-        **({"SHAPE": "vegeta", "RATE": str(rate)} if rate else {"SHAPE": "wrk"}),
-        "DURATION": f"{duration_s:g}s",
-        **({"VUS": str(vus)} if vus else {}),
-        **(
-            {"METHOD": "POST", "BODY_FILE": json_body, "CONTENT_TYPE": "application/json"}
-            if json_body
-            else {}
-        ),
-    }
+    env = {"BASE_URL": url, "ENDPOINT": endpoint}
+    env |= {"SHAPE": "vegeta", "RATE": str(rate)} if rate else {"SHAPE": "wrk"}
+    env["DURATION"] = f"{duration_s:g}s"
+    if vus:
+        env["VUS"] = str(vus)
+    if json_body:
+        env |= {"METHOD": "POST", "BODY_FILE": json_body, "CONTENT_TYPE": "application/json"}
     argv = k6_argv(
         k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]
     )
@@ -100,12 +96,14 @@ def run_load(
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise LoadError(f"k6 still running {_GRACE_S:.0f} s after the load's end") from None
+        raise FaultLoadError(f"k6 still running {_GRACE_S:.0f} s after the load's end") from None
     finally:
         actor.join()
     if failures:
-        raise LoadError(f"a fault step failed: {failures[0]!r}")
+        raise FaultLoadError(f"a fault step failed: {failures[0]!r}")
     if not answers_csv.is_file():
-        raise LoadError(f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}")
+        raise FaultLoadError(
+            f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}"
+        )
     command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
     return Loaded(read_answers(answers_csv), events, command)

@@ -38,17 +38,18 @@ class Proxy:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def __enter__(self) -> Proxy:
-        self.start()
+        """Listen on a free loopback port (self.port)."""
+        self._thread.start()
+        self.restore()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    def start(self) -> int:
-        """Listen on a free loopback port; returns it."""
-        self._thread.start()
-        self.restore()
-        return self.port
+        if self._thread.is_alive():
+            self.cut()
+            self._call(self._cancel())
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=_TIMEOUT_S)
+        self._loop.close()
 
     def cut(self) -> None:
         """Refuse new connections and reset the established ones."""
@@ -61,18 +62,6 @@ class Proxy:
     def restore(self) -> None:
         """Accept connections and forward again, on the same port."""
         self._call(self._listen())
-
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self.cut()
-            self._call(self._cancel())
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=_TIMEOUT_S)
-        self._loop.close()
-
-    @property
-    def connections(self) -> int:
-        return len(self._writers)
 
     def _call(self, coroutine: Any) -> None:
         future: Future[None] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
@@ -113,41 +102,34 @@ class Proxy:
     async def _serve(
         self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
     ) -> None:
+        """Forward one client's connection to `target` (once flowing) both ways, until
+        either side closes or a cut resets it."""
         self.accepted += 1
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
         self._writers.add(client_out)
+        closing = [client_out]
+        pipes: list[asyncio.Future[None]] = []
         try:
-            await self._forward(client_in, client_out)
-        finally:
-            self._tasks.discard(task)
-            self._writers.discard(client_out)
-            client_out.close()
-
-    async def _forward(
-        self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
-    ) -> None:
-        await self._flowing.wait()
-        try:
+            await self._flowing.wait()
             server_in, server_out = await asyncio.wait_for(
                 asyncio.open_connection(self.target.host, self.target.port), _TIMEOUT_S
             )
-        except (OSError, TimeoutError):
-            client_out.transport.abort()
-            return
-        pair = (client_out, server_out)
-        self._writers.add(server_out)
-        pipes = [
-            asyncio.ensure_future(self._pipe(client_in, server_out)),
-            asyncio.ensure_future(self._pipe(server_in, client_out)),
-        ]
-        try:
+            self._writers.add(server_out)
+            closing.append(server_out)
+            pipes = [
+                asyncio.ensure_future(self._pipe(client_in, server_out)),
+                asyncio.ensure_future(self._pipe(server_in, client_out)),
+            ]
             # Either side closing ends the connection: MariaDB and Redis never half-close.
             await asyncio.wait(pipes, return_when=asyncio.FIRST_COMPLETED)
+        except (OSError, TimeoutError):
+            client_out.transport.abort()
         finally:
+            self._tasks.discard(task)
             for pipe in pipes:
                 pipe.cancel()
-            for writer in pair:
+            for writer in closing:
                 self._writers.discard(writer)
                 writer.close()

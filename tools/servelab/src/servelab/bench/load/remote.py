@@ -1,4 +1,4 @@
-"""`servelab bench FAMILY --target URL`: the load alone, against a stack already up elsewhere.
+"""`servelab bench FAMILY --target URL`: the load alone, against a remote stack already up.
 
 One variant's endpoints are run (the matrix's first that is not a reference row, or the
 one named), each cell's base URL being the target. A variant whose server must hold the
@@ -36,16 +36,16 @@ def default_label(url: str) -> str:
 
 
 def _variant(matrix: Matrix, name: str | None) -> Variant:
-    if name is not None:
-        for variant in matrix.variants:
-            if variant.name == name:
-                return variant
-        known = ", ".join(variant.name for variant in matrix.variants)
-        raise MatrixError(f"{matrix.family}: no variant {name!r} (known: {known})")
+    """The variant named, else the matrix's first that is not a reference row."""
     for variant in matrix.variants:
-        if variant.profile != REFERENCE_PROFILE:
+        if variant.name == name or (name is None and variant.profile != REFERENCE_PROFILE):
             return variant
-    raise MatrixError(f"{matrix.family}: every variant is a reference row; name one (--variant)")
+    if name is None:
+        raise MatrixError(
+            f"{matrix.family}: every variant is a reference row; name one (--variant)"
+        )
+    known = ", ".join(variant.name for variant in matrix.variants)
+    raise MatrixError(f"{matrix.family}: no variant {name!r} (known: {known})")
 
 
 def _holds_payload(project_dir: Path, matrix: Matrix, variant: Variant) -> str | None:

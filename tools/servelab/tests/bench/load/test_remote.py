@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.errors import BenchError
-from servelab.bench.load.target import check_url, default_label, target_matrix
+from servelab.bench.load.remote import check_url, default_label, target_matrix
 from servelab.bench.plan.matrix import MatrixError, load_matrix
 from servelab.bench.plan.options import BenchOptions
 
