@@ -52,9 +52,7 @@ class LogLines:
 
     def json_of(self, service: str) -> list[dict[str, object]]:
         """The JSON lines `service` wrote (access log lines, nginx's), in order."""
-        found = []
-        for line in self.lines:
-            prefix, _, rest = line.partition(" | ")
-            if prefix.strip() == service and rest.startswith("{"):
-                found.append(json.loads(rest))
-        return found
+        lines = (line.partition(" | ") for line in self.lines)
+        return [
+            json.loads(rest) for who, _, rest in lines if who.strip() == service and rest[:1] == "{"
+        ]

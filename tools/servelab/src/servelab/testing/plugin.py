@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import pytest
 from _pytest.mark.expression import Expression
@@ -77,19 +77,13 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if collection_path.suffix != ".py" or not collection_path.is_file():
         return None
     marks = set(WHOLE_MODULE_MARK.findall(collection_path.read_text(encoding="utf-8")))
-    if not marks:
-        return None
-
-    def selected(others: bool) -> bool:
-        """Whether `-m` selects a test with the module's marks and every other mark (others)
-        or none."""
-
-        def matcher(name: str, /, **_: Any) -> bool:
-            return name in marks or others
-
-        return _compiled(expression).evaluate(matcher)
-
-    return True if not selected(False) and not selected(True) else None
+    # Deselected whether its tests carry every other mark or none.
+    selected = _compiled(expression).evaluate
+    if marks and not (
+        selected(lambda name, /, **_: name in marks) or selected(lambda *_, **__: True)
+    ):
+        return True
+    return None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

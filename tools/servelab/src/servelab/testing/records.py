@@ -4,20 +4,16 @@ GPU machine runs as docs/results/health-code.gpu.json holds them."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from servelab.bench.device.results import DeviceRun, EvalResult, LoadResult, StackResult
+from servelab.bench.measure.machine import Machine
+
+DEBIAN = "Debian GNU/Linux 12 (bookworm)"
 
 # The machine of the sample runs: 2 CPUs, as the write-ups' figures sit beside.
-MACHINE: dict[str, Any] = {
-    "cpu_model": "AMD EPYC",
-    "cpus": 2,
-    "memory_gib": 23.5,
-    "os": "Debian GNU/Linux 12 (bookworm)",
-    "kernel": "6.1.0",
-    "python": "3.11.7",
-    "k6": "k6 v1.1.0",
-}
+MACHINE = asdict(Machine("AMD EPYC", 2, 23.5, DEBIAN, "6.1.0", "3.11.7", "k6 v1.1.0"))
 
 
 def run_record(
@@ -41,15 +37,7 @@ def run_record(
 
 
 # The machine and GPU of the sample device runs.
-DEVICE_MACHINE: dict[str, Any] = {
-    "cpu_model": "Intel Xeon",
-    "cpus": 16,
-    "memory_gib": 128.0,
-    "os": "Ubuntu",
-    "kernel": "6.18",
-    "python": "3.12.3",
-    "k6": "k6 v1.1.0",
-}
+DEVICE_MACHINE = asdict(Machine("Intel Xeon", 16, 128.0, "Ubuntu", "6.18", "3.12.3", "k6 v1.1.0"))
 GPU: dict[str, Any] = {"name": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "memory_mib": 81559}
 
 

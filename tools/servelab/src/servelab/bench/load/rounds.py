@@ -27,21 +27,20 @@ def _median(items: Sequence[T], key: Callable[[T], float]) -> T:
     return sorted(items, key=key)[(len(items) - 1) // 2]
 
 
-def _measured_cpu(cell: CellResult) -> float | None:
-    return cell.cpu_us_per_request if cell.measurement is not None else None
-
-
 def _rps(cell: CellResult) -> float | None:
     return cell.measurement.rps if cell.measurement is not None else None
+
+
+def _tool_cpu(tool: ToolResult) -> float:
+    """A tool's CPU per request; its requests/s where the server's CPU was not read."""
+    return tool.cpu_us_per_request if tool.cpu_us_per_request is not None else tool.rps
 
 
 def median_round(rounds: Sequence[CellResult]) -> CellResult:
     """The cell's median round (by server CPU per request, else by requests/s; a failed
     round only where every round failed), with each round's figures recorded."""
-    if len(rounds) == 1:
-        return rounds[0]
     measured = [cell for cell in rounds if cell.measurement is not None]
-    if not measured:
+    if len(rounds) == 1 or not measured:
         return rounds[0]
     with_cpu = [cell for cell in measured if cell.cpu_us_per_request is not None]
     chosen = (
@@ -56,11 +55,8 @@ def median_round(rounds: Sequence[CellResult]) -> CellResult:
     return replace(
         chosen,
         tools=tools,
-        rounds_cpu_us=tuple(_measured_cpu(cell) for cell in rounds),
+        rounds_cpu_us=tuple(
+            cell.cpu_us_per_request if cell.measurement is not None else None for cell in rounds
+        ),
         rounds_rps=tuple(_rps(cell) for cell in rounds),
     )
-
-
-def _tool_cpu(tool: ToolResult) -> float:
-    """A tool's CPU per request; its requests/s where the server's CPU was not read."""
-    return tool.cpu_us_per_request if tool.cpu_us_per_request is not None else tool.rps

@@ -26,17 +26,12 @@ class ConnectionWatch(PeakWatch[int]):
 
     def __init__(self, stack: Stack, interval_s: float = _INTERVAL_S) -> None:
         targets = [(stack.attached[service], name) for service, name in stack.databases.items()]
-        super().__init__("db-connections", interval_s, at_exit=False, active=bool(targets))
-        self._targets = targets
 
-    def read(self) -> int | None:
-        total = 0
-        for where, name in self._targets:
-            count = connections(where, name)
-            if count is None:
-                return None
-            total += count
-        return total
+        def read() -> int | None:
+            counts = [connections(where, name) for where, name in targets]
+            return None if None in counts else sum(c for c in counts if c is not None)
+
+        super().__init__("db-connections", interval_s, read, at_exit=False, active=bool(targets))
 
 
 def connections(where: Address, database: str) -> int | None:

@@ -58,8 +58,5 @@ class MemoryWatch(PeakWatch[float]):
     be read)."""
 
     def __init__(self, pgids: Iterable[int], interval_s: float = _INTERVAL_S) -> None:
-        super().__init__("server-memory", interval_s, at_exit=True)
-        self._pgids = tuple(pgids)
-
-    def read(self) -> float | None:
-        return groups_mib(self._pgids)
+        pgids = tuple(pgids)
+        super().__init__("server-memory", interval_s, lambda: groups_mib(pgids), at_exit=True)

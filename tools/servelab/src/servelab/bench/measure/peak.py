@@ -5,6 +5,7 @@ and `PeakWatch` keeps the highest value a reading reaches, the base of the cell'
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Generic, Self, TypeVar
 
 N = TypeVar("N", int, float)
@@ -45,15 +46,15 @@ class Sampler:
 
 
 class PeakWatch(Sampler, Generic[N]):
-    """`with watch: ...`, then `watch.peak` (None: nothing could be read). A subclass says
-    what to `read`."""
+    """`with watch: ...`, then `watch.peak`: the highest value `read` gave (None: nothing
+    could be read)."""
 
-    def __init__(self, name: str, interval_s: float, *, at_exit: bool, active: bool = True) -> None:
-        super().__init__(name, interval_s, at_exit=at_exit, active=active)
+    def __init__(
+        self, name: str, interval_s: float, read: Callable[[], N | None], **sampler: bool
+    ) -> None:
+        super().__init__(name, interval_s, **sampler)
+        self.read: Callable[[], N | None] = read
         self.peak: N | None = None
-
-    def read(self) -> N | None:
-        raise NotImplementedError
 
     def sample(self) -> None:
         value = self.read()

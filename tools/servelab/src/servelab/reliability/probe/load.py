@@ -1,9 +1,8 @@
-"""Constant-rate load (loadtests/outage.js) with a timeline of faults beside it: every
-answer k6 got, read back with servelab.reliability.outage.analysis, and when each fault happened."""
+"""Constant-rate load (loadtests/outage.js, run as a drill runs it) with a timeline of
+faults beside it: every answer k6 got, and when each fault happened."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 import time
@@ -11,9 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from servelab.bench.load.k6 import k6_argv, k6_binary
-from servelab.project import LOADTESTS
 from servelab.reliability.outage.analysis import Answer, read_answers
+from servelab.reliability.outage.run import answers_argv, run_k6
 
 # How long k6 may run past the load's end before it counts as hung.
 _GRACE_S = 60.0
@@ -66,9 +64,7 @@ def run_load(
         env["VUS"] = str(vus)
     if json_body:
         env |= {"METHOD": "POST", "BODY_FILE": json_body, "CONTENT_TYPE": "application/json"}
-    argv = k6_argv(
-        k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]
-    )
+    argv = answers_argv(env, answers_csv)
     events: dict[str, float] = {}
     failures: list[BaseException] = []
     started = time.monotonic()
@@ -86,15 +82,7 @@ def run_load(
     actor = threading.Thread(target=act)
     actor.start()
     try:
-        result = subprocess.run(
-            argv,
-            cwd=project_dir,
-            env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
-            capture_output=True,
-            text=True,
-            timeout=duration_s + _GRACE_S,
-            check=False,
-        )
+        result = run_k6(argv, project_dir, duration_s + _GRACE_S)
     except subprocess.TimeoutExpired:
         raise FaultLoadError(f"k6 still running {_GRACE_S:.0f} s after the load's end") from None
     finally:
