@@ -35,7 +35,6 @@ from pydantic_core import PydanticCustomError
 from servelab.spec.family import Spec, validate
 
 FORMS = ("quick", "full")
-Form = Literal["quick", "full"]
 # The variable every compose service reads its number of worker processes from.
 WORKERS_ENV = "WEB_CONCURRENCY"
 STEADY = "steady"
@@ -65,6 +64,12 @@ def _invalid(message: str) -> PydanticCustomError:
     return PydanticCustomError("spec", message)
 
 
+def _form(name: str) -> str:
+    if name not in FORMS:
+        raise _invalid(f"{name!r} is neither quick nor full")
+    return name
+
+
 def _text(value: Any) -> Any:
     return str(value) if isinstance(value, int | float) else value
 
@@ -87,6 +92,7 @@ def _by_form(table: Any) -> Any:
     return {form: {**common, **own.get(form, {})} for form in (*(FORMS if common else ()), *own)}
 
 
+Form = Annotated[str, AfterValidator(_form)]
 # An environment variable's value; a number is written as its text.
 Text = Annotated[str, BeforeValidator(_text)]
 Names = Annotated[tuple[str, ...], BeforeValidator(_listed)]
@@ -146,20 +152,23 @@ class Endpoint(Spec):
 
 
 class Variant(Spec):
-    """A compose `service` of `profile`, run with `env` on the endpoint groups named per
-    form; `workers`, `pin` and `tools` default to the matrix's. `scale_env` carries the
-    cell's number of processes (REPLICAS: copies of a one-worker server)."""
+    """A compose `service` of `profile`, run with `env` at each number of `workers` on the
+    endpoint groups named per form. `workers`, `pin` (server and k6 on disjoint CPUs) and
+    `tools` are the matrix's unless it names its own (`own_workers`: `--workers` leaves
+    them alone). `scale_env` carries the number (REPLICAS: copies of a one-worker server)."""
 
+    name: str
     profile: str
     service: str
     # The write-up's server whose figures go beside this variant's.
     write_up: str | None = None
     endpoints: EveryForm[Names]
-    workers: dict[Form, tuple[PositiveInt, ...]] | None = None
+    workers: Mapping[Form, tuple[PositiveInt, ...]]
+    own_workers: bool
     env: Mapping[str, Text] = {}
     shape: str | None = None
-    pin: StrictBool | None = None
-    tools: EveryForm[Tools] | None = None
+    pin: StrictBool = True
+    tools: EveryForm[Tools] = Field(default_factory=dict)
     scale_env: str = WORKERS_ENV
 
 
@@ -281,9 +290,8 @@ class Matrix(Spec):
     title: str | None = None
     # The write-up's figures: loadtests/reference/<family>.toml.
     write_up: str
-    # Server and k6 on disjoint CPUs; off where the server mostly waits.
     pin: StrictBool = True
-    workers: dict[Form, tuple[PositiveInt, ...]] | None = None
+    workers: Mapping[Form, tuple[PositiveInt, ...]] | None = None
     tools: EveryForm[Tools] = Field(default_factory=dict)
     settings: ByForm[Mapping[str, Text]] = Field(default_factory=dict)
     payload: Payload | None = None
@@ -295,6 +303,21 @@ class Matrix(Spec):
     variants: dict[str, Variant]
     ratios: tuple[Ratio, ...] = ()
     goals: tuple[Goal, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inherited(cls, raw: Any) -> Any:
+        """Each variant named, with the matrix's `workers`, `pin` and `tools` by default."""
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("variants"), Mapping):
+            return raw
+        top = {key: raw[key] for key in ("workers", "pin", "tools") if key in raw}
+        variants = {
+            name: {**top, **v, "name": name, "own_workers": "workers" in v}
+            if isinstance(v, Mapping)
+            else v
+            for name, v in raw["variants"].items()
+        }
+        return {**raw, "variants": variants}
 
     @field_validator("endpoints")
     @classmethod
@@ -318,8 +341,6 @@ class Matrix(Spec):
                 raise _invalid(f"{name}: no endpoint group {missing[0]!r}")
             if variant.shape is not None and variant.shape not in info.data.get("shapes", {}):
                 raise _invalid(f"{name}: no [shapes.{variant.shape}]")
-            if variant.workers is None and info.data.get("workers") is None:
-                raise _invalid(f"{name}: missing `workers` (and the matrix names none)")
         return variants
 
     @field_validator("ratios")

@@ -41,7 +41,7 @@ def test_every_cell_runs_observed_and_bare_on_the_same_server(project_root: Path
             assert switches == (BARE if bare else OBSERVED), cell.label
         pairs = {(c.variant.name.removesuffix("-bare"), c.workers, c.endpoint.key) for c in cells}
         assert len(cells) == 2 * len(pairs)
-    keys = {(v.name, e.key) for v in matrix.variants for e in v.endpoints_for("quick")}
+    keys = {(v.name, e.key) for v in matrix.variants for e in matrix.endpoints(v, "quick")}
     # Each under its family's connections, and at its family's steady rate.
     assert {key for name, key in keys if name.startswith("files")} == {
         "GET /files/{id}",
@@ -91,7 +91,7 @@ def test_a_pair_of_cells_runs_end_to_end_and_answers_the_question(project_root: 
         {"shape": "vegeta", "rate": 50, "vus": 4, "duration_s": 1, "rounds": 2}, "test"
     )
     pair = tuple(
-        replace(variant, pin=False)
+        variant.model_copy(update={"pin": False})
         for variant in matrix.variants
         if variant.name in ("hello-uvicorn", "hello-uvicorn-bare")
     )

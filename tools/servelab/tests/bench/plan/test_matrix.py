@@ -138,9 +138,9 @@ def test_write_up_endpoints_are_keyed_by_their_write_up_name(project_root: Path)
     with (project_root / matrix.write_up).open("rb") as file:
         published = set(tomllib.load(file)["endpoints"])
     uvicorn = next(v for v in matrix.variants if v.name == "uvicorn")
-    keys = {endpoint.key for endpoint in uvicorn.endpoints_for("quick")}
+    keys = {endpoint.key for endpoint in matrix.endpoints(uvicorn, "quick")}
     assert published <= keys
-    for endpoint in uvicorn.endpoints_for("quick"):
+    for endpoint in matrix.endpoints(uvicorn, "quick"):
         if endpoint.key in published:
             assert endpoint.env["ENDPOINT"] == f"/files/{endpoint.key}"
 
@@ -192,7 +192,10 @@ def test_load_shapes(project_root: Path) -> None:
             lambda raw: raw["variants"]["uvicorn"].update(endpoints="nope"),
             "uvicorn: no endpoint group 'nope'",
         ),
-        (lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}), "'quick' or 'full'"),
+        (
+            lambda raw: raw["variants"]["uvicorn"].update(workers={"soon": [1]}),
+            "'soon' is neither quick nor full",
+        ),
         (lambda raw: raw["goals"][0].update(ratio="nope"), "names no ratio"),
         (lambda raw: raw["ratios"][0]["numerator"].update(variants=["x"]), "unknown variants"),
         # A sum's part names a server the matrix does not run once "{variant}" is written out.
@@ -277,8 +280,8 @@ def test_cli_re_renders_every_family_with_saved_results(
 def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> None:
     matrix = load_matrix(project_root, "files")
     granian = next(v for v in matrix.variants if v.name == "granian")
-    quick = {endpoint.key for endpoint in granian.endpoints_for("quick")}
-    full = {endpoint.key for endpoint in granian.endpoints_for("full")}
+    quick = {endpoint.key for endpoint in matrix.endpoints(granian, "quick")}
+    full = {endpoint.key for endpoint in matrix.endpoints(granian, "full")}
     api = {"POST /files raw", "POST /files multipart", "GET /files/{id}"}
     assert quick == api | {f"{key} @100/s" for key in api}
     assert quick < full
@@ -323,7 +326,9 @@ def test_tools_can_run_in_one_form_only(project_root: Path) -> None:
     saturated = [c for c in matrix.cells("full") if c.load.shape == "wrk"]
     assert {c.tools for c in saturated} == {("wrk",)}
     raw["tools"] = {"nightly": ["wrk"]}
-    with pytest.raises(MatrixError, match=r"tools\.nightly\.\[key\]: Input should be 'quick'"):
+    with pytest.raises(
+        MatrixError, match=r"tools\.nightly\.\[key\]: 'nightly' is neither quick nor full"
+    ):
         parse_matrix(raw)
 
 

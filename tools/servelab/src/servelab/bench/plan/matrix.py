@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from servelab.bench.errors import BenchError
 from servelab.bench.load.shape import Load, parse_load
@@ -14,46 +14,13 @@ from servelab.bench.load.tools import ToolError, check_shape
 from servelab.bench.report.ratios import GoalSpec, Part, RatioSpec, Side
 from servelab.spec import matrix as spec
 from servelab.spec.family import SpecError, family_dir, read_spec
-from servelab.spec.matrix import FORMS, STEADY, WORKERS_ENV, Payload, Stacks
+from servelab.spec.matrix import FORMS, STEADY, WORKERS_ENV, Endpoint, Payload, Stacks, Variant
 
 __all__ = ["WORKERS_ENV", "Cell", "Endpoint", "Matrix", "MatrixError", "Variant"]
 
 
 class MatrixError(BenchError):
     """The matrix is missing something or names something that does not exist."""
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    key: str
-    script: str
-    env: Mapping[str, str]
-    shape: str | None = None
-    # The tools its cells run after k6 (`tools = []`: none), instead of the variant's.
-    tools: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    profile: str
-    service: str
-    write_up: str | None
-    endpoints: Mapping[str, tuple[Endpoint, ...]]
-    workers: Mapping[str, tuple[int, ...]]
-    env: Mapping[str, str]
-    shape: str | None = None
-    # Server and k6 on disjoint CPUs (cpus.plan).
-    pin: bool = True
-    # The variant names its own worker counts: `--workers` leaves them alone.
-    own_workers: bool = False
-    # Load tools run beside k6 on each of its cells (spec.matrix.Tool), per form.
-    tools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    # The variable that carries the cell's number of processes (spec.matrix.Variant).
-    scale_env: str = WORKERS_ENV
-
-    def endpoints_for(self, form: str) -> tuple[Endpoint, ...]:
-        return self.endpoints.get(form, ())
 
 
 @dataclass(frozen=True)
@@ -89,6 +56,8 @@ class Matrix:
     goals: tuple[GoalSpec, ...]
     shapes: Mapping[str, Mapping[str, Load]]
     settings: Mapping[str, Mapping[str, str]]
+    # Each endpoint group's cells' endpoints: one per swept rate or VUs, steady twins last.
+    groups: Mapping[str, tuple[Endpoint, ...]]
     notes: str = ""
     # The per-server tables' columns (report.COLUMNS) instead of the default set.
     columns: tuple[str, ...] = ()
@@ -102,9 +71,13 @@ class Matrix:
     def with_workers(self, counts: Sequence[int]) -> Matrix:
         """The matrix with `counts` workers in every form for each variant that takes the
         matrix's worker counts; variants that name their own keep them."""
-        chosen = dict.fromkeys(FORMS, tuple(counts))
-        variants = (v if v.own_workers else replace(v, workers=chosen) for v in self.variants)
+        chosen = {"workers": dict.fromkeys(FORMS, tuple(counts))}
+        variants = (v if v.own_workers else v.model_copy(update=chosen) for v in self.variants)
         return replace(self, variants=tuple(variants))
+
+    def endpoints(self, variant: Variant, form: str) -> tuple[Endpoint, ...]:
+        """The endpoints `variant` runs in `form`, in its groups' order."""
+        return tuple(e for group in variant.endpoints.get(form, ()) for e in self.groups[group])
 
     def load(self, form: str, shape: str | None = None) -> Load:
         """The form's default load, or that of the named shape."""
@@ -118,7 +91,7 @@ class Matrix:
         """Every cell of `form`, fewer workers first. Variants take turns endpoint by
         endpoint, so that a drift in the machine's state during the run touches every
         variant alike instead of the ones that happen to run last."""
-        keys = dict.fromkeys(e.key for v in self.variants for e in v.endpoints_for(form))
+        keys = dict.fromkeys(e.key for v in self.variants for e in self.endpoints(v, form))
         workers = sorted({w for variant in self.variants for w in variant.workers.get(form, ())})
         settings = self.settings.get(form, {})
         return [
@@ -134,12 +107,11 @@ class Matrix:
             for key in keys
             for variant in self.variants
             if count in variant.workers.get(form, ())
-            for endpoint in variant.endpoints_for(form)
+            for endpoint in self.endpoints(variant, form)
             if endpoint.key == key
         ]
 
 
-T = TypeVar("T")
 # A load table per form, as parse_load reads them.
 Tables = dict[str, dict[str, Any]]
 
@@ -155,13 +127,12 @@ def _loads(tables: Tables, where: str, shape: str = "wrk") -> dict[str, Load]:
         raise MatrixError(str(error)) from error
 
 
-def _swept(item: spec.Endpoint, load: Tables, shapes: dict[str, Tables]) -> list[Endpoint]:
+def _swept(item: Endpoint, load: Tables, shapes: dict[str, Tables]) -> list[Endpoint]:
     """The endpoint's cells: one, or one per swept rate or VUs, each with the load shape it
     needs (added to `shapes`): the endpoint's shape (or the matrix's load) with `rate` or
     `vus` set."""
-    endpoint = Endpoint(item.key, item.script, item.env, item.shape, item.tools)
     if not (item.rates or item.vus):
-        return [endpoint]
+        return [item]
     swept, label = ("rate", "{key} @{value}/s") if item.rates else ("vus", "{key} c{value}")
     base = shapes[item.shape] if item.shape is not None else load
     # The base table's shape unless it names one, as parse_load reads it.
@@ -172,7 +143,8 @@ def _swept(item: spec.Endpoint, load: Tables, shapes: dict[str, Tables]) -> list
     for value in item.rates or item.vus:
         name = f"{prefix or 'vus'}-{value}"
         shapes.setdefault(name, {f: {"shape": kind, **t, swept: value} for f, t in base.items()})
-        cells.append(replace(endpoint, key=label.format(key=item.key, value=value), shape=name))
+        key = label.format(key=item.key, value=value)
+        cells.append(item.model_copy(update={"key": key, "shape": name}))
     return cells
 
 
@@ -182,47 +154,15 @@ def _groups(
     """Each endpoint group's cells, its steady endpoints' twins at [shapes.steady]'s rate
     (no extra tools) after the others."""
     rate = spec.steady_rate(matrix.shapes)
-    return {
-        name: (
-            *(cell for item in items for cell in _swept(item, load, shapes)),
-            *(
-                Endpoint(f"{i.key} @{rate}/s", i.script, i.env, STEADY, ())
-                for i in items
-                if i.steady
-            ),
-        )
-        for name, items in matrix.endpoints.items()
-    }
-
-
-def _forms(table: Mapping[spec.Form, T]) -> dict[str, T]:
-    return {form: value for form, value in table.items()}
-
-
-def _variant(
-    name: str,
-    variant: spec.Variant,
-    matrix: spec.Matrix,
-    groups: Mapping[str, tuple[Endpoint, ...]],
-) -> Variant:
-    """A variant; `workers`, `pin` and `tools` are the matrix's, unless it names its own."""
-    return Variant(
-        name=name,
-        profile=variant.profile,
-        service=variant.service,
-        write_up=variant.write_up,
-        endpoints={
-            form: tuple(e for group in names for e in groups[group])
-            for form, names in variant.endpoints.items()
-        },
-        workers=_forms(matrix.workers or {} if variant.workers is None else variant.workers),
-        env=variant.env,
-        shape=variant.shape,
-        pin=matrix.pin if variant.pin is None else variant.pin,
-        own_workers=variant.workers is not None,
-        tools=_forms(matrix.tools if variant.tools is None else variant.tools),
-        scale_env=variant.scale_env,
-    )
+    groups = {}
+    for name, items in matrix.endpoints.items():
+        cells = [cell for item in items for cell in _swept(item, load, shapes)]
+        twin = {"shape": STEADY, "tools": ()}
+        steady = [
+            i.model_copy(update={**twin, "key": f"{i.key} @{rate}/s"}) for i in items if i.steady
+        ]
+        groups[name] = (*cells, *steady)
+    return groups
 
 
 def _side(side: spec.Side) -> Side:
@@ -239,17 +179,14 @@ def _ratio(ratio: spec.Ratio) -> RatioSpec:
 
 def _goals(goal: spec.Goal) -> list[GoalSpec]:
     """The goal, or one per endpoint it lists, on the cells at its `rate`."""
-    each = (
-        [(goal.goal, goal.endpoint)]
-        if not goal.endpoints
-        else [
-            (f"{goal.goal}: {e}", f"{e} @{goal.rate}/s" if goal.rate else e) for e in goal.endpoints
-        ]
-    )
+    rate = f" @{goal.rate}/s" if goal.rate else ""
+    each: list[tuple[str, str | None]] = [
+        (f"{goal.goal}: {e}", f"{e}{rate}") for e in goal.endpoints
+    ]
     bounds = (goal.minimum, goal.maximum, goal.variants)
     return [
-        GoalSpec(name, goal.ratio, *bounds, endpoint, goal.workers, goal.best)
-        for name, endpoint in each
+        GoalSpec(name, goal.ratio, *bounds, at, goal.workers, goal.best)
+        for name, at in each or [(goal.goal, goal.endpoint)]
     ]
 
 
@@ -261,18 +198,19 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         raise MatrixError(str(error)) from error
     load = _tables(found.load)
     shapes = {name: _tables(tables) for name, tables in found.shapes.items()}
-    groups = _groups(found, load, shapes)
+    groups = _groups(found, load, shapes)  # adds the shapes its sweeps need
     matrix = Matrix(
         family=found.family,
         title=found.title or found.family,
         write_up=found.write_up,
         payload=found.payload,
         loads=_loads(load, "load"),
-        variants=tuple(_variant(name, v, found, groups) for name, v in found.variants.items()),
+        variants=tuple(found.variants.values()),
         ratios=tuple(_ratio(ratio) for ratio in found.ratios),
         goals=tuple(each for goal in found.goals for each in _goals(goal)),
         shapes={name: _loads(tables, f"shapes.{name}", name) for name, tables in shapes.items()},
-        settings=_forms(found.settings),
+        settings=found.settings,
+        groups=groups,
         notes=notes.strip(),
         columns=found.report.columns,
         stacks=found.stacks,
