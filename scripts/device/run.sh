@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, from a copy of the working tree with .device-bundle/ beside it, in one
 # command of under 9 minutes: installs the bundle's wheels into a private folder, then runs
-# the health-code device matrix (`[device]` of loadtests/families/health-code/) and the
+# the health-code device matrix (`[device]` of loadtests/families/health-code.toml) and the
 # accuracy check, writing health-code.gpu.json to $OUT (default .servelab/device). Then, here:
 #   servelab report <that folder>/health-code.gpu.json   # -> docs/results/health-code.gpu.md
 #

@@ -1,4 +1,4 @@
-"""The benchmark's static cells (loadtests/families/entryeditor/bench.toml, variant web) in small:
+"""The benchmark's static cells (loadtests/families/entryeditor.toml, variant web) in small:
 loadtests/entryeditor.js loads index.html and the main script it names from the web front
 end's nginx, every answer a 2xx of the right type under the script's thresholds."""
 

@@ -36,7 +36,7 @@ def stack(starts_servers: None) -> Iterator[Stack]:
             "CORPUS_LIMIT": "1500",
             "WEB_CONCURRENCY": "2",
             "WEB_THREADS": "4",
-            # As loadtests/families/entryeditor/bench.toml: execute and init are writes, which
+            # As loadtests/families/entryeditor.toml: execute and init are writes, which
             # nginx would otherwise limit to 10 a second (docs/security.md).
             "WRITE_RATE_LIMIT": "1000000r/s",
             "WRITE_BURST": "1000000",

@@ -1,4 +1,4 @@
-"""The families' reliability targets as data (loadtests/families/<family>/reliability.toml,
+"""The families' reliability targets as data (loadtests/families/<family>.toml,
 servelab.spec.reliability): every shipped one valid, a variant named that the family's
 matrix lacks one line, and `servelab outage --all` running the drills it always ran."""
 
@@ -52,10 +52,9 @@ max_vus = 300
 
 def family(tmp_path: Path, reliability_toml: str) -> Path:
     """A project whose one family, hello, has MATRIX and `reliability_toml`."""
-    directory = tmp_path / "loadtests" / "families" / "hello"
+    directory = tmp_path / "loadtests" / "families"
     directory.mkdir(parents=True)
-    (directory / "bench.toml").write_text(MATRIX)
-    (directory / "reliability.toml").write_text(textwrap.dedent(reliability_toml))
+    (directory / "hello.toml").write_text(MATRIX + textwrap.dedent(reliability_toml))
     return tmp_path
 
 
@@ -128,7 +127,7 @@ def test_a_target_naming_a_variant_the_family_lacks_is_one_line(tmp_path: Path, 
 
 def test_a_bad_value_is_one_line_naming_its_key(tmp_path: Path) -> None:
     table = '[drills.d]\nvariant = "uvicorn"\nendpoint = "/"\nrate = 1\nduration_s = "x"\n'
-    with pytest.raises(SpecError, match=r"^hello reliability.toml: drills.d.duration_s: "):
+    with pytest.raises(SpecError, match=r"^hello.toml: drills.d.duration_s: "):
         reliability(family(tmp_path, table), "hello")
 
 

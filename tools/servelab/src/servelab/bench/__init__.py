@@ -1,6 +1,6 @@
 """`servelab bench <family>` and `servelab report <family>`.
 
-run_bench runs the family's matrix (loadtests/families/<family>/bench.toml) and writes
+run_bench runs the family's matrix (loadtests/families/<family>.toml) and writes
 docs/results/<family>.json, .md and charts; render_report writes the .md and charts
 again from the saved .json.
 """

@@ -1,5 +1,5 @@
 """The health-code family's run on a machine with an NVIDIA GPU: `[device]` of its spec
-(loadtests/families/health-code/device.toml), its variants, loads and accuracy checks, each
+(`[device]` of loadtests/families/health-code.toml), its variants, loads and accuracy checks, each
 sized per form (`device`: the GPU machine; `smoke`: the same in miniature, on the CPU)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Reading a family's spec: every TOML file of loadtests/families/<family>/ joined into one
-table (each file holds its own top-level keys), and a part of it validated by its model,
-a bad value being one line that names the family, the key and what is wrong."""
+"""Reading a family's spec: loadtests/families/<family>.toml, one table holding the family's
+matrix, questions, reliability targets and GPU-machine variants, and a part of it validated
+by its model, a bad value being one line that names the family, the key and what is wrong."""
 
 from __future__ import annotations
 
@@ -30,33 +30,31 @@ def families_dir(project_dir: Path) -> Path:
     return project_dir / FAMILIES
 
 
-def family_dir(project_dir: Path, family: str) -> Path:
-    return families_dir(project_dir) / family
+def spec_file(project_dir: Path, family: str) -> Path:
+    return families_dir(project_dir) / f"{family}.toml"
+
+
+def notes_file(project_dir: Path, family: str) -> Path:
+    """The family's report notes (Markdown), beside its spec."""
+    return families_dir(project_dir) / f"{family}.md"
 
 
 def families(project_dir: Path) -> list[str]:
     """Every family with a spec."""
-    return sorted(p.name for p in families_dir(project_dir).iterdir() if p.is_dir())
+    return sorted(path.stem for path in families_dir(project_dir).glob("*.toml"))
 
 
 def read_spec(project_dir: Path, family: str) -> dict[str, Any]:
-    """The family's whole spec as one table; SpecError if there is none or two of its files
-    define the same top-level key."""
-    directory = family_dir(project_dir, family)
-    if not directory.is_dir():
+    """The family's whole spec; SpecError if there is none or it is not TOML."""
+    path = spec_file(project_dir, family)
+    if not path.is_file():
         known = ", ".join(families(project_dir)) or "none"
         raise SpecError(f"no family {family!r} (known: {known})")
-    joined: dict[str, Any] = {}
-    for path in sorted(directory.glob("*.toml")):
-        try:
-            with path.open("rb") as file:
-                data = tomllib.load(file)
-        except tomllib.TOMLDecodeError as error:
-            raise SpecError(f"{path}: {error}") from error
-        if twice := joined.keys() & data.keys():
-            raise SpecError(f"{path}: {', '.join(sorted(twice))} defined twice in {directory}")
-        joined.update(data)
-    return joined
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{path}: {error}") from error
 
 
 def validate(model: type[M], data: Any, where: str) -> M:

@@ -1,4 +1,4 @@
-"""A family's benchmark matrix (bench.toml of loadtests/families/<family>/): variants x
+"""A family's benchmark matrix (loadtests/families/<family>.toml): variants x
 workers x endpoint groups, the load shapes, the settings of every server, the ratios the
 report computes and the goals stated on them.
 

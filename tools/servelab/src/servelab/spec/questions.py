@@ -1,4 +1,4 @@
-"""The write-up's questions a family's runs answer (questions.toml): each names its rule,
+"""The write-up's questions a family's runs answer (the `[[questions]]` of loadtests/families/<family>.toml): each names its rule,
 what the rule reads (the matrix's ratios, or an endpoint's cells), the write-up's own
 answer, why ours may differ and what a bigger machine changes. A text written `"{name}"`
 stands for the family's `[question_texts]` entry `name`."""
@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from servelab.spec.family import Spec, SpecError, family_dir, read_spec, validate
+from servelab.spec.family import Spec, SpecError, read_spec, spec_file, validate
 
 _TEXT = re.compile(r"\{(\w+)\}")
 
@@ -104,7 +104,7 @@ def load_questions(project_dir: Path, family: str) -> tuple[Question, ...]:
     """The family's questions, in the order they are asked; SpecError where one is invalid
     or reads a ratio the family's matrix lacks."""
     spec = read_spec(project_dir, family)
-    where = f"{family_dir(project_dir, family) / 'questions.toml'}"
+    where = str(spec_file(project_dir, family))
     texts = spec.get("question_texts", {})
     raw = [
         _expanded(question, texts, f"{where}: questions.{index}")

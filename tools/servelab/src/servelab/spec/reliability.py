@@ -1,4 +1,4 @@
-"""A family's reliability targets (loadtests/families/<family>/reliability.toml): its outage
+"""A family's reliability targets (loadtests/families/<family>.toml): its outage
 drills, and what `servelab fuzz`, `servelab soak` and `servelab probe coldstart` run on it.
 
 A target names one of the family's bench variants (`variant`: the matrix's
@@ -235,7 +235,7 @@ def reliability(project_dir: Path, family: str) -> Reliability:
     SpecError (one line) for a bad one."""
     spec = read_spec(project_dir, family)
     variants = spec.get("variants", {})
-    where = f"{family} reliability.toml"
+    where = f"{family}.toml"
     drills = {
         name: _stack({"title": name, **raw, "name": name}, variants, f"{where}: drills.{name}")
         for name, raw in spec.get("drills", {}).items()

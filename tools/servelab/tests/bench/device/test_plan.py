@@ -62,10 +62,9 @@ requests = { device = 8, smoke = 2 }
 
 
 def _project(tmp_path: Path, variants: str) -> Path:
-    family = tmp_path / "loadtests" / "families" / "health-code"
+    family = tmp_path / "loadtests" / "families"
     family.mkdir(parents=True)
-    (family / "bench.toml").write_text(BENCH)
-    (family / "device.toml").write_text(DEVICE + variants)
+    (family / "health-code.toml").write_text(BENCH + DEVICE + variants)
     return tmp_path
 
 

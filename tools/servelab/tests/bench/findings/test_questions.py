@@ -1,4 +1,4 @@
-"""Each family's questions.toml validates, and a question that reads what its family's
+"""Each family's [[questions]] validate, and a question that reads what its family's
 matrix lacks, or a shared text that is not there, is an error naming the question."""
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ endpoint = "hey /async"
 
 
 def _family(tmp_path: Path, ratio: str, bench: str = BENCH) -> Path:
-    folder = tmp_path / "loadtests" / "families" / "toy"
+    folder = tmp_path / "loadtests" / "families"
     folder.mkdir(parents=True)
-    (folder / "bench.toml").write_text(textwrap.dedent(bench))
-    (folder / "questions.toml").write_text(QUESTIONS.format(ratio=f'"{ratio}"'))
+    spec = textwrap.dedent(bench) + QUESTIONS.format(ratio=f'"{ratio}"')
+    (folder / "toy.toml").write_text(spec)
     return tmp_path
 
 
@@ -76,7 +76,7 @@ def test_a_question_reading_a_ratio_the_matrix_lacks_is_an_error_naming_it(
 
 def test_a_missing_shared_text_or_an_unknown_rule_is_an_error(tmp_path: Path) -> None:
     project = _family(tmp_path, "stream/buffer upload")
-    questions = project / "loadtests" / "families" / "toy" / "questions.toml"
+    questions = project / "loadtests" / "families" / "toy.toml"
     text = questions.read_text()
     questions.write_text(text.replace('"{carries}"', '"{nowhere}"'))
     with pytest.raises(SpecError, match=r"questions\.0\.bigger: no question_texts\.nowhere"):

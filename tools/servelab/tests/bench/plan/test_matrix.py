@@ -23,7 +23,7 @@ def _ratio(raw: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def _raw(project_root: Path) -> dict[str, Any]:
-    with (project_root / "loadtests" / "families" / "files" / "bench.toml").open("rb") as file:
+    with (project_root / "loadtests" / "families" / "files.toml").open("rb") as file:
         return tomllib.load(file)
 
 

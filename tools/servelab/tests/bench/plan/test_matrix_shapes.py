@@ -270,15 +270,15 @@ def test_a_goal_over_endpoints_is_one_goal_per_endpoint_at_its_rate() -> None:
 
 
 def test_the_report_notes_are_the_markdown_file_beside_the_matrix(tmp_path: Path) -> None:
-    family = tmp_path / "loadtests" / "families" / "demo"
+    family = tmp_path / "loadtests" / "families"
     family.mkdir(parents=True)
-    (family / "bench.toml").write_text(
+    (family / "demo.toml").write_text(
         'family = "demo"\nwrite_up = "w.toml"\n[load]\nvus = 1\nduration_s = 1\n'
         '[variants.v]\nprofile = "p"\nservice = "s"\nendpoints = "e"\n'
         'workers = { quick = [1] }\n[[endpoints.e]]\nkey = "a"\nscript = "a.js"\n'
     )
     assert load_matrix(tmp_path, "demo").notes == ""
-    (family / "notes.md").write_text("\n**Why.** Because.\n")
+    (family / "demo.md").write_text("\n**Why.** Because.\n")
     assert load_matrix(tmp_path, "demo").notes == "**Why.** Because."
 
 

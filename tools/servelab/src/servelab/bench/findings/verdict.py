@@ -23,7 +23,7 @@ from servelab.bench.plan.matrix import Matrix
 from servelab.bench.report.ratios import RatioSpec
 from servelab.bench.report.results import BenchRun
 from servelab.project import find_project_dir
-from servelab.spec.family import families, family_dir
+from servelab.spec.family import families, spec_file
 from servelab.spec.questions import (
     Cheapest,
     Choice,
@@ -255,7 +255,7 @@ class _Questions(Mapping[str, tuple[Question, ...]]):
 
     def __getitem__(self, family: str) -> tuple[Question, ...]:
         project_dir = find_project_dir()
-        if not family_dir(project_dir, family).is_dir():
+        if not spec_file(project_dir, family).is_file():
             raise KeyError(family)
         return load_questions(project_dir, family)
 

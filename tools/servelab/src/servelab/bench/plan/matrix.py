@@ -13,7 +13,7 @@ from servelab.bench.load.shape import Load, parse_load
 from servelab.bench.load.tools import ToolError, check_shape
 from servelab.bench.report.ratios import GoalSpec, Part, RatioSpec, Side
 from servelab.spec import matrix as spec
-from servelab.spec.family import SpecError, family_dir, read_spec
+from servelab.spec.family import SpecError, notes_file, read_spec
 from servelab.spec.matrix import FORMS, STEADY, WORKERS_ENV, Endpoint, Payload, Stacks, Variant
 
 __all__ = ["WORKERS_ENV", "Cell", "Endpoint", "Matrix", "MatrixError", "Variant"]
@@ -226,10 +226,10 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
 
 
 def load_matrix(project_dir: Path, family: str) -> Matrix:
-    """The family's matrix, read from its spec (loadtests/families/<family>/)."""
+    """The family's matrix, read from its spec (loadtests/families/<family>.toml)."""
     try:
         table = read_spec(project_dir, family)
     except SpecError as error:
         raise MatrixError(str(error)) from error
-    notes = family_dir(project_dir, family) / "notes.md"
+    notes = notes_file(project_dir, family)
     return parse_matrix(table, notes.read_text() if notes.is_file() else "")

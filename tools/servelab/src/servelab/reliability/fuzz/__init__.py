@@ -1,5 +1,5 @@
 """`servelab fuzz <family>`: every bad input tried against every stack of a family's
-[fuzz] (loadtests/families/<family>/reliability.toml).
+[fuzz] (loadtests/families/<family>.toml).
 
 Two kinds of case run against each target (an app server alone, or nginx in front of one):
 property-based requests from the service's OpenAPI schema (schemathesis and all its checks),

@@ -93,6 +93,26 @@ def exchange(
     return Answer(status, headers, body, elapsed, hung=hung and status is None)
 
 
+def head_then_get(
+    port: int, target: str, timeout_s: float = ANSWER_TIMEOUT_S
+) -> tuple[Answer, Answer]:
+    """A HEAD and a GET of `target` sent at once on one connection, and their answers: the
+    GET's must follow the HEAD's headers, with no body between and the connection kept."""
+    started = time.monotonic()
+    request = (
+        f"HEAD {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    received = bytearray()
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as sock:
+        sock.sendall(request.encode())
+        while chunk := sock.recv(65536):
+            received += chunk
+    elapsed = time.monotonic() - started
+    head, separator, rest = bytes(received).partition(b"\r\n\r\n")
+    return Answer(*parse_answer(head + separator), elapsed), Answer(*parse_answer(rest), elapsed)
+
+
 def _complete(data: bytes) -> bool:
     """A whole answer with a Content-Length has arrived (keep-alive servers may not close)."""
     head, sep, body = data.partition(b"\r\n\r\n")

@@ -1,4 +1,4 @@
-"""An outage drill (`[drills.<drill>]` of a family's reliability.toml,
+"""An outage drill (`[drills.<drill>]` of loadtests/families/<family>.toml,
 servelab.spec.reliability.Drill): finding it by name, and k6's environment for it."""
 
 from __future__ import annotations
