@@ -105,7 +105,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     measure = commands.add_parser(
         "bench", help="run benchmark matrices and write docs/results/<family>.md"
     )
-    measure.add_argument("family", nargs="*", help="loadtests/families/<family>.toml (default: all)")
+    measure.add_argument(
+        "family", nargs="*", help="loadtests/families/<family>.toml (default: all)"
+    )
     form = measure.add_mutually_exclusive_group()
     form.add_argument(
         "--quick", dest="quick", action="store_true", default=True, help="short cells (default)"

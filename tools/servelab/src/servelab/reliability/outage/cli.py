@@ -44,9 +44,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="kill, stop, restart or reload part of a stack under constant load; "
         "write docs/results/outage-<drill>.md",
     )
-    drill.add_argument(
-        "drill", nargs="*", help="a [drills.<drill>] of loadtests/families/*.toml"
-    )
+    drill.add_argument("drill", nargs="*", help="a [drills.<drill>] of loadtests/families/*.toml")
     drill.add_argument("--kind", choices=KINDS, help="every drill of this kind")
     drill.add_argument("--all", action="store_true", help="every drill")
     drill.set_defaults(handler=outage)

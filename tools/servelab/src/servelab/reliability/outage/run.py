@@ -102,4 +102,3 @@ def execute(project_dir: Path, drill: Drill) -> Ran:
     answers = read_answers(answers_csv)
     command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
     return Ran(answers, analyse(answers, events), events, acted, command)
-
