@@ -1,7 +1,8 @@
 """The write-up's questions a family's runs answer (`[[questions]]` of
-loadtests/families/<family>.toml): each names its rule, what the rule reads (the matrix's ratios, or an endpoint's cells), the write-up's own
-answer, why ours may differ and what a bigger machine changes. A text written `"{name}"`
-stands for the family's `[question_texts]` entry `name`."""
+loadtests/families/<family>.toml): each names its rule, what the rule reads (the matrix's
+ratios, or an endpoint's cells), the write-up's own answer, why ours may differ and what a
+bigger machine changes. A text written `"{name}"` stands for the family's
+`[question_texts]` entry `name`."""
 
 from __future__ import annotations
 
