@@ -19,7 +19,9 @@ from PIL import Image
 
 from servelab.cli import main
 from servelab.project import find_project_dir
-from servelab.reliability import Section, Verdict, render_reliability
+from servelab.reliability.rows import Section
+from servelab.reliability.rows import Verdict
+from servelab.reliability.report import render_reliability
 from servelab.reliability.fuzz import schema
 from servelab.reliability.fuzz.cases import (
     BIG_ID,
@@ -49,6 +51,7 @@ from servelab.reliability.fuzz.run import FuzzOptions, case_probes
 from servelab.reliability.fuzz.schema import SchemaRunError, read_report, schemathesis_argv
 from servelab.spec.reliability import chosen
 from servelab.stack.compose import load_project
+from servelab.testing.markdown import unpadded
 
 FAMILIES = chosen(find_project_dir(Path(__file__)), lambda spec: spec.fuzz, "fuzz")
 FILES = FAMILIES["files"]
@@ -193,7 +196,7 @@ def test_the_decompression_ratio_row_is_judged_and_rendered(status: int, verdict
         probes = list(case_probes("health-code-uvicorn (uvicorn)", port, cases))
     section = Section("fuzz-health-code", "Fuzz: health-code", "fuzz", "now", "here", probes)
 
-    page = render_reliability([section])
+    page = unpadded(render_reliability([section]))
 
     assert [probe.probe for probe in probes] == ["decompression ratio"]
     assert probes[0].verdict is (Verdict.PASS if status == 413 else Verdict.FAIL)

@@ -8,10 +8,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from servelab.reliability import Verdict, render_reliability
+from servelab.reliability.rows import Verdict
+from servelab.reliability.report import render_reliability
 from servelab.reliability.fuzz.memory import CeilingWatch, Container, Peak, memory_probe
 from servelab.reliability.rows import Section
 from servelab.stack import groups
+from servelab.testing.markdown import unpadded
 
 # Holds 200 MiB (every page written) for a second when told to, frees it, and says so.
 _SPIKE = """
@@ -85,7 +87,7 @@ def test_the_memory_row_is_rendered_in_its_fuzz_section() -> None:
         "test machine",
         [memory_probe("health-code-replicas (nginx + uvicorn)", peaks)],
     )
-    page = render_reliability([section])
+    page = unpadded(render_reliability([section]))
     assert (
         "| memory under the recipe's limit | health-code-replicas (nginx + uvicorn) | "
         "every process group's peak summed PSS, sampled every 0.25 s while the cases ran, "

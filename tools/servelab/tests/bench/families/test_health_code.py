@@ -16,6 +16,7 @@ from servelab.bench.report.ratios import RatioSpec, Side, ratio_values
 from servelab.bench.report.results import run_from_json
 from servelab.bench.report.writeup import load_write_up
 from servelab.stack.compose import load_project
+from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
 
 AB = Load(vus=20, shape="ab", iterations=200, max_duration_s=600)
@@ -183,7 +184,7 @@ def test_the_report_shows_abs_table_the_goals_and_that_the_gpu_was_not_measured(
     ]
     run = run_from_json(run_record("health-code", cells[0]["load"], cells, k6_command="k6 run ..."))
     matrix = load_matrix(project_root, "health-code")
-    text = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
+    text = unpadded(render(run, matrix, load_write_up(project_root / matrix.write_up), {}))
     assert (
         "| p50 ms | p66 ms | p75 ms | p80 ms | p90 ms | p95 ms | p98 ms | p99 ms | max ms |" in text
     )

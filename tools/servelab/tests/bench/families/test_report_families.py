@@ -15,6 +15,7 @@ from servelab.bench.report.charts import write_charts
 from servelab.bench.report.markdown import render
 from servelab.bench.report.results import run_from_json
 from servelab.bench.report.writeup import load_write_up
+from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
 
 HEY = {"vus": 1000, "shape": "hey", "iterations": 1, "max_duration_s": 90.0}
@@ -92,9 +93,8 @@ WAIT_RUN = _run(
 @pytest.fixture
 def wait_markdown(project_root: Path) -> str:
     matrix = load_matrix(project_root, "wait")
-    return render(
-        run_from_json(WAIT_RUN), matrix, load_write_up(project_root / matrix.write_up), {}
-    )
+    write_up = load_write_up(project_root / matrix.write_up)
+    return unpadded(render(run_from_json(WAIT_RUN), matrix, write_up, {}))
 
 
 def test_goals_bounded_from_above_and_within_a_band(wait_markdown: str) -> None:
@@ -186,7 +186,8 @@ def test_hello_sets_socket_errors_beside_the_write_ups(project_root: Path) -> No
         ],
     )
     matrix = load_matrix(project_root, "hello")
-    markdown = render(run_from_json(run), matrix, load_write_up(project_root / matrix.write_up), {})
+    write_up = load_write_up(project_root / matrix.write_up)
+    markdown = unpadded(render(run_from_json(run), matrix, write_up, {}))
     assert "| total s |" not in markdown
     assert (
         "| GET /hello | write-up, 8 workers | 15808 | 525.96 | — | — | 77.05 | — | — | — | — "
@@ -214,7 +215,8 @@ def test_rounds_and_cpu_steal_are_reported(project_root: Path) -> None:
     }
     run = {**_run("hello", WRK, [cell]), "rounds": 2}
     matrix = load_matrix(project_root, "hello")
-    markdown = render(run_from_json(run), matrix, load_write_up(project_root / matrix.write_up), {})
+    write_up = load_write_up(project_root / matrix.write_up)
+    markdown = unpadded(render(run_from_json(run), matrix, write_up, {}))
     assert "a shape with rounds measures each of its cells that many times" in markdown
     assert "the median server CPU per request (the lower of two" in markdown
     assert "| 120 (120-150) |" in markdown

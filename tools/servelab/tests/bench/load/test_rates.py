@@ -17,6 +17,7 @@ from servelab.bench.report.markdown import render
 from servelab.bench.report.results import BenchRun, run_from_json
 from servelab.bench.report.writeup import load_write_up
 from servelab.stack.compose import load_project
+from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
 
 VEGETA = {"shape": "vegeta", "rate": 1000, "vus": 500, "max_vus": 1000, "duration_s": 5}
@@ -244,7 +245,7 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(
         ]
     )
     matrix = load_matrix(project_root, "entryeditor")
-    markdown = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
+    markdown = unpadded(render(run, matrix, load_write_up(project_root / matrix.write_up), {}))
     assert (
         "| endpoint | run | load | requests | duration s | req/s | CPU µs/req | success | mean ms "
         "| p95 ms | p99 ms | max ms | errors (by status) | dropped | DB conns (peak) "
@@ -288,7 +289,7 @@ def test_goals_give_times_and_rates_with_their_units(project_root: Path) -> None
         ]
     )
     matrix = load_matrix(project_root, "entryeditor")
-    markdown = render(run, matrix, load_write_up(project_root / matrix.write_up), {})
+    markdown = unpadded(render(run, matrix, load_write_up(project_root / matrix.write_up), {}))
     assert "| 4.61 ms (uwsgi (list @100/s), 4 workers; needs ≤ 100 ms) | 1 of 1 | met |" in (
         markdown
     )

@@ -1,39 +1,27 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from servelab.bench import BenchError, render_report, results_path
+from servelab.bench.errors import BenchError
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.charts import write_charts
 from servelab.bench.report.markdown import render as render_padded
 from servelab.bench.report.results import load_run, run_from_json, save_run
 from servelab.bench.report.writeup import load_write_up
+from servelab.bench.run import render_report, results_path
+from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
 
 NO_ERRORS = {"connect": 0, "timeout": 0, "non_2xx": 0, "other": 0}
 
 
-def _unpadded(text: str) -> str:
-    """`text` with each Markdown table row's cells stripped of their padding, so that the
-    tests read what a table says, not how wide its columns are."""
-    lines = []
-    for line in text.splitlines():
-        if line.startswith("|") and line.endswith("|"):
-            cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
-            dashes = all(set(cell) == {"-"} for cell in cells)
-            line = "|---" * len(cells) + "|" if dashes else "| " + " | ".join(cells) + " |"
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
 def render(*args: Any) -> str:
-    return _unpadded(render_padded(*args))
+    return unpadded(render_padded(*args))
 
 
 def _cell(variant: str, endpoint: str, rps: float | None, **extra: Any) -> dict[str, Any]:
@@ -243,7 +231,7 @@ def test_render_report_rewrites_markdown_from_saved_results(
     results.write_text(json.dumps(RUN))
     report = render_report("files", project_dir=tmp_path)
     assert report == tmp_path / "docs" / "results" / "files.md"
-    text = _unpadded(report.read_text())
+    text = unpadded(report.read_text())
     assert "| stream/buffer upload | uvicorn | 2.00× |" in text
     assert (tmp_path / "docs" / "results" / "files" / "rps.png").is_file()
     # The write-up's uvicorn table at one worker, beside ours, as ratios.
@@ -259,11 +247,11 @@ def test_a_labelled_run_is_rendered_beside_its_results(project_root: Path, tmp_p
     saved.write_text(json.dumps(RUN))
     report = render_report(str(saved), project_dir=tmp_path)
     assert report == saved.with_suffix(".md")
-    assert "| stream/buffer upload | uvicorn | 2.00× |" in _unpadded(report.read_text())
+    assert "| stream/buffer upload | uvicorn | 2.00× |" in unpadded(report.read_text())
     assert (saved.parent / "files.big-box" / "rps.png").is_file()
     assert not (tmp_path / "docs" / "results" / "files.md").exists()
     # Its header names its own results and the commands that wrote and render them.
-    text = _unpadded(report.read_text())
+    text = unpadded(report.read_text())
     assert "Written by `servelab bench files --quick --label big-box`" in text
     assert (
         "`servelab report elsewhere/files.big-box.json` renders it again from "
