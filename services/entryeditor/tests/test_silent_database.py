@@ -17,7 +17,7 @@ from django.db import OperationalError, connection
 from entryeditor_service.database import unreachable
 from entryeditor_service.mariadb import deadline
 from entryeditor_service.mariadb.base import DatabaseWrapper
-from servelab.reliability.probe.proxy import Proxy
+from servelab.reliability.faults.proxy import Proxy
 from servelab.stack import databases
 
 

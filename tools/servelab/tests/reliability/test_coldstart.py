@@ -1,4 +1,4 @@
-"""The cold-start probe (servelab.reliability.probe.coldstart): what k6 saw read back and
+"""The cold-start probe (servelab.reliability.faults.coldstart): what k6 saw read back and
 judged, the section it writes, and one short run against a real stack started cold."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pytest
 
 from servelab.cli import main
 from servelab.project import find_project_dir
-from servelab.reliability import Probe, Verdict
-from servelab.reliability.probe import cli as probe_cli
-from servelab.reliability.probe import sections
-from servelab.reliability.probe.coldstart import ColdRun, coldstart_row, probe_target, targets
-from servelab.reliability.probe.k6_requests import read_requests
+from servelab.reliability.faults import cli as probe_cli
+from servelab.reliability.faults import sections
+from servelab.reliability.faults.coldstart import ColdRun, coldstart_row, probe_target, targets
+from servelab.reliability.faults.k6_requests import read_requests
+from servelab.reliability.rows import Row, Verdict
 
 HELLO_UVICORN = next(
     t for t in targets(find_project_dir(Path(__file__))) if t.label == "hello uvicorn"
@@ -115,9 +115,9 @@ def test_the_command_runs_the_families_named_for_the_seconds_given(
 ) -> None:
     asked: list[tuple[list[str], float]] = []
 
-    def fake(project_dir: Path, families: list[str], seconds: float) -> list[Probe]:
+    def fake(project_dir: Path, families: list[str], seconds: float) -> list[Row]:
         asked.append((list(families), seconds))
-        row = Probe("cold start", f"{families[0]} x", "all 2xx", "all 2xx", Verdict.PASS)
+        row = Row("cold start", f"{families[0]} x", "all 2xx", "all 2xx", Verdict.PASS)
         return [row]
 
     monkeypatch.setattr(sections, "probe_coldstart", fake)

@@ -19,9 +19,6 @@ from PIL import Image
 
 from servelab.cli import main
 from servelab.project import find_project_dir
-from servelab.reliability.rows import Section
-from servelab.reliability.rows import Verdict
-from servelab.reliability.report import render_reliability
 from servelab.reliability.fuzz import schema
 from servelab.reliability.fuzz.cases import (
     BIG_ID,
@@ -49,6 +46,8 @@ from servelab.reliability.fuzz.race import TRUNCATED, WRONG_STATUS, judge_downlo
 from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
 from servelab.reliability.fuzz.run import FuzzOptions, case_probes
 from servelab.reliability.fuzz.schema import SchemaRunError, read_report, schemathesis_argv
+from servelab.reliability.report import render_reliability
+from servelab.reliability.rows import Section, Verdict
 from servelab.spec.reliability import chosen
 from servelab.stack.compose import load_project
 from servelab.testing.markdown import unpadded

@@ -8,10 +8,9 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from servelab.reliability.rows import Verdict
-from servelab.reliability.report import render_reliability
 from servelab.reliability.fuzz.memory import CeilingWatch, Container, Peak, memory_probe
-from servelab.reliability.rows import Section
+from servelab.reliability.report import render_reliability
+from servelab.reliability.rows import Section, Verdict
 from servelab.stack import groups
 from servelab.testing.markdown import unpadded
 

@@ -9,11 +9,16 @@ from pathlib import Path
 import pytest
 
 from servelab.project import find_project_dir
-from servelab.reliability import Verdict
-from servelab.reliability.fuzz import FuzzOptions
 from servelab.reliability.fuzz.cases import decompression_ratio, hand_written, range_cases
 from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
-from servelab.reliability.fuzz.run import case_probes, schema_probe, slowloris_probe, stored_object
+from servelab.reliability.fuzz.run import (
+    FuzzOptions,
+    case_probes,
+    schema_probe,
+    slowloris_probe,
+    stored_object,
+)
+from servelab.reliability.rows import Verdict
 from servelab.spec.reliability import FuzzStack, chosen
 from servelab.stack import Stack
 

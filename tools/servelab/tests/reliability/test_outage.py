@@ -11,16 +11,8 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
-from servelab.reliability.outage import (
-    Answer,
-    DrillError,
-    Events,
-    analyse,
-    load_drill,
-    parse_drill,
-    read_answers,
-)
-from servelab.reliability.outage.drill import k6_env
+from servelab.reliability.outage.analysis import Answer, Events, analyse, read_answers
+from servelab.reliability.outage.drill import DrillError, k6_env, load_drill, parse_drill
 from servelab.reliability.outage.run import answers_argv, run_k6
 
 DRILL = {

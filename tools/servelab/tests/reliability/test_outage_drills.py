@@ -15,22 +15,15 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
-from servelab.reliability import Verdict
-from servelab.reliability.outage import (
-    KINDS,
-    Answer,
-    DrillError,
-    Loss,
-    drill_names,
-    load_drill,
-    loss,
-    parse_drill,
-)
 from servelab.reliability.outage.actions import Acted
-from servelab.reliability.outage.drill import k6_env
+from servelab.reliability.outage.analysis import Answer
+from servelab.reliability.outage.drill import KINDS, DrillError, k6_env, load_drill, parse_drill
+from servelab.reliability.outage.loss import Loss, loss
 from servelab.reliability.outage.procs import workers
+from servelab.reliability.outage.results import drill_names
 from servelab.reliability.outage.run import execute
 from servelab.reliability.outage.verdicts import judge
+from servelab.reliability.rows import Verdict
 
 BASE = {"profile": "p", "service": "s", "endpoint": "/x", "rate": 10, "duration_s": 10}
 

@@ -11,6 +11,7 @@ import pytest
 
 from servelab.bench.progress import clock
 from servelab.cli import main
+from servelab.reliability.faults import coldstart
 from servelab.reliability.fuzz.run import FuzzOptions
 from servelab.reliability.plan import (
     FUZZ_FORMS,
@@ -21,7 +22,6 @@ from servelab.reliability.plan import (
     soaks_s,
     suite_plan,
 )
-from servelab.reliability.probe import coldstart
 from servelab.reliability.soak.targets import soaks
 from servelab.spec.reliability import Fuzz, chosen
 

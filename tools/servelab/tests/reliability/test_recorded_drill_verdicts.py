@@ -12,9 +12,11 @@ from collections.abc import Mapping
 
 import pytest
 
-from servelab.reliability import Verdict
-from servelab.reliability.outage import Answer, Drill, Loss, loss, parse_drill
+from servelab.reliability.outage.analysis import Answer
+from servelab.reliability.outage.drill import Drill, parse_drill
+from servelab.reliability.outage.loss import Loss, loss
 from servelab.reliability.outage.verdicts import FAST_FAILURE_MS, WHOLE_AGAIN_S, judge
+from servelab.reliability.rows import Verdict
 
 # The action, in ms into the run.
 ACTION_MS = 5000.0

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from servelab.reliability import Verdict
 from servelab.reliability.fuzz import run
 from servelab.reliability.fuzz.cases import Case
 from servelab.reliability.fuzz.judge import (
@@ -30,6 +29,7 @@ from servelab.reliability.fuzz.race import TRUNCATED, RaceOutcome
 from servelab.reliability.fuzz.raw import Answer, parse_answer
 from servelab.reliability.fuzz.schema import SchemaOutcome, SchemaRunError
 from servelab.reliability.fuzz.slowloris import SlowlorisOutcome
+from servelab.reliability.rows import Verdict
 from servelab.spec.reliability import Fuzz, FuzzStack, FuzzTarget
 
 # Answers as servers sent them, byte for byte.

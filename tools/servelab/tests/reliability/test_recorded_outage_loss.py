@@ -11,8 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from servelab.reliability.outage import Answer, Events, analyse, loss, read_answers
-from servelab.reliability.outage.analysis import Window, per_second
+from servelab.reliability.outage.analysis import (
+    Answer,
+    Events,
+    Window,
+    analyse,
+    per_second,
+    read_answers,
+)
+from servelab.reliability.outage.loss import loss
 
 RECORDED = Path(__file__).parent / "data" / "sigterm-hello-answers.csv"
 # The recorded run's first request went out at T0; the signal at T0 + 1.05 s; the server

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from servelab.reliability import Probe, Verdict
+from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.soak.run import judge
 from servelab.reliability.soak.sampling import Sample
 from servelab.spec.reliability import Soak
@@ -51,7 +51,7 @@ def series(count: int = 20, /, **measures: Sequence[float]) -> list[Sample]:
     return samples
 
 
-def rows(probes: Sequence[Probe]) -> dict[str, Probe]:
+def rows(probes: Sequence[Row]) -> dict[str, Row]:
     """The rows by measure: `soak 60 s: memory (RSS)` -> `memory (RSS)`."""
     return {probe.probe.split(": ", 1)[1]: probe for probe in probes}
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from servelab.reliability import Probe, Verdict, load_sections, render_reliability, write_section
+from servelab.reliability.report import render_reliability
+from servelab.reliability.rows import Row, Verdict, load_sections, write_section
 
 
 def _cells(line: str) -> list[str]:
@@ -18,8 +19,8 @@ def _rows(page: str) -> list[list[str]]:
     return [_cells(line) for line in page.splitlines() if line.startswith("|")]
 
 
-def _probe(target: str, verdict: Verdict) -> Probe:
-    return Probe(
+def _probe(target: str, verdict: Verdict) -> Row:
+    return Row(
         probe="SIGKILL one worker under load",
         target=target,
         expected="whole again within 2 s",
@@ -59,8 +60,8 @@ def test_the_page_counts_and_marks_failures(tmp_path: Path) -> None:
     assert page.count("**fail**") == 1
 
 
-def _drill(target: str, failed: int, back_s: float) -> Probe:
-    return Probe(
+def _drill(target: str, failed: int, back_s: float) -> Row:
+    return Row(
         probe="SIGTERM (docker stop) under constant load",
         target=f"{target}: GET /hello at 100/s (drill sigterm-{target})",
         expected="new ones refused in under 0.5 s",

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
-from servelab.reliability import Verdict
-from servelab.reliability.soak import run, run_soak
-from servelab.reliability.soak.run import judge
+from servelab.reliability.rows import Verdict
+from servelab.reliability.soak import run
+from servelab.reliability.soak.run import judge, run_soak
 from servelab.reliability.soak.sampling import Sample
 from servelab.reliability.soak.targets import measured_capacity, soaks
 

@@ -9,7 +9,7 @@ from servelab.bench.progress import clock
 from servelab.project import find_project_dir
 from servelab.reliability.plan import announce, suite_plan
 from servelab.reliability.report import write_reliability
-from servelab.reliability.soak import FORMS as SOAK_FORMS
+from servelab.reliability.soak.run import FORMS as SOAK_FORMS
 
 
 def reliability(args: argparse.Namespace) -> int:

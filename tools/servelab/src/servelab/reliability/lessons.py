@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from servelab.markdown import table
-from servelab.reliability.rows import Probe, Section
+from servelab.reliability.rows import Row, Section
 
 # Each drill kind's lesson, in the order a deployer meets them.
 ADVICE: Mapping[str, str] = {
@@ -41,7 +41,7 @@ class _Loss:
         return f"{self.failed:,} of {self.answers:,}"
 
 
-def _loss(probe: Probe) -> _Loss | None:
+def _loss(probe: Row) -> _Loss | None:
     figures = probe.figures
     if "failed" not in figures or "answers" not in figures:
         return None

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.progress import clock
+from servelab.reliability.faults import coldstart, dependencies
+from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES
 from servelab.reliability.fuzz.run import FuzzOptions
 from servelab.reliability.outage.drill import DrillError, drills
-from servelab.reliability.probe import coldstart, dependencies
-from servelab.reliability.probe.sections import NEEDS_ROOT, PROBES
-from servelab.reliability.soak import FORMS as SOAK_FORMS
+from servelab.reliability.soak.run import FORMS as SOAK_FORMS
 from servelab.reliability.soak.targets import soaks
 from servelab.spec.reliability import Fuzz, chosen
 

@@ -1,4 +1,4 @@
-"""One row of the reliability report (`Probe`), and the sections they are saved in."""
+"""One row of the reliability report (`Row`), and the sections they are saved in."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True)
-class Probe:
+class Row:
     """What was tried against what, what the goal expects, what was seen, and the figures
     behind it (names with their unit: `failed`, `recovered_s`, `rss_growth_mib`)."""
 
@@ -42,7 +42,7 @@ class Section:
     command: str
     written: str
     machine: str
-    probes: Sequence[Probe]
+    probes: Sequence[Row]
     notes: str = ""
 
 
@@ -55,7 +55,7 @@ def write_section(
     name: str,
     title: str,
     command: str,
-    probes: Sequence[Probe],
+    probes: Sequence[Row],
     notes: str = "",
 ) -> Path:
     """Save a section (replacing the same section's last run); returns its JSON path."""
@@ -76,7 +76,7 @@ def write_section(
 
 def _section(raw: Mapping[str, Any]) -> Section:
     probes = [
-        Probe(
+        Row(
             probe=str(p["probe"]),
             target=str(p["target"]),
             expected=str(p["expected"]),

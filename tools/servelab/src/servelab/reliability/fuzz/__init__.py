@@ -9,9 +9,3 @@ of every process serving the target is sampled and its peak held against the rec
 memory limit. The verdicts go to docs/results/reliability/fuzz-<family>.json, one row per
 case class and target and one for its memory.
 """
-
-from __future__ import annotations
-
-from servelab.reliability.fuzz.run import FuzzError, FuzzOptions, run_fuzz
-
-__all__ = ["FuzzError", "FuzzOptions", "run_fuzz"]

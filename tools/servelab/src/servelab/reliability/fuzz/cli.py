@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from servelab.project import find_project_dir
-from servelab.reliability.fuzz import FuzzError, FuzzOptions, run_fuzz
+from servelab.reliability.fuzz.run import FuzzError, FuzzOptions, run_fuzz
 from servelab.reliability.plan import announce, fuzz_s
 from servelab.spec.family import SpecError
 from servelab.spec.reliability import chosen

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from servelab.bench.measure.memory import MemoryWatch
-from servelab.reliability.rows import Probe, Verdict
+from servelab.reliability.rows import Row, Verdict
 from servelab.stack import Stack
 
 INTERVAL_S = 0.25
@@ -111,12 +111,12 @@ class CeilingWatch:
         return [Peak(container, watch.peak) for container, watch in self._watches]
 
 
-def memory_probe(label: str, peaks: Sequence[Peak]) -> Probe:
+def memory_probe(label: str, peaks: Sequence[Peak]) -> Row:
     """The row: every container's peak against its recipe's limit, failing when one went
     past it (or none could be read); the figures are the container's closest to its limit."""
     over = [peak for peak in peaks if peak.over]
     closest = max(peaks, key=lambda peak: peak.share, default=None)
-    return Probe(
+    return Row(
         "memory under the recipe's limit",
         label,
         "every process group's peak summed PSS, sampled every "

@@ -1,6 +1,6 @@
 """Run a family's fuzz: each deploy variant started with the local runner, each target
 given the schema's cases, the hand-written ones and slowloris clients while the memory of
-what serves it is sampled; one Probe row per case class and target, and one for its memory
+what serves it is sampled; one Row row per case class and target, and one for its memory
 against the recipe's limit, saved as the reliability section `fuzz-<family>`."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from itertools import groupby
 from pathlib import Path
 
 from servelab.project import work_dir
-from servelab.reliability import Probe, Verdict, write_reliability, write_section
 from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
 from servelab.reliability.fuzz.judge import tally
 from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
@@ -22,6 +21,8 @@ from servelab.reliability.fuzz.race import OBJECT_BYTES, race
 from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S, exchange, request_bytes
 from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, schemathesis_argv
 from servelab.reliability.fuzz.slowloris import slowloris
+from servelab.reliability.report import write_reliability
+from servelab.reliability.rows import Row, Verdict, write_section
 from servelab.spec.reliability import Fuzz, FuzzTarget
 from servelab.stack import Stack, databases
 from servelab.stack.databases import scratch_database
@@ -89,7 +90,7 @@ def _verdict(ok: bool) -> Verdict:
 
 def schema_probe(
     target: FuzzTarget, port: int, token: str, options: FuzzOptions, work: Path
-) -> Probe:
+) -> Row:
     assert target.openapi is not None
     label = f"{target.service} ({target.server})"
     name = "schema: schemathesis, every check"
@@ -110,7 +111,7 @@ def schema_probe(
             work / f"{target.service}.schemathesis.log",
         )
     except SchemaRunError as error:
-        return Probe(name, label, expected, str(error), Verdict.FAIL)
+        return Row(name, label, expected, str(error), Verdict.FAIL)
     found = "; ".join(
         f"{code} ×{count} ({', '.join(operations[:2])}{', ...' if len(operations) > 2 else ''})"
         for code, count, operations in outcome.failures
@@ -123,7 +124,7 @@ def schema_probe(
         + (f": {found}" if found else "")
         + (f"; errors: {errors}" if errors else "")
     )
-    return Probe(
+    return Row(
         name,
         label,
         expected,
@@ -139,7 +140,7 @@ def schema_probe(
     )
 
 
-def case_probes(label: str, port: int, cases: list[Case]) -> Iterator[Probe]:
+def case_probes(label: str, port: int, cases: list[Case]) -> Iterator[Row]:
     """One row per case class: every case sent, every answer judged."""
     for klass, group in groupby(cases, key=lambda case: case.klass):
         results = [(case, exchange(port, case.request)) for case in group]
@@ -152,7 +153,7 @@ def case_probes(label: str, port: int, cases: list[Case]) -> Iterator[Probe]:
             if counted.failures
             else ""
         )
-        yield Probe(
+        yield Row(
             klass,
             label,
             f"within {ANSWER_TIMEOUT_S:.0f} s; no 5xx; a refusal is a JSON 4xx",
@@ -182,7 +183,7 @@ def stored_object(port: int, family: Fuzz, token: str) -> list[str]:
     return [path.format(id=object_id) for path in family.ids]
 
 
-def race_probe(label: str, port: int, family: Fuzz, token: str) -> Probe:
+def race_probe(label: str, port: int, family: Fuzz, token: str) -> Row:
     assert family.upload is not None
     outcome = race(port, family.upload, token)
     shown = "; ".join(outcome.failures[:_SHOWN_FAILURES])
@@ -191,7 +192,7 @@ def race_probe(label: str, port: int, family: Fuzz, token: str) -> Probe:
         f"{outcome.not_found} clean 404s"
         + (f". {len(outcome.failures)} failed: {shown}" if outcome.failures else "")
     )
-    return Probe(
+    return Row(
         "download racing a DELETE",
         label,
         f"every GET of a {OBJECT_BYTES >> 20} MiB object sent with its DELETE: every byte "
@@ -209,7 +210,7 @@ def race_probe(label: str, port: int, family: Fuzz, token: str) -> Probe:
     )
 
 
-def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Probe:
+def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Row:
     outcome = slowloris(port, path, window_s)
     ok = outcome.closed == outcome.slow_clients and outcome.others_served == outcome.others_asked
     observed = (
@@ -218,7 +219,7 @@ def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Probe:
         + f" in {window_s:.0f} s; {outcome.others_served} of {outcome.others_asked} "
         "other requests served meanwhile"
     )
-    return Probe(
+    return Row(
         "slowloris",
         label,
         f"{outcome.slow_clients} clients sending headers at 1 byte/s cut off within "
@@ -237,7 +238,7 @@ def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Probe:
 
 def fuzz_target(
     stack: Stack, family: Fuzz, target: FuzzTarget, options: FuzzOptions, work: Path
-) -> list[Probe]:
+) -> list[Row]:
     """Every case class against `target`, and the memory of what serves it meanwhile."""
     port = stack.port(target.service)
     label = f"{target.service} ({target.server})"
@@ -264,10 +265,10 @@ def _database(family: Fuzz) -> AbstractContextManager[str | None]:
     return scratch_database("ee_fuzz_") if family.database else nullcontext(None)
 
 
-def fuzz_family(project_dir: Path, family: Fuzz, options: FuzzOptions) -> list[Probe]:
+def fuzz_family(project_dir: Path, family: Fuzz, options: FuzzOptions) -> list[Row]:
     work = work_dir(project_dir, "fuzz", family.family)
     work.mkdir(parents=True, exist_ok=True)
-    probes: list[Probe] = []
+    probes: list[Row] = []
     with _database(family) as database, (work / "server.log").open("w") as server_log:
         for variant in family.stacks:
             env = dict(variant.env)

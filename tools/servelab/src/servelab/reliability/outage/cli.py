@@ -7,7 +7,8 @@ import argparse
 import sys
 
 from servelab.project import find_project_dir
-from servelab.reliability.outage import KINDS, DrillError, drill_names, write_drill
+from servelab.reliability.outage.drill import KINDS, DrillError
+from servelab.reliability.outage.results import drill_names, write_drill
 from servelab.reliability.plan import announce, drills_s
 from servelab.stack import StackError
 

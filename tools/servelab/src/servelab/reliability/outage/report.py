@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from servelab.bench.load.k6 import k6_binary, k6_version
 from servelab.bench.measure.machine import this_machine
 from servelab.markdown import table
-from servelab.reliability import Probe
 from servelab.reliability.outage.analysis import Events, Outcome, Window
 from servelab.reliability.outage.drill import Drill
+from servelab.reliability.rows import Row
 
 _WINDOW = "window,answers,2xx,503,503 with Retry-After,other failures,p50 ms,p99 ms,max ms"
 
@@ -72,7 +72,7 @@ def render(
     events: Events,
     command: Sequence[str],
     marks: Sequence[tuple[str, float]] = (),
-    probe: Probe | None = None,
+    probe: Row | None = None,
 ) -> str:
     """The drill's page; `marks`: what the runner did when (unix ms), by default the kill,
     the restart and the healthcheck; `probe`: its row in the reliability report."""

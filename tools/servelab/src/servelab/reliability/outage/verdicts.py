@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from servelab.reliability import Probe, Verdict
 from servelab.reliability.outage.drill import Drill
 from servelab.reliability.outage.loss import Loss
+from servelab.reliability.rows import Row, Verdict
 
 # The goals: a killed worker costs at most its in-flight requests and the service
 # is whole again within 2 s; a SIGTERM or a rolling restart loses nothing, and the
@@ -52,7 +52,7 @@ def _seconds(value: float | None) -> str:
     return "not by the end of the run" if value is None else f"{value:g} s"
 
 
-def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Probe:
+def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Row:
     """The drill's row; `measured`: the runner's own figures (outage.actions)."""
     figures = {
         "answers": float(loss.answers),
@@ -101,7 +101,7 @@ def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Probe:
             f"; {loss.in_flight_failed} of the {loss.in_flight} in flight at the first signal "
             "failed"
         )
-    return Probe(
+    return Row(
         probe=PROBES[drill.kind].replace("SIGTERM", drill.stop_signal),
         target=f"{drill.victim or ' then '.join(drill.victims)}: {drill.method} "
         f"{drill.endpoint} at {drill.rate}/s (drill {drill.name})",

@@ -3,65 +3,6 @@ capacity for 1 minute (quick) or 10 minutes (full), its memory, file descriptors
 connections and temporary files sampled every few seconds; each must stay flat after the
 warm-up. Writes the section soak-<family> of docs/results/reliability.md.
 
-targets says what each family loads, sampling what is measured, run runs and judges it.
+targets says what each family loads, sampling what is measured, run runs and judges it,
+section writes it.
 """
-
-from __future__ import annotations
-
-from dataclasses import astuple
-from pathlib import Path
-
-from servelab.markdown import table
-from servelab.reliability import write_reliability, write_section
-from servelab.reliability.soak import run
-from servelab.reliability.soak.run import WARMUP_SHARE, Soaked, run_soak
-from servelab.reliability.soak.targets import SoakError
-
-__all__ = ["FORMS", "SoakError", "Soaked", "run", "run_soak", "write_soak"]
-
-# form -> (duration_s, interval_s)
-FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
-
-
-def samples_table(soaked: Soaked) -> str:
-    header = "s,RSS MiB,fds (not sockets),sockets,in CLOSE_WAIT,DB connections,temp files"
-    rows = [[f"{s.at_s:g}", f"{s.rss_mib:g}", *astuple(s)[2:]] for s in soaked.samples]
-    return "\n".join(table(header.split(","), rows)).rstrip()
-
-
-def write_soak(
-    project_dir: Path, family: str, form: str = "quick", rate: int | None = None
-) -> Path:
-    """Soak `family` in `form`, save its section and render docs/results/reliability.md."""
-    duration_s, interval_s = FORMS[form]
-    soaked = run_soak(project_dir, family, duration_s, interval_s, rate)
-    capacity = (
-        f"half the {soaked.capacity:.0f} requests/s measured by {soaked.capacity_from}"
-        if soaked.capacity and rate is None
-        else "the rate given"
-    )
-    notes = "\n\n".join(
-        [
-            f"{soaked.rate} requests/s ({capacity}) for {duration_s:g} s, sampled every "
-            f"{interval_s:g} s; the first {WARMUP_SHARE:.0%} of the samples are the warm-up, "
-            "then the median of the last third is compared with that of the first. RSS and "
-            "descriptors are summed over every process of the sampled services' process "
-            "groups. Sockets are counted apart: their number follows the connections k6 opens "
-            "(more when answers slow down); a leaked one stays in CLOSE_WAIT once its client "
-            "has gone. DB connections are the scratch database's rows in MariaDB's "
-            "PROCESSLIST; temp files are every file under the stack's tmp directories (the "
-            "Prometheus multiprocess files among them) and the files store's tmp/. k6: `"
-            + " ".join(soaked.command)
-            + "`.",
-            samples_table(soaked),
-        ]
-    )
-    write_section(
-        project_dir,
-        f"soak-{family}",
-        f"Soak: {family} at half capacity",
-        f"servelab soak {family} --{form}",
-        soaked.probes,
-        notes,
-    )
-    return write_reliability(project_dir)

@@ -6,10 +6,10 @@ import argparse
 import sys
 
 from servelab.project import find_project_dir
+from servelab.reliability.faults.load import FaultLoadError
 from servelab.reliability.plan import announce, soaks_s
-from servelab.reliability.probe.load import FaultLoadError
-from servelab.reliability.soak import SoakError, write_soak
-from servelab.reliability.soak.targets import soaks
+from servelab.reliability.soak.section import write_soak
+from servelab.reliability.soak.targets import SoakError, soaks
 from servelab.stack import StackError
 
 

@@ -15,14 +15,16 @@ from pathlib import Path
 import httpx2
 
 from servelab.project import work_dir
-from servelab.reliability import Probe, Verdict
-from servelab.reliability.probe.load import run_load
+from servelab.reliability.faults.load import run_load
+from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.soak.sampling import Sample, sample
 from servelab.reliability.soak.targets import SoakError, measured_capacity, soaks
 from servelab.spec.reliability import Soak
 from servelab.stack import Stack
 from servelab.stack.databases import scratch_database
 
+# form -> (duration_s, interval_s)
+FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
 # The first WARMUP_SHARE of the samples are the warm-up: not judged.
 WARMUP_SHARE = 0.2
 CORPUS_LIMIT = 300
@@ -62,7 +64,7 @@ MEASURES = (
 
 @dataclass(frozen=True)
 class Soaked:
-    probes: list[Probe]
+    probes: list[Row]
     samples: list[Sample]
     rate: int
     capacity: float
@@ -70,7 +72,7 @@ class Soaked:
     command: list[str]
 
 
-def judge(target: Soak, samples: Sequence[Sample], duration_s: float) -> list[Probe]:
+def judge(target: Soak, samples: Sequence[Sample], duration_s: float) -> list[Row]:
     """Flat or growing: the median of the last third of the samples after warm-up against
     the median of the first third."""
     judged = list(samples[max(1, int(len(samples) * WARMUP_SHARE)) :]) or list(samples)
@@ -86,7 +88,7 @@ def judge(target: Soak, samples: Sequence[Sample], duration_s: float) -> list[Pr
         allowed = measure.tolerance(baseline)
         unit = f" {measure.unit}" if measure.unit else ""
         probes.append(
-            Probe(
+            Row(
                 probe=f"soak {duration_s:g} s: {measure.name}",
                 target=f"{target.family} {target.variant} ({', '.join(target.sampled)})",
                 expected=f"flat after warm-up: growth within {measure.stated}",
@@ -198,7 +200,7 @@ def run_soak(
     sent = int(rate * duration_s)
     sockets = [s.sockets for s in samples]
     probes.append(
-        Probe(
+        Row(
             probe=f"soak {duration_s:g} s: answers at {rate} req/s",
             target=f"{chosen.family} {chosen.variant}, {chosen.request}",
             expected="every answer a 2xx at half the measured capacity",

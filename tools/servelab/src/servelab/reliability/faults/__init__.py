@@ -11,9 +11,3 @@
 
 `servelab soak` (servelab.reliability.soak) is the suite's long-running counterpart.
 """
-
-from __future__ import annotations
-
-from servelab.reliability.probe.sections import PROBES, run_probe
-
-__all__ = ["PROBES", "run_probe"]

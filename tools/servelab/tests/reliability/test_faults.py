@@ -1,5 +1,5 @@
-"""Fault probes (servelab.reliability.probe): the proxy that cuts a dependency, and each probe class
-run once, short, against a real stack."""
+"""Fault probes (servelab.reliability.faults): the proxy that cuts a dependency, and each
+probe class run once, short, against a real stack."""
 
 from __future__ import annotations
 
@@ -13,19 +13,19 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
-from servelab.reliability import Verdict
-from servelab.reliability.probe import PROBES
-from servelab.reliability.probe import cli as faults_cli
-from servelab.reliability.probe.aborts import probe_variant as probe_aborts
-from servelab.reliability.probe.dependencies import (
+from servelab.reliability.faults import cli as faults_cli
+from servelab.reliability.faults.aborts import probe_variant as probe_aborts
+from servelab.reliability.faults.dependencies import (
     DEPENDENCIES,
     MODES,
     Schedule,
     probe_dependencies,
 )
-from servelab.reliability.probe.disk_full import probe_variant as probe_disk_full
-from servelab.reliability.probe.files_stack import VARIANTS
-from servelab.reliability.probe.proxy import Proxy
+from servelab.reliability.faults.disk_full import probe_variant as probe_disk_full
+from servelab.reliability.faults.files_stack import VARIANTS
+from servelab.reliability.faults.proxy import Proxy
+from servelab.reliability.faults.sections import PROBES
+from servelab.reliability.rows import Verdict
 from servelab.stack.attached import Address
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from servelab.bench.load.k6 import K6Error
 from servelab.project import find_project_dir
+from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, FAMILIES
+from servelab.reliability.faults.load import FaultLoadError
+from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
 from servelab.reliability.plan import announce, probe_names, probes_s
-from servelab.reliability.probe.coldstart import DEFAULT_SECONDS, FAMILIES
-from servelab.reliability.probe.load import FaultLoadError
-from servelab.reliability.probe.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
 from servelab.stack import StackError
 
 

@@ -5,18 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from servelab.reliability import write_reliability, write_section
-from servelab.reliability.probe.aborts import probe_aborts
-from servelab.reliability.probe.coldstart import DEFAULT_SECONDS, FAMILIES, probe_coldstart
-from servelab.reliability.probe.dependencies import probe_dependencies
-from servelab.reliability.probe.disk_full import TMPFS_SIZE, probe_disk_full
+from servelab.reliability.faults.aborts import probe_aborts
+from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, FAMILIES, probe_coldstart
+from servelab.reliability.faults.dependencies import probe_dependencies
+from servelab.reliability.faults.disk_full import TMPFS_SIZE, probe_disk_full
+from servelab.reliability.report import write_reliability
+from servelab.reliability.rows import write_section
 
 
 def dependencies_notes(command: list[str], tables: list[str]) -> str:
     return "\n\n".join(
         [
             "MariaDB, Redis and the compute service are reached through a TCP proxy the "
-            "probe controls (servelab.reliability.probe.proxy); the machine's own servers keep "
+            "probe controls (servelab.reliability.faults.proxy); the machine's own servers keep "
             "running "
             "(the compute service reads the database through the same proxy as the app). "
             "Cut: the proxy refuses new connections and resets the established ones. "
@@ -86,7 +87,7 @@ COLDSTART_NOTES = (
     "written to a CSV. The rate is each family's rated load: the steady rate of its "
     "benchmark matrix or a goal's rate there, or, for the families whose matrix sends "
     "bursts (wait, health-code), a rate well within what its report shows it answering "
-    "(servelab.reliability.probe.coldstart.TARGETS says which). A failure is a non-2xx "
+    "(servelab.reliability.faults.coldstart.TARGETS says which). A failure is a non-2xx "
     "answer (by status) or none (connect, read, write, timeout: lib/errors.js's kinds); a "
     "request k6 never started for want of a free VU and a failed check count against the "
     "verdict too. The first request goes out once k6 itself has started (first_sent_s; "

@@ -1,5 +1,5 @@
 """The fault probes' verdicts on recorded inputs: a dependency outage's row
-(servelab.reliability.probe.dependencies) from a timeline of answers and the spot request,
+(servelab.reliability.faults.dependencies) from a timeline of answers and the spot request,
 how a k6 request's failure is classified (probe.k6_requests), what the files store counts
 as left over after an abort or a full disk (probe.files_stack.Store), and the report's
 opening lessons, which pick each drill kind's worst and best case (reliability.lessons)."""
@@ -11,10 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.reliability import Probe, Section, Verdict
-from servelab.reliability.lessons import lessons
-from servelab.reliability.outage import Answer, Events, analyse
-from servelab.reliability.probe.dependencies import (
+from servelab.reliability.faults.dependencies import (
     DEPENDENCIES,
     FAST_MS,
     RECOVERY_S,
@@ -23,8 +20,11 @@ from servelab.reliability.probe.dependencies import (
     Spot,
     _verdict,
 )
-from servelab.reliability.probe.files_stack import Store
-from servelab.reliability.probe.k6_requests import failure_kind, read_requests
+from servelab.reliability.faults.files_stack import Store
+from servelab.reliability.faults.k6_requests import failure_kind, read_requests
+from servelab.reliability.lessons import lessons
+from servelab.reliability.outage.analysis import Answer, Events, analyse
+from servelab.reliability.rows import Row, Section, Verdict
 
 DATABASE, REDIS, COMPUTE = DEPENDENCIES
 SCHEDULE = Schedule()  # 20 requests/s for 14 s, cut at 4 s, restored at 8 s
@@ -60,7 +60,7 @@ def row(
     spot: Spot = SPOT_503,
     dependency: Dependency = DATABASE,
     mode: str = "cut",
-) -> Probe:
+) -> Row:
     answers = answers_at_20(served)
     events = Events(killed_ms=CUT_MS, restarted_ms=RESTORED_MS, healthy_ms=RESTORED_MS)
     slow = sum(CUT_MS <= a.at_ms < RESTORED_MS and a.duration_ms >= FAST_MS for a in answers)
@@ -304,11 +304,11 @@ def test_an_empty_or_missing_store_holds_nothing(tmp_path: Path) -> None:
 # --- the report's opening: each drill kind's worst and best case --------------------------------
 
 
-def drill_row(target: str, failed: int, answers: int = 1501, back_s: float | None = 0.0) -> Probe:
+def drill_row(target: str, failed: int, answers: int = 1501, back_s: float | None = 0.0) -> Row:
     figures = {"answers": float(answers), "failed": float(failed)}
     if back_s is not None:
         figures["whole_again_s"] = back_s
-    return Probe(
+    return Row(
         probe="SIGTERM (docker stop) under constant load",
         target=f"{target}: GET /hello at 100/s (drill sigterm-{target})",
         expected="0 failed of the requests in flight at the signal",
@@ -318,7 +318,7 @@ def drill_row(target: str, failed: int, answers: int = 1501, back_s: float | Non
     )
 
 
-def section(name: str, *probes: Probe) -> Section:
+def section(name: str, *probes: Row) -> Section:
     return Section(name, f"{name} drills", f"servelab outage --kind {name}", "w", "m", probes)
 
 
@@ -366,7 +366,7 @@ def test_the_kinds_are_ordered_by_their_worst_share_lost() -> None:
 
 def test_only_drill_kinds_with_a_lesson_and_rows_with_losses_open_the_report() -> None:
     fuzz = section("fuzz-files", drill_row("files-uvicorn", 3))
-    no_figures = Probe("p", "t", "e", "o", Verdict.PASS, {"workers": 2.0})
+    no_figures = Row("p", "t", "e", "o", Verdict.PASS, {"workers": 2.0})
     empty_kill = section("kill-worker", no_figures)
 
     assert lessons([fuzz, empty_kill]) == []

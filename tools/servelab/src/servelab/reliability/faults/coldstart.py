@@ -23,8 +23,8 @@ from typing import overload
 
 from servelab.bench.load.k6 import k6_argv, k6_binary, run_k6
 from servelab.project import LOADTESTS, find_project_dir, work_dir
-from servelab.reliability import Probe, Verdict
-from servelab.reliability.probe.k6_requests import Requests, read_requests
+from servelab.reliability.faults.k6_requests import Requests, read_requests
+from servelab.reliability.rows import Row, Verdict
 from servelab.spec.reliability import Coldstart, chosen
 from servelab.spec.reliability import Stack as SpecStack
 from servelab.stack import Stack, databases
@@ -89,7 +89,7 @@ def _seconds_after(at_ms: float | None, up_ms: float) -> float:
     return round((at_ms - up_ms) / 1000, 3) if at_ms is not None else -1.0
 
 
-def coldstart_row(target: Target, run: ColdRun) -> Probe:
+def coldstart_row(target: Target, run: ColdRun) -> Row:
     """The row of one cold start: a pass only with every request sent and answered well."""
     sent = run.requests.sent
     failures = run.requests.failures()
@@ -117,7 +117,7 @@ def coldstart_row(target: Target, run: ColdRun) -> Probe:
         f"VU), {run.requests.failed_checks} failed checks; p99 {p99:g} ms; {first} "
         f"(first request sent {started} after up)"
     )
-    return Probe(
+    return Row(
         probe=f"cold start, then {target.load.rate} requests/s for {run.seconds:g} s",
         target=f"{target.label} ({target.stack.service}): {target.load.request}, "
         f"loadtests/{target.load.script}",
@@ -172,7 +172,7 @@ def cold_stack(target: Target, log: Path) -> Iterator[Stack]:
         )
 
 
-def probe_target(project_dir: Path, target: Target, seconds: float) -> Probe:
+def probe_target(project_dir: Path, target: Target, seconds: float) -> Row:
     work = work_dir(project_dir, "probe", "coldstart", target.load.family, target.stack.variant)
     work.mkdir(parents=True, exist_ok=True)
     answers = work / "requests.csv"
@@ -192,6 +192,6 @@ def probe_target(project_dir: Path, target: Target, seconds: float) -> Probe:
 
 def probe_coldstart(
     project_dir: Path, families: Sequence[str] = FAMILIES, seconds: float = DEFAULT_SECONDS
-) -> list[Probe]:
+) -> list[Row]:
     """A cold start of every target of `families`, one after another."""
     return [probe_target(project_dir, target, seconds) for target in targets(project_dir, families)]

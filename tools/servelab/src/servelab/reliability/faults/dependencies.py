@@ -29,11 +29,11 @@ from urllib.parse import quote
 import httpx2
 
 from servelab.project import work_dir
-from servelab.reliability import Probe, Verdict
+from servelab.reliability.faults.load import Step, run_load
+from servelab.reliability.faults.proxy import Proxy
+from servelab.reliability.faults.timeline import seconds_table
 from servelab.reliability.outage.analysis import Events, Outcome, analyse
-from servelab.reliability.probe.load import Step, run_load
-from servelab.reliability.probe.proxy import Proxy
-from servelab.reliability.probe.timeline import seconds_table
+from servelab.reliability.rows import Row, Verdict
 from servelab.stack import Stack, databases
 from servelab.stack.attached import Address
 from servelab.stack.databases import scratch_database
@@ -134,7 +134,7 @@ def _verdict(
     spot: Spot,
     schedule: Schedule,
     slow: int,
-) -> Probe:
+) -> Row:
     down = outcome.down
     unlabelled = down.status_503 - down.with_retry_after
     spot_ok = spot.ms < FAST_MS and (
@@ -159,7 +159,7 @@ def _verdict(
         f"in {spot.ms:.0f} ms; every answer a success again {back} after the return; "
         f"{outcome.before.other + outcome.after.other} failures outside the outage"
     )
-    return Probe(
+    return Row(
         probe=f"{dependency.name} {MODES[mode]} under {schedule.rate} req/s",
         target=f"entryeditor {variant} behind nginx, GET {dependency.endpoint}",
         expected=(
@@ -219,7 +219,7 @@ def probe_dependency(
     mode: str,
     variant: str,
     schedule: Schedule,
-) -> tuple[Probe, str, list[str]]:
+) -> tuple[Row, str, list[str]]:
     """One outage of one dependency under load: the row, its second-by-second table and
     k6's command."""
     url = stack.url(VARIANTS[variant])
@@ -255,12 +255,12 @@ def probe_dependencies(
     schedule: Schedule | None = None,
     modes: Sequence[str] = tuple(MODES),
     env: Mapping[str, str] | None = None,
-) -> tuple[list[Probe], list[str], list[str]]:
+) -> tuple[list[Row], list[str], list[str]]:
     """Every dependency of the entry editor cut and stalled under load, for each variant, as
     compose runs it (`env`: settings over compose's, e.g. fewer workers): the rows, the
     second-by-second tables and the last k6 command."""
     schedule = schedule or Schedule()
-    probes: list[Probe] = []
+    probes: list[Row] = []
     tables: list[str] = []
     command: list[str] = []
     for variant in variants:

@@ -18,8 +18,8 @@ from pathlib import Path
 import httpx2
 
 from servelab.project import work_dir
-from servelab.reliability import Probe, Verdict
-from servelab.reliability.probe.files_stack import VARIANTS, FilesVariant, Store, files_stack
+from servelab.reliability.faults.files_stack import VARIANTS, FilesVariant, Store, files_stack
+from servelab.reliability.rows import Row, Verdict
 
 TMPFS_SIZE = "8m"
 UPLOAD_BYTES = 1024 * 1024
@@ -52,7 +52,7 @@ def _upload(client: httpx2.Client, body: bytes, multipart: bool) -> tuple[Attemp
     return attempt, object_id
 
 
-def probe_variant(project_dir: Path, variant: FilesVariant) -> Probe:
+def probe_variant(project_dir: Path, variant: FilesVariant) -> Row:
     work = work_dir(project_dir, "probe", "disk-full", variant.name)
     work.mkdir(parents=True, exist_ok=True)
     with files_stack(variant, work / "server.log", tmpfs_size=TMPFS_SIZE) as (stack, data):
@@ -103,7 +103,7 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> Probe:
         f"{served} of {len(stored)} stored files served whole; after deleting {len(freed)}: "
         f"uploads {', '.join(str(a.status) for a in again)}"
     )
-    return Probe(
+    return Row(
         probe=f"disk full ({TMPFS_SIZE} tmpfs), raw and multipart uploads",
         target=f"files {variant.name}",
         expected="507 (or 413) JSON per refused upload; 0 partial or temp files; reads served; "
@@ -122,5 +122,5 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> Probe:
     )
 
 
-def probe_disk_full(project_dir: Path, variants: Sequence[str] = tuple(VARIANTS)) -> list[Probe]:
+def probe_disk_full(project_dir: Path, variants: Sequence[str] = tuple(VARIANTS)) -> list[Row]:
     return [probe_variant(project_dir, VARIANTS[name]) for name in variants]

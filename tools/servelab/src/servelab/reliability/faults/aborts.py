@@ -23,14 +23,14 @@ import httpx2
 from servelab.bench.load.tool_requests import MULTIPART_CONTENT_TYPE
 from servelab.bench.load.tool_requests import multipart as encode_multipart
 from servelab.project import work_dir
-from servelab.reliability import Probe, Verdict
-from servelab.reliability.probe.files_stack import (
+from servelab.reliability.faults.files_stack import (
     VARIANTS,
     FilesVariant,
     Store,
     files_stack,
     open_fds,
 )
+from servelab.reliability.rows import Row, Verdict
 from servelab.stack.ports import LOOPBACK
 
 SIZES = (64 * 1024, 1024 * 1024, 8 * 1024 * 1024)
@@ -87,7 +87,7 @@ def _settled(data: Path, objects: int) -> Store:
         time.sleep(0.1)
 
 
-def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
+def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Row]:
     work = work_dir(project_dir, "probe", "aborts", variant.name)
     work.mkdir(parents=True, exist_ok=True)
     probes = []
@@ -127,7 +127,7 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
                 fds = open_fds(stack, variant.servers)
                 passed = not store.leftovers and store.objects == 1 and serving
                 probes.append(
-                    Probe(
+                    Row(
                         probe=f"{REPEAT} x {label}",
                         target=f"files {variant.name}",
                         expected="0 partial or temp files; the next request served",
@@ -151,7 +151,7 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
             fds_after = open_fds(stack, variant.servers)
     leaked = fds_after - fds_before
     probes.append(
-        Probe(
+        Row(
             probe=f"file descriptors over {REPEAT * len(cases)} aborts",
             target=f"files {variant.name} ({', '.join(variant.servers)})",
             expected=f"no growth (within {FD_SLACK})",
@@ -163,5 +163,5 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Probe]:
     return probes
 
 
-def probe_aborts(project_dir: Path, variants: Sequence[str] = tuple(VARIANTS)) -> list[Probe]:
+def probe_aborts(project_dir: Path, variants: Sequence[str] = tuple(VARIANTS)) -> list[Row]:
     return [probe for name in variants for probe in probe_variant(project_dir, VARIANTS[name])]
