@@ -20,7 +20,7 @@ from servelab.bench.device.report import write_device_report
 from servelab.bench.device.results import RESULTS_NAME, is_device_run
 from servelab.project import find_project_dir
 from servelab.reliability.plan import suite_plan
-from servelab.reliability.soak import FORMS as SOAK_FORMS
+from servelab.reliability.soak.run import FORMS as SOAK_FORMS
 from servelab.spec.family import families as all_families
 
 
