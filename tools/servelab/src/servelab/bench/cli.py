@@ -8,16 +8,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from servelab.bench import (
-    BenchError,
-    BenchOptions,
-    render_report,
-    results_path,
-    run_bench,
-    run_progress,
-)
 from servelab.bench.device.report import write_device_report
 from servelab.bench.device.results import RESULTS_NAME, is_device_run
+from servelab.bench.errors import BenchError
+from servelab.bench.plan.options import BenchOptions
+from servelab.bench.run import render_report, results_path, run_bench, run_progress
 from servelab.project import find_project_dir
 from servelab.reliability.plan import suite_plan
 from servelab.reliability.soak.run import FORMS as SOAK_FORMS
