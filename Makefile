@@ -21,7 +21,7 @@ RESULTS ?= results/$(MACHINE)
 bench: export SERVELAB_RESULTS = $(RESULTS)
 bench: bootstrap
 	@echo "servelab: this run goes to $(RESULTS)/; docs/results/ stays as committed"
-	$(RUN) servelab bench --quick --then-reliability quick
+	$(RUN) servelab bench --quick
 	$(call reliability_then_findings,,--against docs/results)
 	@echo "servelab: reports and findings.md of this run in $(RESULTS)/"
 
@@ -30,19 +30,19 @@ bench: bootstrap
 ## full form: 10-minute soaks, the schema fuzzers' phases repeated for 60 s a target
 bench-full: export SERVELAB_RESULTS = $(RESULTS)
 bench-full: bootstrap
-	$(RUN) servelab bench --full --label full --then-reliability full
+	$(RUN) servelab bench --full --label full
 	$(call reliability_then_findings,FORM=full,--against docs/results)
 
 ## make reference: what make bench does, written over the committed reference in
 ## docs/results/ and docs/findings.md (make reference-full: the full forms)
 reference: export SERVELAB_RESULTS =
 reference: bootstrap
-	$(RUN) servelab bench --quick --then-reliability quick
+	$(RUN) servelab bench --quick
 	$(call reliability_then_findings,,)
 
 reference-full: export SERVELAB_RESULTS =
 reference-full: bootstrap
-	$(RUN) servelab bench --full --label full --then-reliability full
+	$(RUN) servelab bench --full --label full
 	$(call reliability_then_findings,FORM=full,)
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it

@@ -64,9 +64,7 @@ def test_make_bench_writes_apart_and_compares_with_the_reference(
 ) -> None:
     commands = _commands(project_root, tmp_path, target)
     assert commands[0].startswith("'results/here' servelab bench")
-    # The time left it prints counts the reliability suite that follows, its soaks' form.
-    soaks = "full" if target == "bench-full" else "quick"
-    assert commands[0].endswith(f"--then-reliability {soaks}")
+    assert commands[0].endswith("--full --label full" if target == "bench-full" else "--quick")
     assert commands[-1] == "'results/here' servelab findings --against docs/results"
     assert "/results/" in (project_root / ".gitignore").read_text().splitlines()
 
@@ -74,6 +72,6 @@ def test_make_bench_writes_apart_and_compares_with_the_reference(
 def test_only_the_reference_targets_write_docs_results(project_root: Path, tmp_path: Path) -> None:
     commands = _commands(project_root, tmp_path, "reference")
     assert commands == [
-        "'' servelab bench --quick --then-reliability quick",
+        "'' servelab bench --quick",
         "'' servelab findings",
     ]

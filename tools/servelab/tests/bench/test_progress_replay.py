@@ -255,18 +255,3 @@ def test_the_line_of_a_run_of_several_families_names_what_it_covers() -> None:
     assert lines[2].startswith("[files 2/2] uvicorn w1 download  (about 0:")
     assert lines[4].startswith("[hello 1/1] gunicorn w1 hello  (about 0:")
     assert "in hello" in lines[4] and "in all 2 families" in lines[4]
-
-
-def test_what_follows_the_run_joins_its_whole_time_left() -> None:
-    out = io.StringIO()
-    after = ("the reliability suite", 600.0)
-    several = Progress([10.0, 10.0, 20.0], out, parts=[("files", 2), ("hello", 1)], after=after)
-    several.begin(0, "uvicorn w1 upload")
-    one = Progress([30.0], out, parts=[("hello", 1)], after=after)
-    one.begin(0, "gunicorn w1 hello")
-    lines = out.getvalue().splitlines()
-    assert lines == [
-        "[files 1/2] uvicorn w1 upload  (about 0:20 left in files, "
-        "10:40 in all with the reliability suite)",
-        "[1/1] gunicorn w1 hello  (about 0:30 left, 10:30 in all with the reliability suite)",
-    ]

@@ -121,5 +121,5 @@ def test_the_full_bench_targets_run_the_full_form(project_root: Path) -> None:
     makefile = (project_root / "Makefile").read_text()
     for target in ("bench-full", "reference-full"):
         recipe = makefile.split(f"\n{target}: bootstrap\n", 1)[1].split("\n\n", 1)[0]
-        assert "--then-reliability full" in recipe
+        assert "servelab bench --full" in recipe
         assert "reliability_then_findings,FORM=full," in recipe

@@ -14,8 +14,6 @@ from servelab.bench.errors import BenchError
 from servelab.bench.plan.options import BenchOptions
 from servelab.bench.run import render_report, results_path, run_bench, run_progress
 from servelab.project import find_project_dir
-from servelab.reliability.plan import suite_plan
-from servelab.reliability.soak.run import FORMS as SOAK_FORMS
 from servelab.spec.family import families as all_families
 
 
@@ -51,22 +49,13 @@ def bench(args: argparse.Namespace) -> int:
     try:
         # With several families, one estimate of the time left covers them all.
         names = families(args.family)
-        progress = run_progress(names, args.quick, options=options, after=_after(args))
+        progress = run_progress(names, args.quick, options=options)
     except BenchError as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return _each_family(
         names, lambda family: run_bench(family, args.quick, options=options, progress=progress)
     )
-
-
-def _after(args: argparse.Namespace) -> tuple[str, float] | None:
-    """--then-reliability FORM: the reliability suite's plan, for the estimate of the time
-    left in the whole command line."""
-    if args.then_reliability is None:
-        return None
-    phases = suite_plan(find_project_dir(), args.then_reliability)
-    return ("the reliability suite", sum(phase.seconds for phase in phases))
 
 
 def report(args: argparse.Namespace) -> int:
@@ -142,13 +131,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     measure.add_argument(
         "--label", help="write <family>.<label>.json/.md (default with --target: its host)"
-    )
-    measure.add_argument(
-        "--then-reliability",
-        choices=tuple(SOAK_FORMS),
-        metavar="quick|full",
-        help="the reliability suite follows in that form (make bench: quick; make bench-full: "
-        "full): the estimate of the time left counts it too",
     )
     measure.add_argument(
         "--out", type=Path, metavar="DIR", help="write the results there, not in docs/results"

@@ -28,10 +28,7 @@ the done cells of its endpoint, else of every counted cell done, and until one i
 is no estimate.
 
 A run of several families (`servelab bench` with none named) is one Progress with a part
-per family: its line names the family and the time left in it and in the whole run. Work
-that follows the benchmarks in the same command line (`make bench`'s reliability suite,
-planned by servelab.reliability.plan) joins that total as its planned seconds: it is mostly
-wall-clock windows, not scaled by the pace.
+per family: its line names the family and the time left in it and in the whole run.
 """
 
 from __future__ import annotations
@@ -109,20 +106,17 @@ class Progress:
     """`begin(i, what)` before cell i of the current part, `end(outcome)` after it.
 
     `parts` names the run's parts (families) and their number of cells, in the order they
-    run; without it the run is one part, and its line says only the time left. `after`
-    names what follows the run and its planned seconds, which join the whole run's time."""
+    run; without it the run is one part, and its line says only the time left."""
 
     def __init__(
         self,
         planned: Sequence[Plan],
         stream: TextIO,
         parts: Sequence[tuple[str, int]] = (),
-        after: tuple[str, float] | None = None,
     ) -> None:
         self.planned = list(planned)
         self.stream = stream
         self.parts = list(parts) or [("", len(self.planned))]
-        self.after = after
         self.took: list[float] = []
         self._started = time.monotonic()
         # Each part's first cell, then the end of the run.
@@ -143,23 +137,20 @@ class Progress:
         cold = self._starts[:-1]
         left = time_left(self.planned, self.took, cold, self._starts[part + 1])
         where = f"{name} " if len(self.parts) > 1 else ""
-        eta = "" if left is None else f"  (about {clock(left)} left{self._rest(left, name)})"
+        eta = "" if left is None else f"  (about {clock(left)} left{self._rest(name)})"
         self._write(f"[{where}{index + 1}/{self.total}] {what}{eta}")
         self._started = time.monotonic()
 
-    def _rest(self, left: float, name: str) -> str:
+    def _rest(self, name: str) -> str:
         """With several parts: ' in <part>, M:SS in all N families' (the whole run's time
-        left); with `after`: ', M:SS in all with <what follows>' (the run's and its)."""
-        if len(self.parts) == 1 and self.after is None:
+        left)."""
+        if len(self.parts) == 1:
             return ""
-        here = f" in {name}" if len(self.parts) > 1 else ""
         everything = time_left(self.planned, self.took, self._starts[:-1])
-        if everything is None:
-            return here
-        if self.after is None:
-            return f"{here}, {clock(everything)} in all {len(self.parts)} families"
-        what, seconds = self.after
-        return f"{here}, {clock(everything + seconds)} in all with {what}"
+        whole = (
+            "" if everything is None else f", {clock(everything)} in all {len(self.parts)} families"
+        )
+        return f" in {name}{whole}"
 
     def end(self, outcome: str) -> None:
         self.took.append(time.monotonic() - self._started)

@@ -63,12 +63,10 @@ def run_progress(
     project_dir: Path | None = None,
     options: BenchOptions | None = None,
     stream: TextIO = sys.stderr,
-    after: tuple[str, float] | None = None,
 ) -> Progress | None:
-    """One progress over the cells of every family, for a run of several or one that work
-    follows (`after`: what, its planned seconds), each family's run_bench then passing it
-    on; None for one family alone, whose run makes its own."""
-    if len(families) < 2 and after is None:
+    """One progress over the cells of every family, for a run of several, each family's
+    run_bench then passing it on; None for one family alone, whose run makes its own."""
+    if len(families) < 2:
         return None
     project_dir = project_dir or find_project_dir()
     options = options or BenchOptions()
@@ -82,7 +80,7 @@ def run_progress(
         cells = planned(project_dir, matrix, form)
         plans += cells
         parts.append((family, len(cells)))
-    return Progress(plans, stream, parts, after)
+    return Progress(plans, stream, parts)
 
 
 def run_bench(
