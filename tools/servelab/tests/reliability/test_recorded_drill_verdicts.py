@@ -245,6 +245,21 @@ def test_a_sigterm_drill_names_the_images_stop_signal() -> None:
     assert probe.verdict is Verdict.PASS
 
 
+def test_a_sigterm_after_which_the_server_never_serves_again_misses_the_goal() -> None:
+    # Every request from the signal to the end refused at once: fast failures, a clean exit,
+    # but the service never came back.
+    answers = refused_while_restarting(until_ms=15_000)
+    cost = loss(answers, ACTION_MS)
+
+    probe = judge(drill("sigterm"), cost, EXITED)
+
+    assert (cost.in_flight_failed, cost.slowest_failure_ms) == (0, 0.3)
+    assert cost.whole_again_s is None
+    assert probe.verdict is Verdict.FAIL
+    assert "whole_again_s" not in probe.figures
+    assert "never whole again" in probe.observed
+
+
 # --- rolling restart and nginx reload ---------------------------------------------------
 
 
@@ -297,6 +312,7 @@ def test_every_kind_judges_its_losses_on_the_same_figures() -> None:
         in_flight_failed=1,
         failed_after=2,
         slowest_failure_ms=3.0,
+        answered_after=60,
         whole_again_s=0.5,
         statuses={"0": 3},
     )
@@ -314,3 +330,38 @@ def test_every_kind_judges_its_losses_on_the_same_figures() -> None:
             "in_flight_failed": 1,
         }
         assert figures["whole_again_s"] == 0.5
+
+
+# --- no answers after the action --------------------------------------------------------
+
+
+KINDS_MEASURED = (
+    ("kill-worker", WORKER_BACK),
+    ("sigterm", EXITED),
+    ("rolling-restart", {}),
+    ("nginx-reload", {}),
+)
+
+
+@pytest.mark.parametrize(("kind", "measured"), KINDS_MEASURED)
+def test_a_drill_without_a_single_answer_misses_the_goal_and_says_why(
+    kind: str, measured: Mapping[str, float]
+) -> None:
+    probe = judge(drill(kind, victims=("a", "b")), loss([], ACTION_MS), measured)
+
+    assert probe.verdict is Verdict.FAIL
+    assert probe.observed.startswith("no answers came after the action")
+
+
+@pytest.mark.parametrize(("kind", "measured"), KINDS_MEASURED)
+def test_a_drill_whose_load_ended_before_the_action_misses_the_goal(
+    kind: str, measured: Mapping[str, float]
+) -> None:
+    # k6 stopped 1 s before the action: every answer a 2xx, none after it.
+    answers = hello_at_100(0, ACTION_MS - 1000)
+
+    probe = judge(drill(kind, victims=("a", "b")), loss(answers, ACTION_MS), measured)
+
+    assert probe.figures["failed"] == 0
+    assert probe.verdict is Verdict.FAIL
+    assert probe.observed.startswith("no answers came after the action")

@@ -199,11 +199,22 @@ def test_every_answer_lost_counts_them_all_and_is_never_whole_again() -> None:
     assert cost.statuses == {"0": 10}
 
 
-def test_no_answers_at_all_count_nothing_lost() -> None:
+def test_no_answers_at_all_count_nothing_lost_and_never_whole_again() -> None:
     cost = loss([], 1000)
 
-    assert (cost.answers, cost.failed, cost.in_flight) == (0, 0, 0)
-    assert (cost.slowest_failure_ms, cost.whole_again_s, cost.statuses) == (0.0, 0.0, {})
+    assert (cost.answers, cost.failed, cost.in_flight, cost.answered_after) == (0, 0, 0, 0)
+    assert (cost.slowest_failure_ms, cost.whole_again_s, cost.statuses) == (0.0, None, {})
+
+
+def test_a_load_that_ended_before_the_action_is_never_seen_whole_again() -> None:
+    cost = loss(steady(0, 900), 1000)
+
+    assert (cost.answers, cost.failed, cost.answered_after) == (9, 0, 0)
+    assert cost.whole_again_s is None
+
+
+def test_the_answers_after_the_action_are_counted() -> None:
+    assert loss(steady(0, 2000), 1000).answered_after == 10
 
 
 def test_whole_again_is_measured_from_the_action_to_the_last_failure_not_the_first_success() -> (

@@ -230,18 +230,26 @@ def test_a_leak_of_one_measure_fails_that_row_alone() -> None:
 # --- short series -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("count", "judged"), [(1, 1), (2, 1), (3, 2), (4, 3), (5, 4), (10, 8)])
-def test_the_warm_up_leaves_at_least_one_sample_and_takes_a_fifth(count: int, judged: int) -> None:
+@pytest.mark.parametrize(("count", "judged"), [(1, 0), (2, 1), (3, 2), (4, 3), (5, 4), (10, 8)])
+def test_the_warm_up_is_at_least_one_sample_and_takes_a_fifth(count: int, judged: int) -> None:
     probe = rows(judge(FILES, series(count), 5))["memory (RSS)"]
 
     assert probe.figures["samples"] == judged
 
 
-def test_a_single_sample_is_judged_against_itself_and_says_so() -> None:
-    probe = rows(judge(FILES, series(1), 3))["memory (RSS)"]
+@pytest.mark.parametrize("count", [0, 1, 2])
+def test_too_few_samples_to_compare_fail_every_measure_and_say_so(count: int) -> None:
+    judged = judge(ENTRYEDITOR, series(count), 3)
 
-    assert probe.figures["baseline"] == probe.figures["final"] == 90.0
-    assert "over 1 samples" in probe.observed
+    assert len(judged) == 5
+    for probe in judged:
+        assert probe.verdict is Verdict.FAIL
+        assert probe.observed.startswith(f"too few samples to judge: {count} in all")
+
+
+def test_three_samples_are_enough_to_compare_and_can_fail() -> None:
+    assert verdicts(FILES, rss([90.0, 90.0, 90.0]))["memory (RSS)"] is Verdict.PASS
+    assert verdicts(FILES, rss([90.0, 90.0, 200.0]))["memory (RSS)"] is Verdict.FAIL
 
 
 def test_a_short_soak_compares_its_first_and_last_judged_samples() -> None:

@@ -4,29 +4,12 @@ how fast a server refused new work."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from servelab.markdown import table
+from servelab.reliability.outage.verdicts import GOALS
 from servelab.reliability.rows import Row, Section
-
-# Each drill kind's lesson, in the order a deployer meets them.
-ADVICE: Mapping[str, str] = {
-    "sigterm": (
-        "Stopping the only server loses every request sent until a new one listens: run "
-        "two or more replicas behind nginx or a load balancer, and restart them one at a time"
-    ),
-    "rolling-restart": (
-        "Replicas behind nginx restarted one at a time: the way to deploy, and a GET loses "
-        "nothing; a POST that nginx sent on a kept-alive connection as its replica stopped "
-        "gets a 503 with Retry-After (nginx never sends a POST twice): clients retry it"
-    ),
-    "kill-worker": (
-        "A crashed worker costs only the requests it held; the server starts another: keep "
-        "requests short, or behind nginx let it retry idempotent ones"
-    ),
-    "nginx-reload": "Reloading nginx (new config, new certificates) loses nothing",
-}
 
 
 @dataclass(frozen=True)
@@ -34,29 +17,36 @@ class _Loss:
     target: str
     failed: int
     answers: int
-    back_s: float
+    back_s: float | None  # None: never whole again
 
     @property
     def shown(self) -> str:
         return f"{self.failed:,} of {self.answers:,}"
 
+    @property
+    def back(self) -> str:
+        if self.back_s is None:
+            return "never whole again"
+        return f"every answer a 2xx again after {self.back_s:.1f} s"
 
-def _loss(probe: Row) -> _Loss | None:
-    figures = probe.figures
+    @property
+    def lost(self) -> tuple[float, float]:
+        """The share of requests lost, then the seconds until every answer succeeded (never
+        whole again: the worst of equal shares)."""
+        back = float("inf") if self.back_s is None else self.back_s
+        return self.failed / max(self.answers, 1), back
+
+
+def _loss(row: Row) -> _Loss | None:
+    figures = row.figures
     if "failed" not in figures or "answers" not in figures:
         return None
-    target = probe.target.split(" (drill")[0]
     return _Loss(
-        target,
+        row.target.split(" (drill")[0],
         int(figures["failed"]),
         int(figures["answers"]),
-        float(figures.get("whole_again_s", 0.0)),
+        figures.get("whole_again_s"),
     )
-
-
-def _lost(loss: _Loss) -> tuple[float, float]:
-    """The share of requests lost, then the seconds until every answer succeeded."""
-    return loss.failed / max(loss.answers, 1), loss.back_s
 
 
 def lessons(sections: Sequence[Section]) -> list[str]:
@@ -64,21 +54,20 @@ def lessons(sections: Sequence[Section]) -> list[str]:
     and what to do; empty where no drill has run."""
     rows: list[tuple[float, list[str]]] = []
     for section in sections:
-        advice = ADVICE.get(section.name)
-        losses = [loss for probe in section.probes if (loss := _loss(probe)) is not None]
-        if advice is None or not losses:
+        goal = GOALS.get(section.name)
+        losses = [loss for row in section.probes if (loss := _loss(row)) is not None]
+        if goal is None or not losses:
             continue
-        worst = max(losses, key=_lost)
-        best = min(losses, key=_lost)
+        worst = max(losses, key=lambda loss: loss.lost)
+        best = min(losses, key=lambda loss: loss.lost)
         rows.append(
             (
-                _lost(worst)[0],
+                worst.lost[0],
                 [
                     f"[{section.title}](#{section.name})",
-                    f"{worst.target}: {worst.shown} lost, every answer a 2xx again after "
-                    f"{worst.back_s:.1f} s",
+                    f"{worst.target}: {worst.shown} lost, {worst.back}",
                     f"{best.target}: {best.shown} lost",
-                    f"{advice}.",
+                    f"{goal.advice}.",
                 ],
             )
         )

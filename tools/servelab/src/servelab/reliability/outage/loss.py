@@ -18,8 +18,9 @@ class Loss:
     in_flight_failed: int
     failed_after: int  # sent at or after the action
     slowest_failure_ms: float  # the slowest of those
-    # From the action to the last failure (0: none after it); None when the run ends
-    # on a failure.
+    answered_after: int  # answers that arrived at or after the action
+    # From the action to the last failure (0: none after it); None when the run ends on a
+    # failure or no answer came after the action: the service was never seen whole again.
     whole_again_s: float | None
     statuses: dict[str, int]  # failures by status ("0": no answer)
 
@@ -30,8 +31,9 @@ def loss(answers: Sequence[Answer], action_ms: float) -> Loss:
     before = [a for a in answers if a.at_ms < action_ms]
     in_flight = [a for a in answers if a.at_ms >= action_ms > a.at_ms - a.duration_ms]
     later = [a for a in answers if a.at_ms - a.duration_ms >= action_ms]
-    failures_after = [a for a in answers if a.at_ms >= action_ms and not a.ok]
-    whole: float | None = 0.0
+    answered_after = [a for a in answers if a.at_ms >= action_ms]
+    failures_after = [a for a in answered_after if not a.ok]
+    whole: float | None = 0.0 if answered_after else None
     if failures_after:
         last = failures_after[-1]
         ends_failing = answers[-1] is last
@@ -48,6 +50,7 @@ def loss(answers: Sequence[Answer], action_ms: float) -> Loss:
         in_flight_failed=sum(not a.ok for a in in_flight),
         failed_after=sum(not a.ok for a in later),
         slowest_failure_ms=round(max((a.duration_ms for a in later if not a.ok), default=0.0), 1),
+        answered_after=len(answered_after),
         whole_again_s=whole,
         statuses=dict(sorted(statuses.items())),
     )

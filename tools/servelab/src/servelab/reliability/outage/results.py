@@ -12,7 +12,7 @@ from servelab.reliability.outage.drill import drills, load_drill
 from servelab.reliability.outage.loss import loss
 from servelab.reliability.outage.report import render
 from servelab.reliability.outage.run import execute
-from servelab.reliability.outage.verdicts import PROBES, TITLES, judge
+from servelab.reliability.outage.verdicts import GOALS, judge
 from servelab.reliability.report import write_reliability
 from servelab.reliability.rows import Row, Verdict, write_section
 
@@ -30,7 +30,7 @@ def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
         "events": asdict(ran.events),
         "outcome": asdict(ran.outcome),
     }
-    if drill.kind in PROBES:
+    if drill.kind in GOALS:
         cost = loss(ran.answers, ran.events.killed_ms)
         probe = judge(drill, cost, ran.acted.figures)
         saved |= {
@@ -70,7 +70,7 @@ def write_kind_section(project_dir: Path, kind: str) -> Path:
     section = write_section(
         project_dir,
         kind,
-        TITLES[kind],
+        GOALS[kind].title,
         f"servelab outage --kind {kind}",
         probes,
         notes=f'One row per drill (the families\' [drills] with kind = "{kind}"); each '

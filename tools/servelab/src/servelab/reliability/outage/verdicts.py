@@ -4,6 +4,7 @@ and whether the goal was met."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from servelab.reliability.outage.drill import Drill
 from servelab.reliability.outage.loss import Loss
@@ -16,27 +17,48 @@ from servelab.reliability.rows import Row, Verdict
 WHOLE_AGAIN_S = 2.0
 FAST_FAILURE_MS = 500.0
 
-EXPECTED = {
-    "kill-worker": "at most the in-flight requests lost; every worker and every answer back "
-    f"within {WHOLE_AGAIN_S:g} s",
-    "sigterm": "0 failed of the requests in flight at the signal; new ones refused in under "
-    f"{FAST_FAILURE_MS / 1000:g} s; exit within stop_grace_period",
-    "rolling-restart": "0 failed requests",
-    "nginx-reload": "0 failed requests",
-}
 
-TITLES = {
-    "kill-worker": "One worker SIGKILLed under constant load",
-    "sigterm": "SIGTERM (docker stop) under constant load",
-    "rolling-restart": "A rolling restart of two replicas behind nginx under constant load",
-    "nginx-reload": "nginx reloaded (SIGHUP) under constant load",
-}
+@dataclass(frozen=True)
+class Goal:
+    """A drill kind's event (its rows' name; capitalised, its section's title), what its
+    goal expects, and the lesson the report's opening draws from it (reliability.lessons)."""
 
-PROBES = {
-    "kill-worker": "one worker SIGKILLed under constant load",
-    "sigterm": "SIGTERM (docker stop) under constant load",
-    "rolling-restart": "rolling restart of two replicas behind nginx under constant load",
-    "nginx-reload": "nginx reloaded (SIGHUP) under constant load",
+    event: str
+    expected: str
+    advice: str
+
+    @property
+    def title(self) -> str:
+        return self.event[0].upper() + self.event[1:]
+
+
+GOALS = {
+    "kill-worker": Goal(
+        "one worker SIGKILLed under constant load",
+        "at most the in-flight requests lost; every worker and every answer back within "
+        f"{WHOLE_AGAIN_S:g} s",
+        "A crashed worker costs only the requests it held; the server starts another: keep "
+        "requests short, or behind nginx let it retry idempotent ones",
+    ),
+    "sigterm": Goal(
+        "SIGTERM (docker stop) under constant load",
+        "0 failed of the requests in flight at the signal; new ones refused in under "
+        f"{FAST_FAILURE_MS / 1000:g} s; exit within stop_grace_period",
+        "Stopping the only server loses every request sent until a new one listens: run "
+        "two or more replicas behind nginx or a load balancer, and restart them one at a time",
+    ),
+    "rolling-restart": Goal(
+        "rolling restart of two replicas behind nginx under constant load",
+        "0 failed requests",
+        "Replicas behind nginx restarted one at a time: the way to deploy, and a GET loses "
+        "nothing; a POST that nginx sent on a kept-alive connection as its replica stopped "
+        "gets a 503 with Retry-After (nginx never sends a POST twice): clients retry it",
+    ),
+    "nginx-reload": Goal(
+        "nginx reloaded (SIGHUP) under constant load",
+        "0 failed requests",
+        "Reloading nginx (new config, new certificates) loses nothing",
+    ),
 }
 
 
@@ -48,8 +70,10 @@ def _failures(loss: Loss) -> str:
     return f"{loss.failed} failed of {loss.answers}" + (f" ({kinds})" if kinds else "")
 
 
-def _seconds(value: float | None) -> str:
-    return "not by the end of the run" if value is None else f"{value:g} s"
+def _whole(value: float | None) -> str:
+    if value is None:
+        return "never whole again (not by the end of the run)"
+    return f"every answer a 2xx again after {value:g} s"
 
 
 def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Row:
@@ -78,7 +102,7 @@ def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Row:
             f"{_failures(loss)}; {loss.in_flight_failed} of the {loss.in_flight} in flight at "
             "the kill failed; "
             + (f"worker replaced after {back:g} s" if back is not None else "never replaced")
-            + f"; every answer a 2xx again after {_seconds(whole)}"
+            + f"; {_whole(whole)}"
         )
     elif drill.kind == "sigterm":
         exit_s, grace = measured["exit_s"], measured["grace_s"]
@@ -87,13 +111,14 @@ def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Row:
             and loss.in_flight_failed == 0
             and loss.slowest_failure_ms <= FAST_FAILURE_MS
             and exit_s < grace
+            and whole is not None
         )
         observed = (
             f"{loss.in_flight_failed} failed of {loss.in_flight} in flight at the signal; "
             f"{loss.failed_after} sent after it failed (slowest {loss.slowest_failure_ms:g} ms)"
             f"; exit {int(measured['exit_code'])} after {exit_s:g} s (grace {grace:g} s); "
             f"{_failures(loss)} in all, serving again {measured.get('back_s', 0):g} s after "
-            "the signal (started again at once)"
+            f"the signal (started again at once); {_whole(whole)}"
         )
     else:
         ok = loss.failed == 0
@@ -101,11 +126,15 @@ def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Row:
             f"; {loss.in_flight_failed} of the {loss.in_flight} in flight at the first signal "
             "failed"
         )
+    if not loss.answered_after:
+        ok = False
+        observed = f"no answers came after the action; {observed}"
+    goal = GOALS[drill.kind]
     return Row(
-        probe=PROBES[drill.kind].replace("SIGTERM", drill.stop_signal),
+        probe=goal.event.replace("SIGTERM", drill.stop_signal),
         target=f"{drill.victim or ' then '.join(drill.victims)}: {drill.method} "
         f"{drill.endpoint} at {drill.rate}/s (drill {drill.name})",
-        expected=EXPECTED[drill.kind],
+        expected=goal.expected,
         observed=observed,
         verdict=Verdict.PASS if ok else Verdict.FAIL,
         figures=figures,

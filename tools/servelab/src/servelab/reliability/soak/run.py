@@ -25,8 +25,10 @@ from servelab.stack.databases import scratch_database
 
 # form -> (duration_s, interval_s)
 FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
-# The first WARMUP_SHARE of the samples are the warm-up: not judged.
+# The first WARMUP_SHARE of the samples are the warm-up: not judged; at least MIN_JUDGED
+# samples after it are compared.
 WARMUP_SHARE = 0.2
+MIN_JUDGED = 2
 CORPUS_LIMIT = 300
 REDIS_DB = 2
 PAYLOAD_BYTES = 256 * 1024
@@ -74,39 +76,44 @@ class Soaked:
 
 def judge(target: Soak, samples: Sequence[Sample], duration_s: float) -> list[Row]:
     """Flat or growing: the median of the last third of the samples after warm-up against
-    the median of the first third."""
-    judged = list(samples[max(1, int(len(samples) * WARMUP_SHARE)) :]) or list(samples)
+    the median of the first third; too few samples after it to compare is a failure."""
+    judged = samples[max(1, int(len(samples) * WARMUP_SHARE)) :]
     third = max(1, len(judged) // 3)
-    probes = []
+    rows = []
     for measure in MEASURES:
         if measure.name == "DB connections" and not target.database:
             continue
         values = [measure.value(s) for s in judged]
+        expected = f"flat after warm-up: growth within {measure.stated}"
+        name = f"soak {duration_s:g} s: {measure.name}"
+        where = f"{target.family} {target.variant} ({', '.join(target.sampled)})"
+        if len(values) < MIN_JUDGED:
+            observed = (
+                f"too few samples to judge: {len(samples)} in all, {len(values)} after the "
+                f"warm-up, where at least {MIN_JUDGED} are needed to compare early with late"
+            )
+            rows.append(
+                Row(name, where, expected, observed, Verdict.FAIL, {"samples": len(values)})
+            )
+            continue
         baseline = statistics.median(values[:third])
         final = statistics.median(values[-third:])
         growth = final - baseline
-        allowed = measure.tolerance(baseline)
         unit = f" {measure.unit}" if measure.unit else ""
-        probes.append(
-            Row(
-                probe=f"soak {duration_s:g} s: {measure.name}",
-                target=f"{target.family} {target.variant} ({', '.join(target.sampled)})",
-                expected=f"flat after warm-up: growth within {measure.stated}",
-                observed=(
-                    f"{baseline:g}{unit} early, {final:g}{unit} late (growth {growth:+g}); "
-                    f"range {min(values):g} to {max(values):g} over {len(values)} samples"
-                ),
-                verdict=Verdict.PASS if growth <= allowed else Verdict.FAIL,
-                figures={
-                    "baseline": baseline,
-                    "final": final,
-                    "growth": round(growth, 2),
-                    "max": max(values),
-                    "samples": len(values),
-                },
-            )
+        observed = (
+            f"{baseline:g}{unit} early, {final:g}{unit} late (growth {growth:+g}); "
+            f"range {min(values):g} to {max(values):g} over {len(values)} samples"
         )
-    return probes
+        figures = {
+            "baseline": baseline,
+            "final": final,
+            "growth": round(growth, 2),
+            "max": max(values),
+            "samples": len(values),
+        }
+        verdict = Verdict.PASS if growth <= measure.tolerance(baseline) else Verdict.FAIL
+        rows.append(Row(name, where, expected, observed, verdict, figures))
+    return rows
 
 
 @contextmanager
