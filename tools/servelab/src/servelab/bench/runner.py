@@ -48,6 +48,7 @@ from servelab.bench.progress import OVERHEAD_S, Plan, Progress
 from servelab.bench.report.results import BenchRun, CellResult, load_run
 from servelab.project import LOADTESTS, reference_dir
 from servelab.project import work_dir as project_work_dir
+from servelab.spec.matrix import Payload
 from servelab.stack import Stack, StackError
 
 # How long k6 may run past its load before it counts as hung.
@@ -60,8 +61,9 @@ RECORD_FAILURES = {"THRESHOLD_FAILED": "1", "THRESHOLD_CHECKS": "0"}
 
 @dataclass(frozen=True)
 class Context:
+    """What every cell of a run shares: where it runs and writes, k6, the CPUs, the token."""
+
     project_dir: Path
-    matrix: Matrix
     work_dir: Path
     payload_file: Path | None
     k6: str
@@ -76,6 +78,8 @@ class Context:
     # The bearer token the stacks require for writes and k6 sends (docs/security.md):
     # API_TOKEN from the environment (a --target stack's), else one made for this run.
     api_token: str = ""
+    # The matrix's payload file, copied into each new stack's volume.
+    payload: Payload | None = None
 
 
 def _slug(index: int, cell: Cell, round_: int = 0) -> str:
@@ -109,7 +113,9 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 
 @dataclass(frozen=True)
-class _Measured:
+class Measured:
+    """What measure_cell read: the figures of the measured k6 run and the server's."""
+
     measurement: Measurement
     k6: K6Run
     commands: Mapping[str, Sequence[str]]
@@ -131,7 +137,7 @@ def _commands(stack: Stack) -> dict[str, list[str]]:
 
 
 def _copy_payload(ctx: Context, stack: Stack) -> None:
-    payload = ctx.matrix.payload
+    payload = ctx.payload
     if payload is None or ctx.payload_file is None:
         return
     volume = stack.volume(payload.volume)
@@ -210,7 +216,7 @@ def _redact(text: str, token: str) -> str:
     return text.replace(token, "<API_TOKEN>") if token else text
 
 
-def _load(
+def measure_cell(
     ctx: Context,
     cell: Cell,
     slug: str,
@@ -218,9 +224,10 @@ def _load(
     base_url: str,
     stack: Stack | None,
     warm: bool = False,
-) -> _Measured:
+) -> Measured:
     """Warm up (unless the stack is `warm`: it ran this cell in an earlier round), then the
-    measured k6 run with the stack's CPU time read around it."""
+    measured k6 run with the stack's CPU time, memory and database connections read around
+    it, and the cell's tools after it; `stack` None: a target's, nothing read of it."""
     warmup, measured = cell.load.phases()
     if warmup is not None and not warm:
         _k6(ctx, cell, warmup, base_url, f"{slug}.warmup", pinning)
@@ -234,7 +241,7 @@ def _load(
     tools = tuple(
         _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug) for tool in cell.tools
     )
-    return _Measured(
+    return Measured(
         measurement=measurement(json.loads(summary.read_text()), measured),
         k6=run,
         commands=_commands(stack) if stack is not None else {},
@@ -251,13 +258,14 @@ def _rounded(mib: float | None) -> float | None:
     return round(mib, 1) if mib is not None else None
 
 
-def _stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
+def cell_stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
+    """The cell's stack, not yet started: its variant's service alone, with its settings."""
     return Stack(
         cell.variant.profile,
         only=[cell.variant.service],
         env={**cell.server_env, "API_TOKEN": ctx.api_token},
         cpus=pinning.server,
-        project_dir=ctx.project_dir,
+        project=ctx.project_dir,
         run_parent=ctx.server_files,
         log=server_log,
     )
@@ -280,12 +288,12 @@ def _describe(ctx: Context, pinning: Pinning) -> str:
     return f"server at {ctx.target} (not this machine's), k6 on {where}"
 
 
-def _measure(ctx: Context, stacks: Stacks, cell: Cell, slug: str, pinning: Pinning) -> _Measured:
+def _measure(ctx: Context, stacks: Stacks, cell: Cell, slug: str, pinning: Pinning) -> Measured:
     if ctx.target is not None:
-        return _load(ctx, cell, slug, pinning, ctx.target, None)
+        return measure_cell(ctx, cell, slug, pinning, ctx.target, None)
     with stacks.serving(cell, pinning, slug) as serving:
         url = serving.stack.url(cell.variant.service)
-        return _load(ctx, cell, slug, pinning, url, serving.stack, serving.warm)
+        return measure_cell(ctx, cell, slug, pinning, url, serving.stack, serving.warm)
 
 
 def run_cell(ctx: Context, stacks: Stacks, index: int, cell: Cell, round_: int = 0) -> CellResult:
@@ -424,14 +432,17 @@ def _in_rounds(cells: Sequence[Cell]) -> list[tuple[int, int, Cell]]:
     return order
 
 
-def _run_cells(ctx: Context, cells: Sequence[Cell], progress: Progress) -> list[list[CellResult]]:
+def _run_cells(
+    ctx: Context, matrix: Matrix, form: str, progress: Progress
+) -> list[list[CellResult]]:
     """Every cell in its rounds (_in_rounds): each cell's results in round order."""
+    cells = matrix.cells(form)
     order = _in_rounds(cells)
     several = any(cell.load.rounds > 1 for cell in cells)
     measured: list[list[CellResult]] = [[] for _ in cells]
-    policy = ctx.matrix.stacks
+    policy = matrix.stacks
     with Stacks(
-        partial(_stack, ctx),
+        partial(cell_stack, ctx),
         partial(_copy_payload, ctx),
         ctx.work_dir,
         keep=policy.keep,
@@ -464,7 +475,6 @@ def run_matrix(
     `progress` is a run's of several families (this one's cells next in it); without it the
     progress on `stream` covers this family alone."""
     load = matrix.load(form)
-    cells = matrix.cells(form)
     work_dir = project_work_dir(project_dir, "bench", matrix.family)
     shutil.rmtree(work_dir, ignore_errors=True)
     work_dir.mkdir(parents=True)
@@ -475,7 +485,6 @@ def run_matrix(
     with server_files(work_dir, on_disk=on_disk or target is not None) as files:
         ctx = Context(
             project_dir=project_dir,
-            matrix=matrix,
             work_dir=work_dir,
             payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
             k6=binary,
@@ -484,12 +493,13 @@ def run_matrix(
             pinning=pinning,
             target=target,
             api_token=os.environ.get("API_TOKEN") or secrets.token_urlsafe(32),
+            payload=payload,
         )
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         load_average = os.getloadavg()[0]
         started = time.monotonic()
         progress = progress or Progress(planned(project_dir, matrix, form), stream)
-        measured = _run_cells(ctx, cells, progress)
+        measured = _run_cells(ctx, matrix, form, progress)
     results = [median_round(each) for each in measured]
     return BenchRun(
         family=matrix.family,

@@ -1,5 +1,5 @@
 """The device matrix for one form (servelab.spec.device): variants x workers, each stack
-measured under every load, and the accuracy evaluations."""
+measured under every load as the runner measures a cell, and the accuracy evaluations."""
 
 from __future__ import annotations
 
@@ -7,10 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.load.shape import Load, parse_load
+from servelab.bench.plan.matrix import Cell
+from servelab.spec import matrix
 from servelab.spec.device import Device, Variant, read_device
 
 # The longest a counted load may run before k6 stops it.
 MAX_DURATION_S = 300.0
+# Every answer checked: the health-code usage's screenshots, sent as JSON.
+ENDPOINT_ENV = {"USAGE": "health-code", "BODY": "json"}
+# Access logs off: a line per request costs CPU of its own.
+SETTINGS = {"ACCESS_LOG": "0"}
 
 
 def _ab(clients: int, requests: int) -> Load:
@@ -30,11 +36,26 @@ class Stack:
     def label(self) -> str:
         return f"{self.name} w{self.workers}"
 
+    def cell(self, load_name: str, load: Load) -> Cell:
+        """The stack under one load, as a bench cell (loadtests/health-code.js)."""
+        variant = matrix.Variant(
+            name=self.name,
+            profile=self.variant.profile,
+            service=self.variant.service,
+            endpoints={},
+            workers={},
+            own_workers=True,
+            env=self.variant.env,
+            pin=False,
+        )
+        endpoint = matrix.Endpoint(key=load_name, script="health-code.js", env=ENDPOINT_ENV)
+        return Cell(variant, self.workers, endpoint, load, SETTINGS)
+
     @property
     def env(self) -> dict[str, str]:
-        """What compose interpolates for this stack: access logs off (a line per request
-        costs CPU of its own), the variant's settings and the number of workers."""
-        return {"ACCESS_LOG": "0", **self.variant.env, "WEB_CONCURRENCY": str(self.workers)}
+        """What compose interpolates for this stack (its cells' server_env): the settings,
+        the variant's own and the number of workers."""
+        return {**SETTINGS, **self.variant.env, matrix.WORKERS_ENV: str(self.workers)}
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,14 @@
 """`python -m servelab.bench.device run`: the device matrix, stack by stack, then the accuracy of
 each engine, within a time budget; one JSON in the output folder.
 
-Each stack is the compose service started as `servelab up` starts it (servelab.stack), with
-the variant's environment and WEB_CONCURRENCY workers: warmed up, then measured under every
-load with k6 (loadtests/health-code.js, every answer checked), its GPU memory and its own
-memory sampled throughout, and over each load the servers' CPU time and the GPU's
-utilisation. A GPU cell on a machine without one is recorded as skipped, with the reason; a
-stack that would not finish within the budget is not started, and says so; where the
-servers cannot import at all (checked once, first), no stack starts.
+Each stack is the compose service started as `servelab up` starts it, with the variant's
+environment and WEB_CONCURRENCY workers: warmed up, then measured under every load as the
+benchmark runner measures a cell (bench.runner.measure_cell: k6 running
+loadtests/health-code.js with every answer checked, the servers' CPU time and memory), its
+GPU memory sampled throughout and the GPU's utilisation over each load. A GPU cell on a
+machine without one is recorded as skipped, with the reason; a stack that would not finish
+within the budget is not started, and says so; where the servers cannot import at all
+(checked once, first), no stack starts.
 """
 
 from __future__ import annotations
@@ -36,24 +37,22 @@ from servelab.bench.device.results import (
     LoadResult,
     StackResult,
 )
-from servelab.bench.load.k6 import K6Error, k6_argv, k6_binary, k6_version, run_k6
+from servelab.bench.errors import BenchError
+from servelab.bench.load.k6 import k6_binary, k6_version
 from servelab.bench.load.shape import Load
-from servelab.bench.measure import cpu_time
+from servelab.bench.measure.cpus import Pinning, available_cpus
 from servelab.bench.measure.machine import this_machine
-from servelab.bench.measure.memory import MemoryWatch
-from servelab.bench.measure.summary import SummaryError, measurement
-from servelab.bench.runner import RECORD_FAILURES
-from servelab.project import LOADTESTS, work_dir
+from servelab.bench.runner import Context, Measured, cell_stack, measure_cell
+from servelab.project import work_dir
 from servelab.spec.device import Eval
-from servelab.stack import Stack as Servers
 from servelab.stack import StackError
 
-SCRIPT = LOADTESTS / "health-code.js"
+# The device's servers and k6 share every CPU.
+UNPINNED = Pinning(None, None)
 # A stack's time before any has run: start, warm-up and both loads.
 _FIRST_ESTIMATE_S = 60.0
 # Seconds of the budget kept for the accuracy check after the stacks.
 EVAL_RESERVE_S = 75.0
-_K6_GRACE_S = 60.0
 _EVAL_TIMEOUT_S = 240.0
 _OOM_WORDS = ("out of memory", "outofmemory", "cuda_error_out_of_memory")
 # What every stack's servers import: the service's app and the servers its recipes run.
@@ -125,10 +124,17 @@ class Runner:
         # the GPU machine sends back only a few files of.
         self.work_dir = work_dir(project_dir, "device", "work")
         self.started = time.monotonic()
-        self.token = secrets.token_urlsafe(32)
         self.gpus, self.no_gpu = gpu.gpus()
         self.unimportable = ""
-        self.k6 = ""
+        self.ctx = Context(
+            project_dir=project_dir,
+            work_dir=self.work_dir,
+            payload_file=None,
+            k6="",
+            cpus=available_cpus(),
+            server_files=self.work_dir,
+            api_token=secrets.token_urlsafe(32),
+        )
 
     def say(self, text: str) -> None:
         minutes, seconds = divmod(int(time.monotonic() - self.started), 60)
@@ -137,8 +143,8 @@ class Runner:
     def run(self) -> Path:
         shutil.rmtree(self.work_dir, ignore_errors=True)
         self.work_dir.mkdir(parents=True)
-        self.k6 = _k6(self.bundle, self.work_dir)
-        version = k6_version(self.k6)
+        self.ctx = replace(self.ctx, k6=_k6(self.bundle, self.work_dir))
+        version = k6_version(self.ctx.k6)
         machine = asdict(this_machine(version))
         record = DeviceRun(
             title=self.plan.spec.title,
@@ -194,86 +200,42 @@ class Runner:
         started = time.monotonic()
         slug = f"{stack.name}-w{stack.workers}"
         log = self.work_dir / f"{slug}.server.log"
+        warmup = stack.cell("warmup", self.plan.warmup)
         try:
-            with log.open("w") as sink:
-                servers = Servers(
-                    variant.profile,
-                    only=[variant.service],
-                    env={**stack.env, "API_TOKEN": self.token},
-                    project_dir=self.project_dir,
-                    run_parent=self.work_dir,
-                    log=sink,
-                )
-                with servers:
-                    start_s = time.monotonic() - started
-                    url = servers.url(variant.service)
-                    pgids = set(servers.process_groups().values())
-                    with gpu.MemoryWatch(pgids) as watch, MemoryWatch(pgids) as host:
-                        self._k6_run(url, self.plan.warmup, f"{slug}-warmup")
-                        loads = [
-                            self._measured(url, name, load, slug, pgids)
-                            for name, load in self.plan.loads.items()
-                        ]
-                    command = servers.command(variant.service)
-        except (StackError, K6Error, SummaryError, OSError, ValueError) as failure:
-            error = str(failure)
+            with log.open("w") as sink, cell_stack(self.ctx, warmup, UNPINNED, sink) as servers:
+                start_s = since(started)
+                url = servers.url(variant.service)
+                with gpu.MemoryWatch(set(servers.process_groups().values())) as watch:
+                    measured = [
+                        measure_cell(self.ctx, warmup, f"{slug}-warmup", UNPINNED, url, servers)
+                    ]
+                    loads = []
+                    for name, load in self.plan.loads.items():
+                        cell = stack.cell(name, load)
+                        with gpu.BusyWatch() as busy:
+                            each = measure_cell(
+                                self.ctx, cell, f"{slug}-{name}", UNPINNED, url, servers
+                            )
+                        measured.append(each)
+                        loads.append(load_result(name, load, each, busy.mean_pct))
+                command = servers.command(variant.service)
+        except (StackError, BenchError, OSError, ValueError) as failure:
             return replace(
-                result, error=error, out_of_memory=out_of_memory(log), wall_s=since(started)
+                result, error=str(failure), out_of_memory=out_of_memory(log), wall_s=since(started)
             )
         sampled = watch.samples > 0
+        memory = [m.server_memory_mib for m in measured if m.server_memory_mib is not None]
         return replace(
             result,
             loads=loads,
             command=command,
-            start_s=round(start_s, 1),
+            start_s=start_s,
             wall_s=since(started),
             gpu_peak_total_mib=watch.peak_total_mib if sampled else None,
             gpu_peak_process_mib=watch.peak_process_mib if sampled else None,
             gpu_processes=watch.processes if sampled else None,
-            server_memory_mib=None if host.peak is None else round(host.peak, 1),
+            server_memory_mib=max(memory, default=None),
             out_of_memory=out_of_memory(log),
-        )
-
-    def _k6_run(self, url: str, load: Load, name: str) -> tuple[Path, float]:
-        summary = self.work_dir / f"{name}.summary.json"
-        env = {"BASE_URL": url, **RECORD_FAILURES, "USAGE": "health-code", "BODY": "json"}
-        env |= {**load.k6_env(), "SUMMARY_JSON": str(summary)}
-        log = self.work_dir / f"{name}.k6.log"
-        run = run_k6(
-            k6_argv(self.k6, SCRIPT, env),
-            cwd=self.project_dir,
-            log=log,
-            timeout_s=load.seconds + _K6_GRACE_S,
-        )
-        if run.returncode != 0:
-            raise K6Error(f"k6 exited with status {run.returncode} (log: {log})")
-        return summary, run.cpu_s
-
-    def _measured(self, url: str, name: str, load: Load, slug: str, pgids: set[int]) -> LoadResult:
-        before = cpu_time.snapshot(pgids)
-        with gpu.BusyWatch() as busy:
-            summary, k6_cpu_s = self._k6_run(url, load, f"{slug}-{name}")
-        server_cpu_s = cpu_time.spent(before, cpu_time.snapshot(pgids))
-        m = measurement(json.loads(summary.read_text()), load)
-        return LoadResult(
-            name=name,
-            clients=load.vus,
-            requests=load.iterations,
-            answered=m.requests - m.error_count,
-            failed=m.error_count,
-            wrong_answers=m.errors.get("wrong_answer", 0),
-            rps=round(m.rps, 2),
-            avg_ms=round(m.avg_ms, 1),
-            p50_ms=round(m.p50_ms, 1),
-            p99_ms=round(m.p99_ms, 1),
-            elapsed_s=m.elapsed_s,
-            k6_cpu_s=round(k6_cpu_s, 2),
-            server_cpu_s=round(server_cpu_s, 2),
-            gpu_busy_pct=None if busy.mean_pct is None else round(busy.mean_pct, 1),
-            failures={
-                **{kind: n for kind, n in m.errors.items() if n},
-                **{f"status {status}": n for status, n in m.statuses.items() if n},
-            },
         )
 
     def _eval(self, item: Eval) -> EvalResult:
@@ -305,6 +267,33 @@ class Runner:
             return replace(base, error=tail, seconds=since(started))
         scores = json.loads(done.stdout.strip().splitlines()[-1])
         return replace(base, seconds=since(started), scores=scores)
+
+
+def load_result(
+    name: str, load: Load, measured: Measured, gpu_busy_pct: float | None
+) -> LoadResult:
+    """One load's figures as the device run records them."""
+    m = measured.measurement
+    return LoadResult(
+        name=name,
+        clients=load.vus,
+        requests=load.iterations,
+        answered=m.requests - m.error_count,
+        failed=m.error_count,
+        wrong_answers=m.errors.get("wrong_answer", 0),
+        rps=round(m.rps, 2),
+        avg_ms=round(m.avg_ms, 1),
+        p50_ms=round(m.p50_ms, 1),
+        p99_ms=round(m.p99_ms, 1),
+        elapsed_s=m.elapsed_s,
+        k6_cpu_s=round(measured.k6.cpu_s, 2),
+        server_cpu_s=None if measured.server_cpu_s is None else round(measured.server_cpu_s, 2),
+        gpu_busy_pct=None if gpu_busy_pct is None else round(gpu_busy_pct, 1),
+        failures={
+            **{kind: n for kind, n in m.errors.items() if n},
+            **{f"status {status}": n for status, n in m.statuses.items() if n},
+        },
+    )
 
 
 def describe(result: StackResult) -> str:
