@@ -15,17 +15,12 @@ import pytest
 from servelab.cli import main
 from servelab.reliability.faults import cli as faults_cli
 from servelab.reliability.faults.aborts import probe_variant as probe_aborts
-from servelab.reliability.faults.dependencies import (
-    DEPENDENCIES,
-    MODES,
-    Schedule,
-    probe_dependencies,
-)
+from servelab.reliability.faults.dependencies import MODES, probe_dependencies
 from servelab.reliability.faults.disk_full import probe_variant as probe_disk_full
-from servelab.reliability.faults.files_stack import VARIANTS
 from servelab.reliability.faults.proxy import Proxy
-from servelab.reliability.faults.sections import PROBES
+from servelab.reliability.faults.sections import PROBES, dependency_targets, store_targets
 from servelab.reliability.rows import Verdict
+from servelab.spec.reliability import Schedule
 from servelab.stack.attached import Address
 
 
@@ -108,11 +103,13 @@ def test_without_root_every_probe_but_disk_full_runs(
 def test_dependency_outages_answer_fast_503s_and_recover(
     project_root: Path, starts_servers: None
 ) -> None:
+    [entryeditor] = dependency_targets(project_root)
     schedule = Schedule(rate=10, duration_s=6.0, cut_at_s=2.0, restore_at_s=4.0)
+    short = entryeditor.model_copy(update={"stacks": entryeditor.stacks[:1], "schedule": schedule})
     probes, tables, _ = probe_dependencies(
-        project_root, ["uwsgi"], schedule, env={"WEB_CONCURRENCY": "2", "WEB_THREADS": "4"}
+        project_root, short, env={"WEB_CONCURRENCY": "2", "WEB_THREADS": "4"}
     )
-    assert len(probes) == len(DEPENDENCIES) * len(MODES) == len(tables)
+    assert len(probes) == len(entryeditor.outages) * len(MODES) == len(tables)
     database = probes[0]  # cut
     assert database.figures["down_other"] == 0, database.observed
     assert database.figures["down_503"] == database.figures["down_503_retry_after"] > 0
@@ -121,13 +118,15 @@ def test_dependency_outages_answer_fast_503s_and_recover(
 
 
 def test_a_full_disk_refuses_uploads_cleanly(project_root: Path, starts_servers: None) -> None:
-    probe = probe_disk_full(project_root, VARIANTS["uvicorn"])
+    [files] = store_targets(project_root)
+    probe = probe_disk_full(project_root, files, files.stacks[0])
     assert probe.figures["refused"] >= 4
     assert probe.figures["leftover_files"] == 0
     assert probe.verdict is Verdict.PASS, probe.observed
 
 
 def test_aborted_transfers_leave_nothing(project_root: Path, starts_servers: None) -> None:
-    probes = probe_aborts(project_root, VARIANTS["uvicorn"])
+    [files] = store_targets(project_root)
+    probes = probe_aborts(project_root, files, files.stacks[0])
     assert all(probe.figures.get("leftover_files", 0) == 0 for probe in probes)
     assert all(probe.verdict is Verdict.PASS for probe in probes), [p.observed for p in probes]

@@ -1,7 +1,7 @@
 """The fault probes' verdicts on recorded inputs: a dependency outage's row
 (servelab.reliability.faults.dependencies) from a timeline of answers and the spot request,
-how a k6 request's failure is classified (probe.k6_requests), what the files store counts
-as left over after an abort or a full disk (probe.files_stack.Store), and the report's
+how a k6 request's failure is classified (faults.k6_requests), what the files store counts
+as left over after an abort or a full disk (faults.files_stack.Store), and the report's
 opening lessons, which pick each drill kind's worst and best case (reliability.lessons)."""
 
 from __future__ import annotations
@@ -11,23 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from servelab.reliability.faults.dependencies import (
-    DEPENDENCIES,
-    FAST_MS,
-    RECOVERY_S,
-    Dependency,
-    Schedule,
-    Spot,
-    _verdict,
-)
+from servelab.project import find_project_dir
+from servelab.reliability.faults.dependencies import FAST_MS, RECOVERY_S, Spot, _verdict
 from servelab.reliability.faults.files_stack import Store
 from servelab.reliability.faults.k6_requests import failure_kind, read_requests
 from servelab.reliability.lessons import lessons
 from servelab.reliability.outage.analysis import Answer, Events, analyse
 from servelab.reliability.rows import Row, Section, Verdict
+from servelab.spec.reliability import Dependency, reliability
 
-DATABASE, REDIS, COMPUTE = DEPENDENCIES
-SCHEDULE = Schedule()  # 20 requests/s for 14 s, cut at 4 s, restored at 8 s
+ENTRYEDITOR = reliability(find_project_dir(), "entryeditor").faults.dependencies
+assert ENTRYEDITOR is not None
+DATABASE, REDIS, COMPUTE = ENTRYEDITOR.outages
+SCHEDULE = ENTRYEDITOR.schedule  # 20 requests/s for 14 s, cut at 4 s, restored at 8 s
 CUT_MS, RESTORED_MS = SCHEDULE.cut_at_s * 1000, SCHEDULE.restore_at_s * 1000
 # What a database outage's spot request should get: a fast 503 JSON with Retry-After.
 SPOT_503 = Spot(status=503, ms=4.0, json=True, retry_after=True)
@@ -64,7 +60,8 @@ def row(
     answers = answers_at_20(served)
     events = Events(killed_ms=CUT_MS, restarted_ms=RESTORED_MS, healthy_ms=RESTORED_MS)
     slow = sum(CUT_MS <= a.at_ms < RESTORED_MS and a.duration_ms >= FAST_MS for a in answers)
-    return _verdict(dependency, mode, "uwsgi", analyse(answers, events), spot, SCHEDULE, slow)
+    outcome = analyse(answers, events)
+    return _verdict(dependency, mode, "entryeditor uwsgi", outcome, spot, SCHEDULE, slow)
 
 
 def during(status: int, duration_ms: float, retry: bool = True) -> Served:

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.progress import clock
-from servelab.reliability.faults import coldstart, dependencies
-from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES
+from servelab.reliability.faults import coldstart
+from servelab.reliability.faults.dependencies import MODES
+from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES, dependency_targets
 from servelab.reliability.fuzz.run import FuzzOptions
 from servelab.reliability.outage.drill import DrillError, drills
 from servelab.reliability.soak.run import FORMS as SOAK_FORMS
@@ -68,10 +69,10 @@ def probes_s(
     total = 0.0
     for name in names:
         if name == "dependencies":
-            schedule = dependencies.Schedule()
-            outages = len(dependencies.DEPENDENCIES) * len(dependencies.MODES)
-            per_outage = schedule.duration_s + DEPENDENCY_OUTAGE_OVERHEAD_S
-            total += len(dependencies.VARIANTS) * (DEPENDENCIES_STACK_S + outages * per_outage)
+            for target in dependency_targets(project_dir):
+                outages = len(target.outages) * len(MODES)
+                per_outage = target.schedule.duration_s + DEPENDENCY_OUTAGE_OVERHEAD_S
+                total += len(target.stacks) * (DEPENDENCIES_STACK_S + outages * per_outage)
         elif name == "coldstart":
             targets = coldstart.targets(project_dir, families)
             total += len(targets) * (seconds + COLDSTART_OVERHEAD_S)

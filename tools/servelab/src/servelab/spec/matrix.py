@@ -16,6 +16,7 @@ of its cells right after k6; `tools = { full = ["ab"] }` in that form only.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fnmatch import fnmatchcase
 from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import (
@@ -40,20 +41,29 @@ WORKERS_ENV = "WEB_CONCURRENCY"
 STEADY = "steady"
 # The write-ups' own load tools (bench.load.tools) a variant may run beside k6.
 Tool = Literal["wrk", "ab"]
-# As bench.load.shape.SHAPES and bench.measure.summary.METRICS name them.
+# The load shapes of loadtests/lib/options.js (bench.load.shape.SHAPES gives their executors).
 Shape = Literal["wrk", "hey", "client", "vegeta", "boom", "ab"]
+# What a ratio or a goal can name: a figure of bench.measure.summary.Measurement, or the
+# server's CPU microseconds per request (cpu_us) or memory (memory_mib), which a cell holds.
 Metric = Literal[
     "ok_rps", "rps", "elapsed_s", "error_count", "failed_rate", "avg_ms", "p50_ms", "p75_ms",
     "p90_ms", "p99_ms", "max_ms", "p95_ms", "success_ratio", "dropped", "bad_gateway", "shed",
     "timeouts", "unexpected_non_2xx", "p66_ms", "p80_ms", "p98_ms", "cpu_us", "memory_mib",
 ]  # fmt: skip
-# Metrics that add up over the cells sharing one job: only these have a sum as denominator.
+# Costs: less is better. The limit among several denominator variants is then the
+# cheapest one, and a goal's `best` value the lowest.
+LOWER_IS_BETTER = frozenset({"cpu_us", "memory_mib"})
+# Metrics that add up over the cells that share one job (CPU time per request does; a rate
+# does not): only these can have a sum as denominator.
 ADDITIVE = frozenset({"cpu_us"})
-# In a sum's part, the numerator's variant (bench.report.ratios.THE_VARIANT).
+# In a sum's part, the numerator's variant: "empty-{variant}" is the empty app on the same
+# server as the numerator.
 THE_VARIANT = "{variant}"
+# A cell: (variant, workers, endpoint).
+Key = tuple[str, int, str]
 # The top-level keys of the spec's other parts, which the matrix leaves to their models.
 OTHER_PARTS = frozenset(
-    {"questions", "question_texts", "drills", "fuzz", "soak", "coldstart", "device"}
+    {"questions", "question_texts", "drills", "faults", "fuzz", "soak", "coldstart", "device"}
 )
 
 T = TypeVar("T")
@@ -173,13 +183,30 @@ class Variant(Spec):
 
 
 class Part(Spec):
+    """One term of a sum denominator: a cell of `variant` (which may name the numerator's,
+    THE_VARIANT) at `endpoint`, with `workers` (None: the numerator's)."""
+
     variant: str
     endpoint: str
     workers: PositiveInt | None = None
 
+    def key(self, variant: str, workers: int) -> Key:
+        return (self.variant.replace(THE_VARIANT, variant), self.workers or workers, self.endpoint)
+
 
 class Side(Spec):
-    """A ratio's side (bench.report.ratios.Side says what each key picks)."""
+    """One side of a ratio: which variants (None: the other side's; several in a
+    denominator: the best of them, the limit) and which endpoint (None: every endpoint the
+    two sides share, combined as a geometric mean). A numerator may name several
+    `endpoints` instead, each getting a value of its own. A denominator may fix its number
+    of `workers` (None: the numerator's), or name a `setting` or another `metric` of the
+    numerator's cell instead of a cell, or be the `sum` of several cells' metric.
+
+    Which shared endpoints the mean combines, as glob patterns (fnmatch, case-sensitive; a
+    key without `*`, `?` or `[` matches itself alone): those matching one of `only` (every
+    one where it is empty) but none of `skip`. "* @100/s" picks the cells at a steady 100
+    requests/s, whose CPU ratios read; an rps ratio skips them, as their requests/s are
+    the load's."""
 
     variants: tuple[str, ...] | None = None
     endpoint: str | None = None
@@ -205,10 +232,20 @@ class Side(Spec):
             names |= {part.variant.replace(THE_VARIANT, variant) for variant in each}
         return names
 
+    def combines(self, endpoint: str) -> bool:
+        """Whether a mean over shared endpoints takes `endpoint` (`only` and `skip`)."""
+        wanted = not self.only or any(fnmatchcase(endpoint, glob) for glob in self.only)
+        return wanted and not any(fnmatchcase(endpoint, glob) for glob in self.skip)
+
+    @property
+    def tops(self) -> tuple[str | None, ...]:
+        """The numerator's endpoints, each its own value (None: every shared endpoint)."""
+        return self.endpoints or (self.endpoint,)
+
 
 class Ratio(Spec):
     """`metric` of the numerator's cells over the denominator's (none: the metric itself);
-    `table = false` leaves it out of the report's ratio table."""
+    `table = false` leaves it out of the report's ratio table (only goals read it)."""
 
     name: str
     about: str = ""
@@ -240,11 +277,26 @@ class Ratio(Spec):
         numerator = self.numerator.variants or ()
         return self.numerator.named(numerator) | (self.denominator or Side()).named(numerator)
 
+    @property
+    def plain(self) -> bool:
+        """No denominator: the metric itself, one value per cell."""
+        return self.denominator is None
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.metric in LOWER_IS_BETTER
+
+    @property
+    def per_cell(self) -> bool:
+        """The metric itself or over the cell's own setting or metric: a value per cell."""
+        bottom = self.denominator
+        return bottom is None or bottom.setting is not None or bottom.metric is not None
+
 
 class Goal(Spec):
-    """`ratio`'s values (of the `variants`, `endpoint` and `workers` named, or only the best
-    with `best`) lie within `min` and `max`; `endpoints` is one goal per endpoint, named
-    `<goal>: <endpoint>`, on its `@<rate>/s` cells with a `rate`."""
+    """`ratio`'s values (of the `variants`, `endpoint` and `workers` named, by default all;
+    or only the best, per number of workers, with `best`: the highest, the lowest of a
+    cost) lie within `min` and `max`; `endpoints` is one goal per endpoint (Goal.each)."""
 
     goal: str
     ratio: str
@@ -262,6 +314,20 @@ class Goal(Spec):
         if self.minimum is None and self.maximum is None:
             raise _invalid(f"{self.goal!r} needs `min`, `max` or both")
         return self
+
+    def each(self) -> tuple[Goal, ...]:
+        """The goal, or one per endpoint it lists, named `<goal>: <endpoint>`, on the
+        endpoint's `@<rate>/s` cells where it names a `rate`."""
+        rate = f" @{self.rate}/s" if self.rate else ""
+        update = {"endpoints": (), "rate": None}
+        return tuple(
+            self.model_copy(update={**update, "goal": f"{self.goal}: {e}", "endpoint": e + rate})
+            for e in self.endpoints
+        ) or (self,)
+
+    def met_by(self, value: float) -> bool:
+        low = self.minimum is None or value >= self.minimum
+        return low and (self.maximum is None or value <= self.maximum)
 
 
 class Payload(Spec):
@@ -283,6 +349,9 @@ class Stacks(Spec):
 class Report(Spec):
     # The per-server tables' columns (bench.report.markdown.COLUMNS) instead of the default.
     columns: tuple[str, ...] = ()
+    # The endpoint whose requests/s the write-up drew against workers: that chart instead
+    # of one per table of the write-up (bench.report.charts.workers_chart).
+    worker_curve: str | None = None
 
 
 class Matrix(Spec):

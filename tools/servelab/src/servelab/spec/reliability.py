@@ -1,5 +1,6 @@
 """A family's reliability targets (loadtests/families/<family>.toml): its outage
-drills, and what `servelab fuzz`, `servelab soak` and `servelab probe coldstart` run on it.
+drills, and what `servelab fuzz`, `servelab soak` and `servelab probe` (its [faults] and
+[coldstart]) run on it.
 
 A target names one of the family's bench variants (`variant`: the matrix's
 `[variants.<name>]` gives its profile, service and env, the target's `env` added over it)
@@ -30,6 +31,17 @@ class Stack(Spec):
     profile: str
     service: str
     env: dict[str, str] = Field(default_factory=dict)
+
+
+class Served(Stack):
+    """A stack whose processes a probe reads: `servers`, the services whose process groups
+    it watches (default: the one its requests go to)."""
+
+    servers: tuple[str, ...] = ()
+
+    @property
+    def watched(self) -> tuple[str, ...]:
+        return self.servers or (self.service,)
 
 
 class Drill(Spec):
@@ -150,26 +162,21 @@ class Fuzz(Spec):
         return " ".join(notes.split())
 
 
-class Soak(Stack):
+class Soak(Served):
     """What `servelab soak` loads: the variant (whose saved cells give its capacity) at half
     its capacity on `endpoint` ({id}: a file uploaded first), measured by the cells whose
-    endpoint starts with `cell_endpoint`; `servers` the services sampled (default: the
-    one k6 sends to), `temp_dirs` the volumes' subdirectories of temporary files,
+    endpoint starts with `cell_endpoint`, its `servers` sampled; `temp_dirs` the volumes'
+    subdirectories of temporary files,
     `database` an entry editor stack (a scratch database, its connections counted),
     `json_body` a file under loadtests/ POSTed to the endpoint (none: a GET)."""
 
     family: str
     variant: str
-    servers: tuple[str, ...] = ()
     endpoint: str
     cell_endpoint: str
     temp_dirs: tuple[str, ...] = ()
     database: bool = False
     json_body: str | None = None
-
-    @property
-    def sampled(self) -> tuple[str, ...]:
-        return self.servers or (self.service,)
 
     @property
     def request(self) -> str:
@@ -196,11 +203,70 @@ class Coldstart(Spec):
     database: bool = False
 
 
+class Dependency(Spec):
+    """A dependency `servelab probe dependencies` cuts and stalls: its compose `service`,
+    reached through a proxy to `attached` (the machine's server it stands for) or, without
+    one, to the stack's own; `endpoint` what the load asks for (an answer that needs it),
+    `during` what each answer in the outage should be; `spot` a request sent by hand
+    mid-outage (`{n}`: a number no one asked for before; default: `endpoint`) that must be
+    a fast 503 JSON with Retry-After or, where `spot_2xx`, may be served."""
+
+    name: str
+    service: str
+    attached: Literal["mariadb", "redis"] | None = None
+    endpoint: str
+    during: str
+    spot: str = ""
+    spot_2xx: bool = True
+
+
+class Schedule(Spec):
+    """A run at `rate` requests/s for `duration_s`, the dependency down from cut_at_s until
+    restore_at_s."""
+
+    rate: int = Field(gt=0)
+    duration_s: float
+    cut_at_s: float
+    restore_at_s: float
+
+    @model_validator(mode="after")
+    def _order(self) -> Schedule:
+        if not 0 < self.cut_at_s < self.restore_at_s < self.duration_s:
+            raise ValueError("needs 0 < cut_at_s < restore_at_s < duration_s")
+        return self
+
+
+class Dependencies(Spec):
+    """`servelab probe dependencies` on a family: each of `stacks` (an nginx in front, a
+    scratch database) under `schedule`'s load, each of `outages` cut, then stalled."""
+
+    family: str
+    stacks: tuple[Stack, ...] = Field(min_length=1)
+    outages: tuple[Dependency, ...] = Field(min_length=1)
+    schedule: Schedule
+
+
+class StoreFaults(Spec):
+    """`servelab probe disk-full` and `aborts` on a family: each of `stacks` with its object
+    store, the compose volume `volume`, in a directory the probe reads (and mounts a small
+    tmpfs on)."""
+
+    family: str
+    stacks: tuple[Served, ...] = Field(min_length=1)
+    volume: str
+
+
+class Faults(Spec):
+    dependencies: Dependencies | None = None
+    store: StoreFaults | None = None
+
+
 class Reliability(Spec):
     drills: dict[str, Drill] = Field(default_factory=dict)
     fuzz: Fuzz | None = None
     soak: Soak | None = None
     coldstart: Coldstart | None = None
+    faults: Faults = Field(default_factory=Faults)
 
 
 def _stack(raw: dict[str, Any], variants: dict[str, Any], where: str) -> dict[str, Any]:
@@ -218,6 +284,16 @@ def _stack(raw: dict[str, Any], variants: dict[str, Any], where: str) -> dict[st
     return {**raw, "profile": variant.get("profile"), "service": variant.get("service"), "env": env}
 
 
+def _stacks(raw: dict[str, Any], variants: dict[str, Any], where: str) -> dict[str, Any]:
+    """`raw` with its `stacks`: those of the `variants` it names, then its own, each with
+    the `stack_env` it gives over its own env."""
+    raw = dict(raw)
+    env = raw.pop("stack_env", {})
+    stacks = [{"variant": name} for name in raw.pop("variants", [])] + raw.pop("stacks", [])
+    resolved = [_stack(stack, variants, where) for stack in stacks]
+    return {**raw, "stacks": [{**s, "env": {**s.get("env", {}), **env}} for s in resolved]}
+
+
 def _coldstart(raw: dict[str, Any], spec: dict[str, Any], where: str) -> dict[str, Any]:
     raw = dict(raw)
     if "shape" in raw:
@@ -225,9 +301,7 @@ def _coldstart(raw: dict[str, Any], spec: dict[str, Any], where: str) -> dict[st
         if shape not in spec.get("shapes", {}):
             raise SpecError(f"{where}.shape: no [shapes.{shape}] in the family's matrix")
         raw |= {key: spec["shapes"][shape][key] for key in ("rate", "max_vus")}
-    named = [{"variant": name} for name in raw.pop("variants", [])]
-    stacks = [_stack(stack, spec.get("variants", {}), where) for stack in named]
-    return {**raw, "stacks": stacks + raw.pop("stacks", [])}
+    return _stacks(raw, spec.get("variants", {}), where)
 
 
 def reliability(project_dir: Path, family: str) -> Reliability:
@@ -254,6 +328,10 @@ def reliability(project_dir: Path, family: str) -> Reliability:
     if "coldstart" in spec:
         cold = _coldstart(spec["coldstart"], spec, f"{where}: coldstart")
         joined["coldstart"] = {**cold, "family": family}
+    joined["faults"] = {
+        name: {**_stacks(raw, variants, f"{where}: faults.{name}"), "family": family}
+        for name, raw in spec.get("faults", {}).items()
+    }
     return validate(Reliability, joined, where)
 
 

@@ -12,9 +12,10 @@ from servelab.bench.load.shape import Load
 from servelab.bench.measure.summary import ERROR_KINDS, measurement
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.markdown import render
-from servelab.bench.report.ratios import RatioSpec, Side, ratio_values
+from servelab.bench.report.ratios import ratio_values
 from servelab.bench.report.results import run_from_json
 from servelab.bench.report.writeup import load_write_up
+from servelab.spec.matrix import Ratio, Side
 from servelab.stack.compose import load_project
 from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
@@ -125,7 +126,7 @@ def test_a_summary_without_them_reads_as_before() -> None:
 
 
 def test_a_ratio_of_two_metrics_of_each_cell() -> None:
-    spec = RatioSpec(
+    spec = Ratio(
         name="p99/p50",
         about="",
         numerator=Side(endpoint=ENDPOINT),

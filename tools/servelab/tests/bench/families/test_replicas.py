@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from servelab.bench.plan.matrix import WORKERS_ENV, load_matrix, parse_matrix
+from servelab.bench.plan.matrix import load_matrix, parse_matrix
+from servelab.spec.matrix import WORKERS_ENV
 from servelab.stack.compose import load_project
 
 WORKLOADS = {

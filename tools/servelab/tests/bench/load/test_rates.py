@@ -4,18 +4,21 @@ without them, and the entry editor report's own columns beside the write-up's ta
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from servelab.bench.errors import BenchError
-from servelab.bench.load.shape import Load, LoadTableError, parse_load
+from servelab.bench.load.shape import Load, parse_load
 from servelab.bench.measure.summary import ERROR_KINDS, Measurement, measurement
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.markdown import render
 from servelab.bench.report.results import BenchRun, run_from_json
 from servelab.bench.report.writeup import load_write_up
+from servelab.spec.family import SpecError
+from servelab.spec.matrix import Report
 from servelab.stack.compose import load_project
 from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
@@ -44,7 +47,7 @@ def test_a_vegeta_load_is_a_rate_with_its_vus() -> None:
 
 
 def test_a_vegeta_load_needs_its_rate_and_never_has_fewer_vus_than_preallocated() -> None:
-    with pytest.raises(LoadTableError, match="missing `rate`"):
+    with pytest.raises(SpecError, match="missing `rate`"):
         parse_load({"shape": "vegeta", "vus": 10, "duration_s": 5}, "load.quick")
     load = parse_load({"shape": "vegeta", "rate": 10, "vus": 20, "duration_s": 5}, "load.quick")
     assert load.max_vus == 20
@@ -272,7 +275,7 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(
 
 def test_a_report_column_that_does_not_exist_is_a_clear_error(project_root: Path) -> None:
     matrix = load_matrix(project_root, "entryeditor")
-    broken = type(matrix)(**{**matrix.__dict__, "columns": ("rps", "p42")})
+    broken = replace(matrix, report=Report(columns=("rps", "p42")))
     run = entryeditor_run([cell("list @100/s", VEGETA, {})])
     with pytest.raises(BenchError, match=r"unknown \['p42'\]"):
         render(run, broken, load_write_up(project_root / matrix.write_up), {})

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from servelab.bench.load.shape import Load
-from servelab.bench.plan.matrix import WORKERS_ENV, MatrixError, load_matrix, parse_matrix
-from servelab.bench.report.ratios import GoalSpec, Side
+from servelab.bench.plan.matrix import MatrixError, load_matrix, parse_matrix
+from servelab.spec.matrix import WORKERS_ENV, Goal, Side
 
 RAW: dict[str, Any] = {
     "family": "demo",
@@ -243,8 +243,15 @@ def test_ratios_name_a_metric_and_may_divide_by_a_setting_or_by_nothing() -> Non
 
 def test_goals_carry_their_bounds_and_filters() -> None:
     goals = parse_matrix(RAW).goals
-    assert goals[0] == GoalSpec(
-        "bursts within 1.3x", "rounds", None, 1.3, ("bursty",), "a", (1,), False
+    assert goals[0] == Goal(
+        goal="bursts within 1.3x",
+        ratio="rounds",
+        min=None,
+        max=1.3,
+        variants=("bursty",),
+        endpoint="a",
+        workers=(1,),
+        best=False,
     )
     assert (goals[1].minimum, goals[1].maximum) == (None, 0.0)
     assert goals[2].best

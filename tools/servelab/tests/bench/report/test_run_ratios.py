@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from servelab.bench.plan.matrix import Matrix, parse_matrix
+from servelab.bench.report.ratios import run_ratio_values
 from servelab.bench.report.results import BenchRun, run_from_json
-from servelab.bench.report.run_ratios import run_ratio_values
 from servelab.testing.records import run_record
 
 _MEASUREMENT = {
@@ -152,8 +152,9 @@ def test_a_cell_measured_once_still_gives_its_ratio_in_a_run_with_rounds(matrix:
     run = run_from_json(run_record("hello", {"vus": 10, "duration_s": 1.0}, cells=cells, rounds=6))
     [spec] = [spec for spec in matrix.ratios if spec.name == "cpu"]
     # The app over the empty app, endpoint by endpoint (the spec's numerator lists none).
+    numerator = spec.numerator.model_copy(update={"endpoints": ("GET /hello", "POST /ocr")})
     values = run_ratio_values(
-        replace(spec, numerator=replace(spec.numerator, endpoints=("GET /hello", "POST /ocr"))),
+        spec.model_copy(update={"numerator": numerator}),
         run,
         ["app"],
     )

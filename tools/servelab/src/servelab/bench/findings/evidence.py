@@ -4,7 +4,7 @@ spread over rounds, from the cells that can resolve a difference.
 Two kinds of cell are left out, and said so: one with fewer than MIN_REQUESTS requests
 (where one request is more than a quarter of the NOISE a verdict must clear: a cell of 10
 requests moves by a tenth with one slow request), and, for requests/s, one where the client
-set the pace (report.client_bound).
+set the pace (report.ratios.client_bound).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from servelab.bench.findings.spread import NOISE, RATIO_NOISE, Spread
-from servelab.bench.report.client_bound import RATES, client_bound
-from servelab.bench.report.ratios import RatioSpec, RatioValue, Side, ratio_values
+from servelab.bench.report.ratios import RATES, RatioValue, client_bound, ratio_values
 from servelab.bench.report.results import ROUND_METRICS, BenchRun, CellResult
+from servelab.spec.matrix import Ratio, Side
 
 MIN_REQUESTS = 40
 
@@ -91,7 +91,7 @@ def _touches(side: Side | None, variants: Sequence[str], out: LeftOut) -> bool:
     return side.combines(out.endpoint)
 
 
-def _relevant(spec: RatioSpec, variants: Sequence[str], left: Iterable[LeftOut]) -> list[LeftOut]:
+def _relevant(spec: Ratio, variants: Sequence[str], left: Iterable[LeftOut]) -> list[LeftOut]:
     """The left-out cells either side of the ratio would have read."""
     return [
         out
@@ -101,7 +101,7 @@ def _relevant(spec: RatioSpec, variants: Sequence[str], left: Iterable[LeftOut])
 
 
 def estimates(
-    spec: RatioSpec, run: BenchRun, variants: Sequence[str]
+    spec: Ratio, run: BenchRun, variants: Sequence[str]
 ) -> tuple[list[Estimate], list[LeftOut]]:
     """The ratio's values in `run` with their spreads: over the rounds' ratios where the
     cells ran rounds (both sides of each round measured in the same pass), else the value
@@ -141,7 +141,7 @@ def _over_runs(
 
 
 def across_runs(
-    spec: RatioSpec, runs: Sequence[BenchRun], variants: Sequence[str]
+    spec: Ratio, runs: Sequence[BenchRun], variants: Sequence[str]
 ) -> tuple[list[Estimate], tuple[LeftOut, ...]]:
     """The ratio's estimates over every run, each value's spread over the runs that have
     it, and every cell left out of any run."""

@@ -16,7 +16,7 @@ from servelab.bench.findings.evidence import MIN_REQUESTS, LeftOut
 from servelab.bench.findings.spread import NOISE, RATIO_NOISE
 from servelab.bench.findings.verdict import CANNOT, Answer, answer
 from servelab.bench.plan.matrix import Matrix, load_matrix
-from servelab.bench.report.client_bound import BUSY, OUTPACED
+from servelab.bench.report.ratios import BUSY, OUTPACED
 from servelab.bench.report.results import BenchRun, load_run
 from servelab.bench.report.writeup import load_write_up
 from servelab.markdown import table

@@ -20,10 +20,10 @@ from servelab.bench.findings.evidence import (
 from servelab.bench.findings.spread import NOISE, RATIO_NOISE, geometric
 from servelab.bench.measure.summary import CPU_US, MEMORY_MIB
 from servelab.bench.plan.matrix import Matrix
-from servelab.bench.report.ratios import RatioSpec
 from servelab.bench.report.results import BenchRun
 from servelab.project import find_project_dir
 from servelab.spec.family import families, spec_file
+from servelab.spec.matrix import Ratio
 from servelab.spec.questions import (
     Cheapest,
     Choice,
@@ -78,13 +78,13 @@ def _sure(runs: Sequence[BenchRun], counts: Sequence[int]) -> str:
     return f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {forms}; ranges: {spread}"
 
 
-def _ratio(matrix: Matrix, name: str) -> RatioSpec | None:
+def _ratio(matrix: Matrix, name: str) -> Ratio | None:
     return next((spec for spec in matrix.ratios if spec.name == name), None)
 
 
 def _estimates(
     matrix: Matrix, name: str, runs: Sequence[BenchRun]
-) -> tuple[RatioSpec, list[Estimate], tuple[LeftOut, ...]] | None:
+) -> tuple[Ratio, list[Estimate], tuple[LeftOut, ...]] | None:
     """The ratio's estimates over `runs`, where the matrix has it and a run gives values."""
     spec = _ratio(matrix, name)
     if spec is None:

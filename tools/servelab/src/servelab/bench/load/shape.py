@@ -14,14 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from servelab.tables import require
+from servelab.spec.family import SpecError, validate
+from servelab.spec.matrix import LoadTable
 
 TIMED = "constant-vus"
 COUNTED = "per-vu-iterations"
 ARRIVAL = "constant-arrival-rate"
 SHARED = "shared-iterations"
 
-# lib/options.js SHAPES: each shape's k6 executor.
+# lib/options.js SHAPES: each shape (servelab.spec.matrix.Shape) and its k6 executor.
 SHAPES: Mapping[str, str] = {
     "wrk": TIMED,
     "hey": COUNTED,
@@ -34,10 +35,6 @@ SHAPES: Mapping[str, str] = {
 _K6_SHORTEST_S = 1.0
 # Shapes that send a fixed number of requests: ITERATIONS per VU, or in all (shared).
 COUNTED_EXECUTORS = frozenset({COUNTED, SHARED})
-
-
-class LoadTableError(ValueError):
-    """A load table that names an unknown shape or lacks what its shape needs."""
 
 
 def _seconds(value: float) -> str:
@@ -123,46 +120,50 @@ class Load:
         return f"{self.shape}: {text}" + (f", {self.rounds} rounds" if self.rounds > 1 else "")
 
 
-def _field(table: Mapping[str, Any], key: str, where: str) -> Any:
-    return require(table, key, where, LoadTableError)
+def _field(table: LoadTable, key: str, where: str) -> Any:
+    value = getattr(table, key)
+    if value is None:
+        raise SpecError(f"{where}: missing `{key}`")
+    return value
 
 
-def _arrival_vus(table: Mapping[str, Any], where: str) -> int:
+def _arrival_vus(table: LoadTable, where: str) -> int:
     """vegeta's VUs ready at the start: `vus`, or `vus_per_rate` x `rate` (at least
     `min_vus`), so that one rule serves every rate of a sweep."""
-    if "vus" in table or "vus_per_rate" not in table:
+    if table.vus is not None or table.vus_per_rate is None:
         return int(_field(table, "vus", where))
-    wanted = math.ceil(float(table["vus_per_rate"]) * int(_field(table, "rate", where)))
-    return max(int(table.get("min_vus", 1)), wanted)
+    wanted = math.ceil(table.vus_per_rate * int(_field(table, "rate", where)))
+    return max(table.min_vus or 1, wanted)
 
 
-def parse_load(table: Mapping[str, Any], where: str, shape: str = "wrk") -> Load:
-    """A load table: `shape` (default `shape`), `vus`, and `duration_s` / `warmup_s` for a
-    timed shape (plus `rate` and `max_vus` for vegeta's, whose `vus` may instead follow
-    the rate: `vus_per_rate`, `min_vus`) or `iterations` / `max_duration_s` for a counted
-    one; `rounds` (default 1; servelab.spec.matrix checks it) for any."""
-    name = table.get("shape", shape)
+def parse_load(raw: Mapping[str, Any] | LoadTable, where: str, shape: str = "wrk") -> Load:
+    """A load table (servelab.spec.matrix.LoadTable; SpecError where it is wrong): `shape`
+    (default `shape`), `vus`, and `duration_s` / `warmup_s` for a timed shape (plus `rate`
+    and `max_vus` for vegeta's, whose `vus` may instead follow the rate: `vus_per_rate`,
+    `min_vus`) or `iterations` / `max_duration_s` for a counted one; `rounds` for any."""
+    table = raw if isinstance(raw, LoadTable) else validate(LoadTable, raw, where)
+    name = table.shape or shape
     if name not in SHAPES:
-        raise LoadTableError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
-    rounds = int(table.get("rounds", 1))
+        raise SpecError(f"{where}: shape {name!r} is none of {', '.join(SHAPES)}")
+    rounds = table.rounds or 1
     if SHAPES[name] in COUNTED_EXECUTORS:
-        if stray := sorted({"duration_s", "warmup_s"} & set(table)):
-            raise LoadTableError(f"{where}: {name} is counted, {stray[0]} does not apply")
+        if stray := [key for key in ("duration_s", "warmup_s") if getattr(table, key) is not None]:
+            raise SpecError(f"{where}: {name} is counted, {stray[0]} does not apply")
         return Load(
-            vus=int(_field(table, "vus", where)),
+            vus=_field(table, "vus", where),
             shape=name,
-            iterations=int(_field(table, "iterations", where)),
-            max_duration_s=float(_field(table, "max_duration_s", where)),
+            iterations=_field(table, "iterations", where),
+            max_duration_s=_field(table, "max_duration_s", where),
             rounds=rounds,
         )
     arrival = SHAPES[name] == ARRIVAL
-    vus = _arrival_vus(table, where) if arrival else int(_field(table, "vus", where))
+    vus = _arrival_vus(table, where) if arrival else _field(table, "vus", where)
     return Load(
         vus=vus,
         shape=name,
-        duration_s=float(_field(table, "duration_s", where)),
-        warmup_s=float(table.get("warmup_s", 0)),
-        rate=int(_field(table, "rate", where)) if arrival else 0,
-        max_vus=max(vus, int(table.get("max_vus", vus))) if arrival else 0,
+        duration_s=_field(table, "duration_s", where),
+        warmup_s=table.warmup_s or 0.0,
+        rate=_field(table, "rate", where) if arrival else 0,
+        max_vus=max(vus, table.max_vus or vus) if arrival else 0,
         rounds=rounds,
     )

@@ -17,36 +17,11 @@ COUNTED_STATUSES = ("502", "503", "504")
 # Failures a script counts itself (errors_<kind>), where it defines them: wrong_answer is
 # a 2xx whose body is not the expected answer (health-code.js; ab's "Length" failures).
 ANSWER_ERROR_KINDS = ("wrong_answer",)
-# What a ratio or a goal can name: a field or property of Measurement, or CPU_US, the
-# server's CPU microseconds per request, which the cell holds (BenchRun.values reads it).
+# Besides the figures of Measurement, what a ratio or a goal can name (servelab.spec.matrix
+# .Metric): the server's CPU microseconds per request, which the cell holds.
 CPU_US = "cpu_us"
 # The server's memory while k6 ran (its processes' summed PSS, MiB), which the cell holds.
 MEMORY_MIB = "memory_mib"
-METRICS = (
-    "ok_rps",
-    "rps",
-    "elapsed_s",
-    "error_count",
-    "failed_rate",
-    "avg_ms",
-    "p50_ms",
-    "p75_ms",
-    "p90_ms",
-    "p99_ms",
-    "max_ms",
-    "p95_ms",
-    "success_ratio",
-    "dropped",
-    "bad_gateway",
-    "shed",
-    "timeouts",
-    "unexpected_non_2xx",
-    "p66_ms",
-    "p80_ms",
-    "p98_ms",
-    CPU_US,
-    MEMORY_MIB,
-)
 _MEASURED = "{phase:measure}"
 
 

@@ -11,12 +11,11 @@ from typing import Any
 from servelab.bench.errors import BenchError
 from servelab.bench.load.shape import Load, parse_load
 from servelab.bench.load.tools import ToolError, check_shape
-from servelab.bench.report.ratios import GoalSpec, Part, RatioSpec, Side
 from servelab.spec import matrix as spec
 from servelab.spec.family import SpecError, notes_file, read_spec
-from servelab.spec.matrix import FORMS, STEADY, WORKERS_ENV, Endpoint, Payload, Stacks, Variant
+from servelab.spec.matrix import FORMS, STEADY, Endpoint, Goal, LoadTable, Payload, Ratio, Variant
 
-__all__ = ["WORKERS_ENV", "Cell", "Endpoint", "Matrix", "MatrixError", "Variant"]
+__all__ = ["Cell", "Endpoint", "Matrix", "MatrixError", "Variant"]
 
 
 class MatrixError(BenchError):
@@ -52,16 +51,16 @@ class Matrix:
     payload: Payload | None
     loads: Mapping[str, Load]
     variants: tuple[Variant, ...]
-    ratios: tuple[RatioSpec, ...]
-    goals: tuple[GoalSpec, ...]
+    ratios: tuple[Ratio, ...]
+    # Each goal once per endpoint it lists (Goal.each).
+    goals: tuple[Goal, ...]
     shapes: Mapping[str, Mapping[str, Load]]
     settings: Mapping[str, Mapping[str, str]]
     # Each endpoint group's cells' endpoints: one per swept rate or VUs, steady twins last.
     groups: Mapping[str, tuple[Endpoint, ...]]
     notes: str = ""
-    # The per-server tables' columns (report.COLUMNS) instead of the default set.
-    columns: tuple[str, ...] = ()
-    stacks: Stacks = field(default_factory=Stacks)
+    report: spec.Report = field(default_factory=spec.Report)
+    stacks: spec.Stacks = field(default_factory=spec.Stacks)
 
     def rounds_in(self, form: str) -> int:
         """How many passes the form makes over its matrix: the most rounds any of its load
@@ -112,18 +111,14 @@ class Matrix:
         ]
 
 
-# A load table per form, as parse_load reads them.
-Tables = dict[str, dict[str, Any]]
-
-
-def _tables(loads: spec.Loads) -> Tables:
-    return {form: table.model_dump(exclude_none=True) for form, table in loads.items()}
+# A load table per form.
+Tables = dict[str, LoadTable]
 
 
 def _loads(tables: Tables, where: str, shape: str = "wrk") -> dict[str, Load]:
     try:
         return {form: parse_load(table, f"{where}.{form}", shape) for form, table in tables.items()}
-    except ValueError as error:  # the table lacks what its shape needs
+    except SpecError as error:  # the table lacks what its shape needs
         raise MatrixError(str(error)) from error
 
 
@@ -142,52 +137,34 @@ def _swept(item: Endpoint, load: Tables, shapes: dict[str, Tables]) -> list[Endp
     cells = []
     for value in item.rates or item.vus:
         name = f"{prefix or 'vus'}-{value}"
-        shapes.setdefault(name, {f: {"shape": kind, **t, swept: value} for f, t in base.items()})
+        shapes.setdefault(
+            name,
+            {
+                f: t.model_copy(update={"shape": t.shape or kind, swept: value})
+                for f, t in base.items()
+            },
+        )
         key = label.format(key=item.key, value=value)
         cells.append(item.model_copy(update={"key": key, "shape": name}))
     return cells
 
 
-def _groups(
-    matrix: spec.Matrix, load: Tables, shapes: dict[str, Tables]
-) -> dict[str, tuple[Endpoint, ...]]:
+def _groups(matrix: spec.Matrix, shapes: dict[str, Tables]) -> dict[str, tuple[Endpoint, ...]]:
     """Each endpoint group's cells, its steady endpoints' twins at [shapes.steady]'s rate
     (no extra tools) after the others."""
     rate = spec.steady_rate(matrix.shapes)
-    groups = {}
-    for name, items in matrix.endpoints.items():
-        cells = [cell for item in items for cell in _swept(item, load, shapes)]
-        twin = {"shape": STEADY, "tools": ()}
-        steady = [
-            i.model_copy(update={**twin, "key": f"{i.key} @{rate}/s"}) for i in items if i.steady
-        ]
-        groups[name] = (*cells, *steady)
-    return groups
-
-
-def _side(side: spec.Side) -> Side:
-    parts = tuple(Part(**part.model_dump()) for part in side.sum)
-    return Side(**side.model_dump(exclude={"sum"}), sum=parts)
-
-
-def _ratio(ratio: spec.Ratio) -> RatioSpec:
-    denominator = _side(ratio.denominator) if ratio.denominator is not None else None
-    return RatioSpec(
-        ratio.name, ratio.about, _side(ratio.numerator), denominator, ratio.metric, ratio.table
-    )
-
-
-def _goals(goal: spec.Goal) -> list[GoalSpec]:
-    """The goal, or one per endpoint it lists, on the cells at its `rate`."""
-    rate = f" @{goal.rate}/s" if goal.rate else ""
-    each: list[tuple[str, str | None]] = [
-        (f"{goal.goal}: {e}", f"{e}{rate}") for e in goal.endpoints
-    ]
-    bounds = (goal.minimum, goal.maximum, goal.variants)
-    return [
-        GoalSpec(name, goal.ratio, *bounds, at, goal.workers, goal.best)
-        for name, at in each or [(goal.goal, goal.endpoint)]
-    ]
+    twin = {"shape": STEADY, "tools": ()}
+    return {
+        name: (
+            *(cell for item in items for cell in _swept(item, dict(matrix.load), shapes)),
+            *(
+                i.model_copy(update={**twin, "key": f"{i.key} @{rate}/s"})
+                for i in items
+                if i.steady
+            ),
+        )
+        for name, items in matrix.endpoints.items()
+    }
 
 
 def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
@@ -196,23 +173,22 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
         found = spec.parse_matrix_spec(raw, str(raw.get("family", "matrix")))
     except SpecError as error:
         raise MatrixError(str(error)) from error
-    load = _tables(found.load)
-    shapes = {name: _tables(tables) for name, tables in found.shapes.items()}
-    groups = _groups(found, load, shapes)  # adds the shapes its sweeps need
+    shapes = {name: dict(tables) for name, tables in found.shapes.items()}
+    groups = _groups(found, shapes)  # adds the shapes its sweeps need
     matrix = Matrix(
         family=found.family,
         title=found.title or found.family,
         write_up=found.write_up,
         payload=found.payload,
-        loads=_loads(load, "load"),
+        loads=_loads(dict(found.load), "load"),
         variants=tuple(found.variants.values()),
-        ratios=tuple(_ratio(ratio) for ratio in found.ratios),
-        goals=tuple(each for goal in found.goals for each in _goals(goal)),
+        ratios=found.ratios,
+        goals=tuple(each for goal in found.goals for each in goal.each()),
         shapes={name: _loads(tables, f"shapes.{name}", name) for name, tables in shapes.items()},
         settings=found.settings,
         groups=groups,
         notes=notes.strip(),
-        columns=found.report.columns,
+        report=found.report,
         stacks=found.stacks,
     )
     for form in matrix.loads:

@@ -21,7 +21,7 @@ from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
 from servelab.bench.plan.matrix import Matrix
-from servelab.bench.report.client_bound import client_bound
+from servelab.bench.report.ratios import client_bound
 from servelab.bench.report.results import BenchRun, CellResult
 from servelab.bench.report.writeup import WriteUp
 
@@ -124,7 +124,7 @@ def _measured(run: BenchRun) -> list[CellResult]:
 def _server(cell: CellResult, rate: bool) -> str:
     """A cell's row label: variant and workers as the run measured them; on a chart of
     requests/s (`rate`), a cell whose requests/s are the client's says so
-    (report.client_bound)."""
+    (report.ratios.client_bound)."""
     bound = " (client-bound)" if rate and client_bound(cell) else ""
     return f"{cell.variant}, {_workers(cell.workers)}{bound}"
 
@@ -300,9 +300,7 @@ def _curve(points: Mapping[int, float]) -> tuple[list[int], list[float]]:
     return workers, [points[w] for w in workers]
 
 
-def workers_chart(
-    run: BenchRun, matrix: Matrix, write_up: WriteUp, endpoint: str, path: Path
-) -> Path:
+def workers_chart(run: BenchRun, write_up: WriteUp, endpoint: str, path: Path) -> Path:
     """Requests/s against workers, one line per mode and server, as the write-up drew
     it: its lines and ours on two axes side by side (different machines)."""
     ours: dict[str, dict[int, float]] = {}
@@ -333,10 +331,6 @@ def workers_chart(
     return _save(fig, published, path)
 
 
-# Families whose write-up drew requests/s against workers, and the endpoint it measured.
-WORKER_CURVES = {"health-code": "ab POST /analysis/health-code"}
-
-
 def write_charts(
     run: BenchRun,
     directory: Path,
@@ -347,16 +341,14 @@ def write_charts(
     """Every chart of `run` under `directory`; keys: `rps`, `cpu` (where cells measured
     the server's CPU), `total` (where cells ran a counted shape),
     `latency:<variant>:<workers>`, and given the matrix and the write-up
-    `write-up:<table>` and `workers` (where the write-up drew that curve);
+    `write-up:<table>`, or `workers` where the matrix names a `[report] worker_curve`;
     values: paths relative to `base` (where the report lives)."""
     charts = _keyed("rps", rps_chart(run, directory / "rps.png"))
     if any(cell.cpu_us_per_request is not None for cell in _measured(run)):
         charts.update(_keyed("cpu", cpu_chart(run, directory / "cpu.png")))
     if matrix is not None and write_up is not None:
-        if run.family in WORKER_CURVES:
-            charts["workers"] = workers_chart(
-                run, matrix, write_up, WORKER_CURVES[run.family], directory / "workers.png"
-            )
+        if (curve := matrix.report.worker_curve) is not None:
+            charts["workers"] = workers_chart(run, write_up, curve, directory / "workers.png")
         else:
             charts.update(write_up_charts(run, matrix, write_up, directory))
     if any(cell.load.counted for cell in _measured(run)):

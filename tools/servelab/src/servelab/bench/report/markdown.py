@@ -14,18 +14,18 @@ from servelab.bench.findings.verdict import QUESTIONS, Answer, answer
 from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import Matrix
-from servelab.bench.report.client_bound import client_bound
 from servelab.bench.report.ratios import (
     GoalResult,
-    RatioSpec,
     RatioValue,
+    client_bound,
     goal_results,
     ratio_values,
+    run_ratio_values,
 )
 from servelab.bench.report.results import BenchRun, CellResult
-from servelab.bench.report.run_ratios import run_ratio_values
 from servelab.bench.report.writeup import Figure, WriteUp
 from servelab.markdown import table
+from servelab.spec.matrix import Ratio
 
 _DASH = "—"
 
@@ -82,7 +82,7 @@ def _plain(metric: str, value: float) -> str:
     return f"{value:.{1 if abs(value) >= 10 else 2}f} {unit}"
 
 
-def _amount(spec: RatioSpec | None, value: float, bound: float | None = None) -> str:
+def _amount(spec: Ratio | None, value: float, bound: float | None = None) -> str:
     """A ratio as `1.23×`, with the decimals that tell it from `bound` where it is judged by
     one (`apart`); a plain metric with its unit (`_plain`)."""
     if spec is not None and spec.plain:
@@ -90,7 +90,7 @@ def _amount(spec: RatioSpec | None, value: float, bound: float | None = None) ->
     return f"{apart(value, bound, 2)}×"
 
 
-def _ratio(spec: RatioSpec, value: RatioValue | None) -> str:
+def _ratio(spec: Ratio, value: RatioValue | None) -> str:
     if value is None:
         return _DASH
     over = f" (geomean of {value.pairs})" if value.pairs > 1 else ""
@@ -233,7 +233,7 @@ def _access_logs(run: BenchRun) -> str:
     return "; ".join(parts)
 
 
-def _needs(result: GoalResult, spec: RatioSpec | None) -> str:
+def _needs(result: GoalResult, spec: Ratio | None) -> str:
     goal = result.goal
     unit = "×"
     if spec is not None and spec.plain:
@@ -261,7 +261,7 @@ def _worst(result: GoalResult) -> float:
     return max(below, above, 0.0)
 
 
-def _goals(results: Sequence[GoalResult], specs: Mapping[str, RatioSpec]) -> list[str]:
+def _goals(results: Sequence[GoalResult], specs: Mapping[str, Ratio]) -> list[str]:
     """One row per goal: how many of its values met it, and its worst case."""
     grouped: dict[str, list[GoalResult]] = {}
     for result in results:
@@ -321,7 +321,7 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
             write_up.values(mapped, over) if over else None,
         )
         measured += ours
-        if not spec.shown:
+        if not spec.table:
             continue
         for where in dict.fromkeys(value.where for value in [*ours, *theirs]):
             mine = {v.workers: v for v in ours if v.where == where}
@@ -334,7 +334,7 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
                     *(_ratio(spec, other.get(w)) for w in their_workers),
                 ]
             )
-    about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios if spec.shown]
+    about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios if spec.table]
     lines = [
         "## Ratios",
         "",
@@ -401,7 +401,7 @@ def _round_ratios(run: BenchRun) -> str:
     return (
         " With rounds a CPU ratio is the median of its values round by round, both sides"
         " read in the same pass over the matrix and, for a mean over endpoints, only the"
-        " rounds that measured all of them (bench/report/run_ratios.py), so it may differ from the"
+        " rounds that measured all of them (bench/report/ratios.py), so it may differ from the"
         " quotient of the per-server tables' median rounds."
     )
 
@@ -493,18 +493,18 @@ _FAILURE_COLUMNS = ("errors", "statuses")
 
 
 def _chosen(matrix: Matrix, totals: bool) -> list[str]:
-    if not matrix.columns:
+    if not matrix.report.columns:
         names = list(DEFAULT_COLUMNS)
         if totals:
             names.insert(names.index("rps") + 1, "total")
         return names
-    unknown = [name for name in matrix.columns if name not in COLUMNS]
+    unknown = [name for name in matrix.report.columns if name not in COLUMNS]
     if unknown:
         raise BenchError(
             f"{matrix.family}: [report] columns names unknown {unknown} "
             f"(known: {', '.join(COLUMNS)})"
         )
-    names = list(matrix.columns)
+    names = list(matrix.report.columns)
     # CPU per request sits beside requests/s in every table.
     if "cpu" not in names and "rps" in names:
         names.insert(names.index("rps") + 1, "cpu")

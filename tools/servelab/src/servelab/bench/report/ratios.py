@@ -1,143 +1,51 @@
 """Ratios of cells measured in one run, and the goals stated as ratios.
 
-Absolute requests/s depend on the machine (and on k6 sharing it); the ratio of two
-cells measured in the same run carries across machines, so the reports compare
-those with the write-up's. A ratio divides one metric (successful requests/s unless
-it names another) of a cell by that of another cell, or by the sum of several cells'
-(a floor: what the cheapest servers doing each part of the job spend together); or,
-cell by cell, by one of the cell's own settings (total seconds / WAITING_TIME) or by
-another of its own metrics (p99 / p50), or by nothing (the metric itself).
+Absolute requests/s depend on the machine (and on k6 sharing it); the ratio of two cells
+measured in the same run carries across machines, so the reports compare those with the
+write-up's. A ratio (servelab.spec.matrix.Ratio) divides one metric (successful requests/s
+unless it names another) of a cell by that of another cell, or by the sum of several cells'
+(a floor: what the cheapest servers doing each part of the job spend together); or, cell
+by cell, by one of the cell's own settings (total seconds / WAITING_TIME) or by another of
+its own metrics (p99 / p50), or by nothing (the metric itself).
+
+A cell whose load generator set the pace is client-bound: k6 is several times costlier per
+request than wrk, and on a small machine it can use up its CPUs before the server does.
+Such a cell's requests/s enter no ratio (its server CPU per request still does: that is
+counted per request served).
+
+With rounds (bench.load.rounds) a run's ratio is the median of its round-by-round values.
+Each cell keeps its median round, but the two sides of a ratio may keep different rounds,
+measured minutes apart: on a virtual machine whose speed drifts by a fifth over minutes,
+the quotient of two medians then carries that drift. Both sides of a round-by-round ratio
+were measured in the same pass over the matrix, so a drift between rounds cancels, and the
+median of the rounds' ratios is what a ratio of CPU per request or of successful
+requests/s reports (the metrics the cells record round by round). Cells of a shape with
+more rounds (the steady ones) give the ratios that read only such cells more values. Any
+other metric, and a ratio over the cell's own setting or metric, is read from the cells'
+median rounds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from statistics import geometric_mean
+from dataclasses import dataclass, replace
+from statistics import geometric_mean, median
 
-from servelab.bench.measure.summary import CPU_US, MEMORY_MIB
+from servelab.bench.report.results import BenchRun, CellResult
+from servelab.spec.matrix import Goal, Key, Ratio
 
-# (variant, workers, endpoint)
-Key = tuple[str, int, str]
 # One metric of every cell measured.
 Values = Mapping[Key, float]
 # The settings each cell's server ran with.
 Settings = Mapping[Key, Mapping[str, str]]
 
-# Costs: less is better. The limit among several denominator variants is then the
-# cheapest one, and a goal's `best` value the lowest.
-LOWER_IS_BETTER = frozenset({CPU_US, MEMORY_MIB})
-# Metrics that add up over the cells that share one job (CPU time per request does; a
-# rate does not): only these can have a sum as denominator.
-ADDITIVE = frozenset({CPU_US})
-# In a sum's part, the numerator's variant: "empty-{variant}" is the empty app on the
-# same server as the numerator.
-THE_VARIANT = "{variant}"
-
-
-@dataclass(frozen=True)
-class Part:
-    """One term of a sum denominator: a cell of `variant` (which may name the
-    numerator's, THE_VARIANT) at `endpoint`, with `workers` (None: the numerator's)."""
-
-    variant: str
-    endpoint: str
-    workers: int | None = None
-
-    def key(self, variant: str, workers: int) -> Key:
-        return (self.variant.replace(THE_VARIANT, variant), self.workers or workers, self.endpoint)
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of a ratio: which variants (None: the other side's; several in a
-    denominator: the best of them, the limit) and which endpoint (None: every endpoint
-    the two sides share, combined as a geometric mean, but those it `skip`s). A numerator
-    may name several `endpoints` instead, each getting a value of its own. A denominator
-    may fix its number of `workers` (None: the numerator's), or name a `setting` or another
-    `metric` of the numerator's cell instead of a cell, or be the `sum` of several cells'
-    metric."""
-
-    variants: tuple[str, ...] | None = None
-    endpoint: str | None = None
-    setting: str | None = None
-    workers: int | None = None
-    metric: str | None = None
-    endpoints: tuple[str, ...] = ()
-    sum: tuple[Part, ...] = ()
-    # Which shared endpoints the mean combines, as glob patterns (fnmatch, case-sensitive;
-    # a key without `*`, `?` or `[` matches itself alone): those matching one of `only`
-    # (every one where it is empty) but none of `skip`. "* @100/s" picks the cells at a
-    # steady 100 requests/s, whose CPU ratios read; an rps ratio skips them, as their
-    # requests/s are the load's.
-    only: tuple[str, ...] = ()
-    skip: tuple[str, ...] = ()
-
-    def combines(self, endpoint: str) -> bool:
-        """Whether a mean over shared endpoints takes `endpoint` (`only` and `skip`)."""
-        wanted = not self.only or any(fnmatchcase(endpoint, glob) for glob in self.only)
-        return wanted and not any(fnmatchcase(endpoint, glob) for glob in self.skip)
-
-    @property
-    def tops(self) -> tuple[str | None, ...]:
-        """The numerator's endpoints, each its own value (None: every shared endpoint)."""
-        return self.endpoints or (self.endpoint,)
-
-
-@dataclass(frozen=True)
-class RatioSpec:
-    name: str
-    about: str
-    numerator: Side
-    denominator: Side | None
-    metric: str = "ok_rps"
-    # False: only goals use it (its values are in the per-server tables already), the
-    # report's ratio table leaves it out.
-    shown: bool = True
-
-    @property
-    def plain(self) -> bool:
-        """No denominator: the metric itself, one value per cell."""
-        return self.denominator is None
-
-    @property
-    def lower_is_better(self) -> bool:
-        return self.metric in LOWER_IS_BETTER
-
-    @property
-    def per_cell(self) -> bool:
-        """The metric itself or over the cell's own setting or metric: a value for every
-        cell."""
-        if self.denominator is None:
-            return True
-        return self.denominator.setting is not None or self.denominator.metric is not None
-
-
-@dataclass(frozen=True)
-class GoalSpec:
-    """A ratio's values must lie within `minimum` and `maximum`: each value (of the
-    `variants`, `endpoint` and `workers` named, by default all), or only the best one
-    (`best`, per number of workers: the highest; the lowest of a cost such as cpu_us)."""
-
-    goal: str
-    ratio: str
-    minimum: float | None = None
-    maximum: float | None = None
-    variants: tuple[str, ...] | None = None
-    endpoint: str | None = None
-    workers: tuple[int, ...] | None = None
-    best: bool = False
-
-    def met_by(self, value: float) -> bool:
-        low = self.minimum is None or value >= self.minimum
-        high = self.maximum is None or value <= self.maximum
-        return low and high
-
-    def judges(self, value: RatioValue) -> bool:
-        variant = self.variants is None or value.variant in self.variants
-        workers = self.workers is None or value.workers in self.workers
-        return variant and workers and self.endpoint in (None, value.endpoint)
+# k6 used at least this share of the CPUs it was given.
+BUSY = 0.8
+# Or a write-up's own tool (wrk, ab, hey) on the same cell got at least this many times
+# k6's requests/s: more than two repeat runs' noise apart.
+OUTPACED = 1.25
+# The metrics that are rates, which a saturated client caps.
+RATES = frozenset({"ok_rps", "rps"})
 
 
 @dataclass(frozen=True)
@@ -157,7 +65,7 @@ class RatioValue:
 
 @dataclass(frozen=True)
 class GoalResult:
-    goal: GoalSpec
+    goal: Goal
     value: RatioValue | None
 
     @property
@@ -166,7 +74,7 @@ class GoalResult:
 
 
 def _endpoint_pairs(
-    spec: RatioSpec,
+    spec: Ratio,
     values: Values,
     variant: str,
     other: str,
@@ -184,13 +92,13 @@ def _endpoint_pairs(
     return [(endpoint, endpoint) for endpoint in sorted(shared)]
 
 
-def _shown(spec: RatioSpec, top: str | None) -> str | None:
+def _shown(spec: Ratio, top: str | None) -> str | None:
     """The endpoint a value names: its own where the numerator lists several."""
     return top if len(spec.numerator.tops) > 1 else None
 
 
 def _value(
-    spec: RatioSpec, values: Values, variant: str, other: str, workers: int, top: str | None
+    spec: Ratio, values: Values, variant: str, other: str, workers: int, top: str | None
 ) -> RatioValue | None:
     assert spec.denominator is not None
     theirs_w = spec.denominator.workers or workers
@@ -213,7 +121,7 @@ def _value(
 
 
 def _sum_value(
-    spec: RatioSpec, values: Values, variant: str, workers: int, top: str | None
+    spec: Ratio, values: Values, variant: str, workers: int, top: str | None
 ) -> RatioValue | None:
     """The numerator's cell over the sum of the parts' cells; None unless every part
     ran and measured something."""
@@ -225,9 +133,7 @@ def _sum_value(
     return RatioValue(spec.name, variant, workers, numerator / sum(parts), 1, _shown(spec, top))
 
 
-def _divisor(
-    spec: RatioSpec, settings: Settings, key: Key, divisors: Values | None
-) -> float | None:
+def _divisor(spec: Ratio, settings: Settings, key: Key, divisors: Values | None) -> float | None:
     if spec.denominator is not None and spec.denominator.metric is not None:
         return (divisors or {}).get(key)
     if spec.denominator is None or spec.denominator.setting is None:
@@ -237,7 +143,7 @@ def _divisor(
 
 
 def _cell_values(
-    spec: RatioSpec,
+    spec: Ratio,
     values: Values,
     variants: Sequence[str],
     settings: Settings,
@@ -257,7 +163,7 @@ def _cell_values(
 
 
 def ratio_values(
-    spec: RatioSpec,
+    spec: Ratio,
     values: Values,
     variants: Sequence[str],
     settings: Settings | None = None,
@@ -291,6 +197,12 @@ def ratio_values(
     return result
 
 
+def _judges(goal: Goal, value: RatioValue) -> bool:
+    variant = goal.variants is None or value.variant in goal.variants
+    workers = goal.workers is None or value.workers in goal.workers
+    return variant and workers and goal.endpoint in (None, value.endpoint)
+
+
 def _best(values: Sequence[RatioValue], lowest: bool) -> list[RatioValue]:
     best: dict[int, RatioValue] = {}
     for value in values:
@@ -301,16 +213,16 @@ def _best(values: Sequence[RatioValue], lowest: bool) -> list[RatioValue]:
 
 
 def goal_results(
-    goals: Iterable[GoalSpec],
+    goals: Iterable[Goal],
     values: Sequence[RatioValue],
-    specs: Mapping[str, RatioSpec] | None = None,
+    specs: Mapping[str, Ratio] | None = None,
 ) -> list[GoalResult]:
     """One result per judged value of each goal's ratio (or per best value: the lowest
     where `specs` says the ratio is a cost); a goal never measured gets one result
     without a value."""
     results: list[GoalResult] = []
     for goal in goals:
-        matching = [v for v in values if v.ratio == goal.ratio and goal.judges(v)]
+        matching = [v for v in values if v.ratio == goal.ratio and _judges(goal, v)]
         if goal.best:
             spec = (specs or {}).get(goal.ratio)
             matching = _best(matching, spec is not None and spec.lower_is_better)
@@ -318,3 +230,47 @@ def goal_results(
         if not matching:
             results.append(GoalResult(goal, None))
     return results
+
+
+def client_bound(cell: CellResult) -> str | None:
+    """Why the cell's requests/s are the client's, or None where they are the server's."""
+    if cell.measurement is None:
+        return None
+    if cell.k6_load >= BUSY:
+        return f"k6 at {cell.k6_load:.0%} of its CPUs"
+    rps = cell.measurement.rps
+    faster = [tool for tool in cell.tools if rps and tool.rps >= OUTPACED * rps]
+    if faster:
+        best = max(faster, key=lambda tool: tool.rps)
+        return f"{best.tool} {best.rps:,.0f}/s against k6's {rps:,.0f}/s"
+    return None
+
+
+def run_ratio_values(spec: Ratio, run: BenchRun, variants: Sequence[str]) -> list[RatioValue]:
+    """The ratio's values in `run`, for the numerator `variants` (ratio_values), without
+    the client-bound cells where its metric is a rate."""
+    if spec.metric in RATES:
+        run = replace(run, cells=tuple(c for c in run.cells if client_bound(c) is None))
+    settings = run.settings()
+    rounds = [] if spec.per_cell else run.round_values(spec.metric)
+    if rounds:
+        return _medians([ratio_values(spec, values, variants, settings) for values in rounds])
+    over = spec.denominator.metric if spec.denominator is not None else None
+    divisors = run.values(over) if over else None
+    return ratio_values(spec, run.values(spec.metric), variants, settings, divisors)
+
+
+def _medians(per_round: Sequence[Sequence[RatioValue]]) -> list[RatioValue]:
+    """One value per variant, workers and endpoint: the median of the rounds that measured
+    every pair it combines. A geometric mean over endpoints of which some run more rounds
+    (the steady cells) thus keeps the rounds that ran them all, rather than mixing in
+    rounds where only the steady ones ran."""
+    found: dict[tuple[str, int, str | None], list[RatioValue]] = {}
+    for values in per_round:
+        for value in values:
+            found.setdefault((value.variant, value.workers, value.endpoint), []).append(value)
+    kept = [
+        [value for value in each if value.pairs == max(v.pairs for v in each)]
+        for each in found.values()
+    ]
+    return [replace(each[0], value=median(value.value for value in each)) for each in kept]

@@ -13,8 +13,7 @@ from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.cpu_time import per_request_us
 from servelab.bench.measure.machine import Machine
 from servelab.bench.measure.summary import CPU_US, MEMORY_MIB, Measurement
-from servelab.bench.plan.matrix import WORKERS_ENV
-from servelab.bench.report.ratios import Key
+from servelab.spec.matrix import WORKERS_ENV, Key
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from servelab.bench.errors import BenchError
-from servelab.bench.report.ratios import Key
 from servelab.spec.family import Spec, SpecError, validate
-from servelab.spec.matrix import Text
+from servelab.spec.matrix import Key, Text
 
 
 class Figure(BaseModel):

@@ -23,14 +23,9 @@ import httpx2
 from servelab.bench.load.tool_requests import MULTIPART_CONTENT_TYPE
 from servelab.bench.load.tool_requests import multipart as encode_multipart
 from servelab.project import work_dir
-from servelab.reliability.faults.files_stack import (
-    VARIANTS,
-    FilesVariant,
-    Store,
-    files_stack,
-    open_fds,
-)
+from servelab.reliability.faults.files_stack import Store, files_stack, open_fds
 from servelab.reliability.rows import Row, Verdict
+from servelab.spec.reliability import Served, StoreFaults
 from servelab.stack.ports import LOOPBACK
 
 SIZES = (64 * 1024, 1024 * 1024, 8 * 1024 * 1024)
@@ -87,19 +82,20 @@ def _settled(data: Path, objects: int) -> Store:
         time.sleep(0.1)
 
 
-def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Row]:
-    work = work_dir(project_dir, "probe", "aborts", variant.name)
+def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> list[Row]:
+    work = work_dir(project_dir, "probe", "aborts", target.family, variant.variant)
     work.mkdir(parents=True, exist_ok=True)
+    label = f"{target.family} {variant.variant}"
     probes = []
-    with files_stack(variant, work / "server.log") as (stack, data):
-        port = stack.port(variant.front)
+    with files_stack(target, variant, work / "server.log") as (stack, data):
+        port = stack.port(variant.service)
         headers = {"Authorization": f"Bearer {stack.api_token}"}
         with httpx2.Client(
-            base_url=stack.url(variant.front), headers=headers, timeout=30
+            base_url=stack.url(variant.service), headers=headers, timeout=30
         ) as client:
             object_id = client.post("/files", content=os.urandom(DOWNLOAD_BYTES)).json()["id"]
             client.get("/files").raise_for_status()
-            fds_before = open_fds(stack, variant.servers)
+            fds_before = open_fds(stack, variant.watched)
             # What each abort is called, and the abort.
             cases: list[tuple[str, Callable[[], None]]] = [
                 (
@@ -124,12 +120,12 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Row]:
                 settle_s = time.monotonic() - started
                 after = client.get(f"/files/{object_id}")
                 serving = after.status_code == 200 and len(after.content) == DOWNLOAD_BYTES
-                fds = open_fds(stack, variant.servers)
+                fds = open_fds(stack, variant.watched)
                 passed = not store.leftovers and store.objects == 1 and serving
                 probes.append(
                     Row(
                         probe=f"{REPEAT} x {label}",
-                        target=f"files {variant.name}",
+                        target=label,
                         expected="0 partial or temp files; the next request served",
                         observed=(
                             f"{len(store.leftovers)} files left, {store.objects} object(s) "
@@ -148,12 +144,12 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Row]:
                 )
             client.close()
             time.sleep(1.0)
-            fds_after = open_fds(stack, variant.servers)
+            fds_after = open_fds(stack, variant.watched)
     leaked = fds_after - fds_before
     probes.append(
         Row(
             probe=f"file descriptors over {REPEAT * len(cases)} aborts",
-            target=f"files {variant.name} ({', '.join(variant.servers)})",
+            target=f"{label} ({', '.join(variant.watched)})",
             expected=f"no growth (within {FD_SLACK})",
             observed=f"{fds_before} open before the aborts, {fds_after} after",
             verdict=Verdict.PASS if leaked <= FD_SLACK else Verdict.FAIL,
@@ -163,5 +159,10 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> list[Row]:
     return probes
 
 
-def probe_aborts(project_dir: Path, variants: Sequence[str] = tuple(VARIANTS)) -> list[Row]:
-    return [probe for name in variants for probe in probe_variant(project_dir, VARIANTS[name])]
+def probe_aborts(project_dir: Path, targets: Sequence[StoreFaults]) -> list[Row]:
+    return [
+        row
+        for target in targets
+        for variant in target.stacks
+        for row in probe_variant(project_dir, target, variant)
+    ]

@@ -18,8 +18,9 @@ from pathlib import Path
 import httpx2
 
 from servelab.project import work_dir
-from servelab.reliability.faults.files_stack import VARIANTS, FilesVariant, Store, files_stack
+from servelab.reliability.faults.files_stack import Store, files_stack
 from servelab.reliability.rows import Row, Verdict
+from servelab.spec.reliability import Served, StoreFaults
 
 TMPFS_SIZE = "8m"
 UPLOAD_BYTES = 1024 * 1024
@@ -52,13 +53,14 @@ def _upload(client: httpx2.Client, body: bytes, multipart: bool) -> tuple[Attemp
     return attempt, object_id
 
 
-def probe_variant(project_dir: Path, variant: FilesVariant) -> Row:
-    work = work_dir(project_dir, "probe", "disk-full", variant.name)
+def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> Row:
+    work = work_dir(project_dir, "probe", "disk-full", target.family, variant.variant)
     work.mkdir(parents=True, exist_ok=True)
-    with files_stack(variant, work / "server.log", tmpfs_size=TMPFS_SIZE) as (stack, data):
+    log = work / "server.log"
+    with files_stack(target, variant, log, tmpfs_size=TMPFS_SIZE) as (stack, data):
         headers = {"Authorization": f"Bearer {stack.api_token}"}
         with httpx2.Client(
-            base_url=stack.url(variant.front), headers=headers, timeout=30
+            base_url=stack.url(variant.service), headers=headers, timeout=30
         ) as client:
             stored: dict[str, str] = {}
             refused: list[Attempt] = []
@@ -105,7 +107,7 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> Row:
     )
     return Row(
         probe=f"disk full ({TMPFS_SIZE} tmpfs), raw and multipart uploads",
-        target=f"files {variant.name}",
+        target=f"{target.family} {variant.variant}",
         expected="507 (or 413) JSON per refused upload; 0 partial or temp files; reads served; "
         "uploads accepted again after space is freed",
         observed=observed,
@@ -122,5 +124,5 @@ def probe_variant(project_dir: Path, variant: FilesVariant) -> Row:
     )
 
 
-def probe_disk_full(project_dir: Path, variants: Sequence[str] = tuple(VARIANTS)) -> list[Row]:
-    return [probe_variant(project_dir, VARIANTS[name]) for name in variants]
+def probe_disk_full(project_dir: Path, targets: Sequence[StoreFaults]) -> list[Row]:
+    return [probe_variant(project_dir, target, s) for target in targets for s in target.stacks]

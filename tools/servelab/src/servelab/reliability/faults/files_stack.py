@@ -1,35 +1,20 @@
-"""The files service for a probe: through the app server alone or behind nginx, its object
-store in a directory the probe can look into (and mount a small tmpfs on)."""
+"""A stack of a family's [faults.store] for a probe (the files service, through its app
+server alone or behind nginx): its object store in a directory the probe can look into
+(and mount a small tmpfs on)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from servelab.spec.reliability import Served, StoreFaults
 from servelab.stack import Stack, StackError
 from servelab.stack.groups import members
-
-
-@dataclass(frozen=True)
-class FilesVariant:
-    name: str
-    profile: str
-    front: str  # the service clients talk to
-    servers: tuple[str, ...]  # the services whose processes the probe watches
-
-
-VARIANTS = {
-    "uvicorn": FilesVariant("uvicorn", "uvicorn", "files-uvicorn", ("files-uvicorn",)),
-    "nginx": FilesVariant("nginx", "nginx", "files-nginx", ("files-nginx", "files-app")),
-}
-# nginx's write limit (10 r/s) is not what these probes are about.
-ENV = {"WRITE_RATE_LIMIT": "10000r/s", "WRITE_BURST": "10000", "ACCESS_LOG": "0"}
-VOLUME = "files-data"
 
 
 @dataclass(frozen=True)
@@ -50,7 +35,7 @@ class Store:
         return cls(objects=len(blobs & sidecars), leftovers=temps + orphans)
 
 
-def open_fds(stack: Stack, services: tuple[str, ...]) -> int:
+def open_fds(stack: Stack, services: Sequence[str]) -> int:
     """File descriptors open in the services' process groups (every process of each)."""
     total = 0
     for service in services:
@@ -79,15 +64,11 @@ def mounted_tmpfs(path: Path, size: str) -> Iterator[Path]:
 
 @contextmanager
 def files_stack(
-    variant: FilesVariant,
-    log: Path,
-    *,
-    tmpfs_size: str | None = None,
-    env: Mapping[str, str] | None = None,
+    target: StoreFaults, variant: Served, log: Path, *, tmpfs_size: str | None = None
 ) -> Iterator[tuple[Stack, Path]]:
-    """The variant's stack and its storage directory (on a tmpfs of `tmpfs_size` if set)."""
+    """The stack and its store's directory (on a tmpfs of `tmpfs_size` if set)."""
     run_dir = Path(tempfile.mkdtemp(prefix="servelab-probe-"))
-    data = run_dir / "volumes" / VOLUME
+    data = run_dir / "volumes" / target.volume
     data.mkdir(parents=True)
     try:
         with (
@@ -95,8 +76,8 @@ def files_stack(
             log.open("w") as server_log,
             Stack(
                 variant.profile,
-                only=[variant.front],
-                env={**ENV, **(env or {})},
+                only=[variant.service],
+                env=variant.env,
                 run_dir=run_dir,
                 log=server_log,
             ) as stack,

@@ -10,7 +10,8 @@ from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, FAMILIES, pro
 from servelab.reliability.faults.dependencies import probe_dependencies
 from servelab.reliability.faults.disk_full import TMPFS_SIZE, probe_disk_full
 from servelab.reliability.report import write_reliability
-from servelab.reliability.rows import write_section
+from servelab.reliability.rows import Row, write_section
+from servelab.spec.reliability import Dependencies, StoreFaults, chosen
 
 
 def dependencies_notes(command: list[str], tables: list[str]) -> str:
@@ -38,8 +39,24 @@ def dependencies_notes(command: list[str], tables: list[str]) -> str:
     )
 
 
+def dependency_targets(project_dir: Path) -> list[Dependencies]:
+    """Every family's [faults.dependencies]."""
+    return list(chosen(project_dir, lambda spec: spec.faults.dependencies, "dependencies").values())
+
+
+def store_targets(project_dir: Path) -> list[StoreFaults]:
+    """Every family's [faults.store]."""
+    return list(chosen(project_dir, lambda spec: spec.faults.store, "store faults").values())
+
+
 def write_dependencies(project_dir: Path) -> Path:
-    probes, tables, command = probe_dependencies(project_dir)
+    probes: list[Row] = []
+    tables: list[str] = []
+    command: list[str] = []
+    for target in dependency_targets(project_dir):
+        rows, more, command = probe_dependencies(project_dir, target)
+        probes += rows
+        tables += more
     return write_section(
         project_dir,
         "dependencies",
@@ -56,7 +73,7 @@ def write_disk_full(project_dir: Path) -> Path:
         "disk-full",
         "Disk full: the files service's storage on a small tmpfs",
         "servelab probe disk-full",
-        probe_disk_full(project_dir),
+        probe_disk_full(project_dir, store_targets(project_dir)),
         f"The storage volume is a {TMPFS_SIZE} tmpfs mounted by the probe (root) and "
         "unmounted afterwards; uploads of 1 MiB alternate raw and multipart bodies until four "
         "are refused; then every stored file is downloaded and compared by SHA-256, two are "
@@ -70,7 +87,7 @@ def write_aborts(project_dir: Path) -> Path:
         "aborts",
         "Client aborts: uploads and downloads cut mid-way",
         "servelab probe aborts",
-        probe_aborts(project_dir),
+        probe_aborts(project_dir, store_targets(project_dir)),
         "Each abort is a raw socket that sends the headers and half the body (or reads the "
         "first 64 KiB of a download) and resets the connection (SO_LINGER 0). Files left "
         "are counted in the store's tmp/ and as blobs or sidecars without their pair; file "

@@ -1,6 +1,6 @@
 """Run a family's fuzz: each deploy variant started with the local runner, each target
 given the schema's cases, the hand-written ones and slowloris clients while the memory of
-what serves it is sampled; one Row row per case class and target, and one for its memory
+what serves it is sampled; one report row per case class and target, and one for its memory
 against the recipe's limit, saved as the reliability section `fuzz-<family>`."""
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def judge(target: Soak, samples: Sequence[Sample], duration_s: float) -> list[Ro
         values = [measure.value(s) for s in judged]
         expected = f"flat after warm-up: growth within {measure.stated}"
         name = f"soak {duration_s:g} s: {measure.name}"
-        where = f"{target.family} {target.variant} ({', '.join(target.sampled)})"
+        where = f"{target.family} {target.variant} ({', '.join(target.watched)})"
         if len(values) < MIN_JUDGED:
             observed = (
                 f"too few samples to judge: {len(samples)} in all, {len(values)} after the "
@@ -181,7 +181,7 @@ def run_soak(
 
         def sampler() -> None:
             while True:
-                samples.append(sample(stack, chosen.sampled, database, dirs, started))
+                samples.append(sample(stack, chosen.watched, database, dirs, started))
                 if stop.wait(interval_s):
                     return
 
