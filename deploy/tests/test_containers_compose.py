@@ -31,7 +31,7 @@ import yaml
 from hello_service.body import BODY, CONTENT_TYPE
 from servelab.containers.compose import ComposeFailed, ComposeProject
 from servelab.containers.engine import Engine
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.stack.compose import compose_binary, load_project
 
 # Every profile but gpu (no GPU here). files-uvicorn, files-gunicorn and files-granian all
@@ -73,7 +73,7 @@ ENV = {
 }
 UP_WAIT_S = 420  # health-code loads its models; compute trains on the corpus first
 PAYLOAD = os.urandom(300_000 + 7)
-DATA = find_project_dir(Path(__file__).parent) / "loadtests" / "data"
+DATA = Project.find(Path(__file__).parent).root / "loadtests" / "data"
 
 containers = pytest.mark.containers
 bounded = pytest.mark.timeout(1800)

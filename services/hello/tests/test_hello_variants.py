@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from hello_service.body import BODY, CONTENT_TYPE
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.fuzz.raw import head_then_get
 from servelab.stack import Stack
 from servelab.stack.compose import load_project
@@ -57,7 +57,7 @@ def listen_queues(*filters: str) -> list[int]:
 
 def test_every_hello_service_with_a_port_is_tested() -> None:
     profiles = {profile for profile, _, _ in VARIANTS}
-    project = load_project(find_project_dir(Path(__file__)), profiles)
+    project = load_project(Project.find(Path(__file__)), profiles)
     served = {
         name
         for name, service in project.services.items()

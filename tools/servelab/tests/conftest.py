@@ -1,4 +1,4 @@
-"""What the CLI's own tests share: a throwaway compose project."""
+"""What the CLI's own tests share: a throwaway compose project's directory."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Callable[[str], Path]:
+def compose_dir(tmp_path: Path) -> Callable[[str], Path]:
     """A throwaway compose project in tmp_path with the given compose.yaml text."""
 
     def make(compose: str) -> Path:

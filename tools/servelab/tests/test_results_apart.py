@@ -11,18 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from servelab.project import RESULTS_ENV, reference_dir, results_dir
+from servelab.project import Project
+
+RESULTS_ENV = "SERVELAB_RESULTS"
 
 
 def test_results_follow_the_variable_else_the_reference(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv(RESULTS_ENV, raising=False)
-    assert results_dir(tmp_path) == reference_dir(tmp_path) == tmp_path / "docs" / "results"
+    project = Project(tmp_path)
+    assert project.results == project.reference == tmp_path / "docs" / "results"
     monkeypatch.setenv(RESULTS_ENV, "results/laptop")
-    assert results_dir(tmp_path) == tmp_path / "results" / "laptop"
+    assert Project(tmp_path).results == tmp_path / "results" / "laptop"
+    assert project.results == project.reference, "read when the project is built"
     monkeypatch.setenv(RESULTS_ENV, "")
-    assert results_dir(tmp_path) == reference_dir(tmp_path)
+    assert Project(tmp_path).results == project.reference
 
 
 def _commands(project_root: Path, tmp_path: Path, target: str) -> list[str]:

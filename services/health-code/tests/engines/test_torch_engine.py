@@ -36,9 +36,9 @@ from health_code_service.reading.imaging import ImageLimits, decode_image  # noq
 from health_code_service.serving.network import Batched  # noqa: E402
 from health_code_service.settings import Settings  # noqa: E402
 from health_code_service.usages import Usage  # noqa: E402
-from servelab.project import find_project_dir  # noqa: E402
+from servelab.project import Project  # noqa: E402
 
-SAMPLES = find_project_dir(Path(__file__).parent) / "loadtests" / "data"
+SAMPLES = Project.find(Path(__file__).parent).root / "loadtests" / "data"
 RNG = np.random.default_rng(7)
 
 

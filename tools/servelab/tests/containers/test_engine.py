@@ -30,10 +30,10 @@ from servelab.images.stand_ins import (
     stamp_path,
     up_to_date,
 )
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.testing.containers import require_engine
 
-ROOT = find_project_dir(Path(__file__).parent)
+ROOT = Project.find(Path(__file__).parent).root
 
 
 def _mounts_below(path: Path) -> list[str]:
@@ -111,14 +111,14 @@ def test_the_engine_stops_every_process_it_started_and_leaves_the_firewall_alone
 
 
 def test_a_stand_in_is_up_to_date_until_its_sources_change(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    shutil.copytree(ROOT / "deploy" / "images", project / "deploy" / "images")
+    project = Project(tmp_path / "project")
+    shutil.copytree(ROOT / "deploy" / "images", project.root / "deploy" / "images")
     data_root = tmp_path / "docker"
     data_root.mkdir()
     assert not up_to_date(project, data_root)
     stamp_path(data_root).write_text(json.dumps(expected_stamp(project, data_root)))
     assert up_to_date(project, data_root)
-    entrypoint = project / "deploy" / "images" / "redis" / "docker-entrypoint.sh"
+    entrypoint = project.root / "deploy" / "images" / "redis" / "docker-entrypoint.sh"
     before = source_digest(entrypoint.parent)
     entrypoint.chmod(0o644)
     assert source_digest(entrypoint.parent) != before

@@ -16,9 +16,9 @@ from servelab.containers.current import current_engine
 from servelab.containers.engine import Engine, EngineUnavailable
 from servelab.images.needs import EngineNeeds, advice
 from servelab.images.stand_ins import STAND_INS
-from servelab.project import find_project_dir
+from servelab.project import Project
 
-ROOT = find_project_dir(Path(__file__).parent)
+ROOT = Project.find(Path(__file__).parent).root
 
 
 def _images(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

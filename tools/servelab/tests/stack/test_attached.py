@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.measure.dbwatch import ConnectionWatch
+from servelab.project import Project
 from servelab.stack import Stack, StackError
 from servelab.stack.groups import members
 from servelab.stack.ports import free_port
@@ -52,9 +53,9 @@ def database() -> Iterator[str]:
 
 
 def test_a_one_shot_service_runs_to_completion_before_its_dependents(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         """
         services:
           init:
@@ -79,7 +80,7 @@ def test_a_one_shot_service_runs_to_completion_before_its_dependents(
           data:
         """
     )
-    with Stack("app", only=["app"], project_dir=directory, log=None) as stack:
+    with Stack("app", only=["app"], project=Project(directory), log=None) as stack:
         assert list(stack.running) == ["init", "app"]
         assert stack.running["init"].process.returncode == 0
         assert stack.running["app"].process.poll() is None
@@ -91,9 +92,9 @@ def test_a_one_shot_service_runs_to_completion_before_its_dependents(
 
 
 def test_a_failing_one_shot_service_fails_the_start_with_its_log(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         """
         services:
           init:
@@ -108,16 +109,16 @@ def test_a_failing_one_shot_service_fails_the_start_with_its_log(
               init: {condition: service_completed_successfully}
         """
     )
-    stack = Stack("app", project_dir=directory, log=None)
+    stack = Stack("app", project=Project(directory), log=None)
     with pytest.raises(StackError, match=r"init exited with status 3[\s\S]*no database"):
         stack.start()
     assert "app" not in stack.running
 
 
 def test_a_service_on_the_machines_server_starts_nothing_and_lends_its_port(
-    project: Callable[[str], Path], listener: int
+    compose_dir: Callable[[str], Path], listener: int
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         f"""
         services:
           cache:
@@ -140,7 +141,7 @@ def test_a_service_on_the_machines_server_starts_nothing_and_lends_its_port(
               environment: {{REDIS_URL: "redis://127.0.0.1:{{port:cache}}/2"}}
         """
     )
-    with Stack("app", project_dir=directory, log=None) as stack:
+    with Stack("app", project=Project(directory), log=None) as stack:
         assert list(stack.running) == ["app"]
         assert str(stack.attached["cache"]) == f"127.0.0.1:{listener}"
         assert stack.port("cache") == listener
@@ -148,11 +149,11 @@ def test_a_service_on_the_machines_server_starts_nothing_and_lends_its_port(
 
 
 def test_a_named_server_that_does_not_answer_is_a_clear_error(
-    project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+    compose_dir: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     port = free_port()
     monkeypatch.setenv("SERVELAB_REDIS", f"127.0.0.1:{port}")
-    directory = project(
+    directory = compose_dir(
         """
         services:
           cache:
@@ -168,11 +169,11 @@ def test_a_named_server_that_does_not_answer_is_a_clear_error(
     )
     where = f"127\\.0\\.0\\.1:{port}"
     with pytest.raises(StackError, match=f"nothing accepts connections at {where}.*SERVELAB_REDIS"):
-        Stack("app", project_dir=directory, log=None).start()
+        Stack("app", project=Project(directory), log=None).start()
 
 
-def test_only_known_images_map_to_the_machines_server(project: Callable[[str], Path]) -> None:
-    directory = project(
+def test_only_known_images_map_to_the_machines_server(compose_dir: Callable[[str], Path]) -> None:
+    directory = compose_dir(
         """
         services:
           queue:
@@ -184,13 +185,13 @@ def test_only_known_images_map_to_the_machines_server(project: Callable[[str], P
     )
     known = r"x-local\.server is for the images mariadb, mysql, redis"
     with pytest.raises(StackError, match=known):
-        Stack("app", project_dir=directory, log=None).start()
+        Stack("app", project=Project(directory), log=None).start()
 
 
 def test_mariadb_gets_the_images_database_on_the_machines_server(
-    project: Callable[[str], Path], database: str
+    compose_dir: Callable[[str], Path], database: str
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         f"""
         services:
           db:
@@ -204,16 +205,16 @@ def test_mariadb_gets_the_images_database_on_the_machines_server(
         """
     )
     for _ in range(2):  # the second start finds the database there already
-        with Stack("app", env={"DB_NAME": database}, project_dir=directory, log=None) as stack:
+        with Stack("app", env={"DB_NAME": database}, project=Project(directory), log=None) as stack:
             assert stack.port("db") == mariadb().port
             assert sql(f"SHOW DATABASES LIKE '{database}'").split() == [database]
 
 
 def test_the_connection_watch_counts_the_stacks_connections_to_its_database(
-    project: Callable[[str], Path], database: str
+    compose_dir: Callable[[str], Path], database: str
 ) -> None:
     assert SQL is not None
-    directory = project(
+    directory = compose_dir(
         f"""
         services:
           db:
@@ -225,7 +226,7 @@ def test_the_connection_watch_counts_the_stacks_connections_to_its_database(
               server: {mariadb()}
         """
     )
-    with Stack("app", project_dir=directory, log=None) as stack:
+    with Stack("app", project=Project(directory), log=None) as stack:
         assert stack.databases == {"db": database}
         server = mariadb()
         client = [SQL, "-h", server.host, "-P", str(server.port), "-u", "root", database]

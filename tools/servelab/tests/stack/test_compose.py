@@ -9,9 +9,9 @@ from servelab.stack.compose import ComposeError, load_project, parse_duration
 
 
 def test_profile_selects_services_and_interpolates_from_env(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         """
         services:
           web:
@@ -46,8 +46,8 @@ def test_profile_selects_services_and_interpolates_from_env(
     assert loaded.volumes == ("data",)
 
 
-def test_closure_orders_dependencies_first(project: Callable[[str], Path]) -> None:
-    directory = project(
+def test_closure_orders_dependencies_first(compose_dir: Callable[[str], Path]) -> None:
+    directory = compose_dir(
         """
         services:
           proxy:
@@ -68,9 +68,9 @@ def test_closure_orders_dependencies_first(project: Callable[[str], Path]) -> No
 
 
 def test_a_built_image_runs_locally_as_the_image_it_derives_from(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         """
         services:
           site:
@@ -87,8 +87,8 @@ def test_a_built_image_runs_locally_as_the_image_it_derives_from(
     assert loaded.services["app"].infrastructure is None
 
 
-def test_invalid_compose_file_is_a_clear_error(project: Callable[[str], Path]) -> None:
-    directory = project("services:\n  web:\n    image: x\n    depends_on: [missing]\n")
+def test_invalid_compose_file_is_a_clear_error(compose_dir: Callable[[str], Path]) -> None:
+    directory = compose_dir("services:\n  web:\n    image: x\n    depends_on: [missing]\n")
     with pytest.raises(ComposeError, match="docker-compose config failed"):
         load_project(directory, [])
 

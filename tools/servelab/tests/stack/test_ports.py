@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from servelab.project import PORT_SHARE, Settings, port_share
 from servelab.stack.ports import (
     DEFAULT_EPHEMERAL,
     LOOPBACK,
-    SHARE_VARIABLE,
     candidate_ports,
     ephemeral_range,
     free_port,
-    port_share,
 )
 
 
@@ -62,8 +61,9 @@ def test_candidates_skip_the_ephemeral_range() -> None:
 
 
 def test_a_share_hands_out_only_its_own_ports(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(SHARE_VARIABLE, "2/3")
+    monkeypatch.setenv(PORT_SHARE, "2/3")
     assert {free_port() % 3 for _ in range(50)} == {2}
+    assert {free_port(settings=Settings(port_share=(1, 3))) % 3 for _ in range(50)} == {1}
 
 
 def test_shares_split_the_candidates_between_them() -> None:
@@ -74,11 +74,16 @@ def test_shares_split_the_candidates_between_them() -> None:
 
 
 @pytest.mark.parametrize("value", ["3/3", "-1/2", "1", "a/b", "0/0"])
-def test_a_share_that_is_not_one_of_n_is_refused(value: str) -> None:
-    with pytest.raises(ValueError, match=SHARE_VARIABLE):
+def test_a_share_that_is_not_one_of_n_is_refused(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ValueError, match=PORT_SHARE):
         port_share(value)
+    monkeypatch.setenv(PORT_SHARE, value)
+    with pytest.raises(ValueError, match=PORT_SHARE):
+        Settings()
 
 
 def test_no_share_is_every_port() -> None:
-    assert port_share(None) == port_share("") == (0, 1)
+    assert port_share("") == (0, 1)
     assert port_share("1/4") == (1, 4)

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from servelab.project import Project
 from servelab.stack import Stack
 from servelab.stack.groups import members
 
@@ -53,8 +54,8 @@ server {
 
 
 @pytest.fixture
-def replicas_project(project: Callable[[str], Path]) -> Path:
-    directory = project(
+def replicas_project(compose_dir: Callable[[str], Path]) -> Path:
+    directory = compose_dir(
         """
         services:
           web:
@@ -104,7 +105,7 @@ def served_by(url: str, requests: int) -> set[str]:
 def test_each_replica_runs_on_its_own_port_and_nginx_spreads_requests_over_all(
     replicas_project: Path,
 ) -> None:
-    with Stack([], env={"REPLICAS": "3"}, project_dir=replicas_project, log=None) as stack:
+    with Stack([], env={"REPLICAS": "3"}, project=Project(replicas_project), log=None) as stack:
         assert list(stack.running) == ["web-1", "web-2", "web-3", "front"]
         ports = stack.replica_ports("web")
         assert len(set(ports)) == 3
@@ -120,7 +121,7 @@ def test_each_replica_runs_on_its_own_port_and_nginx_spreads_requests_over_all(
 
 
 def test_one_replica_is_the_service_itself(replicas_project: Path) -> None:
-    with Stack([], env={"REPLICAS": "1"}, project_dir=replicas_project, log=None) as stack:
+    with Stack([], env={"REPLICAS": "1"}, project=Project(replicas_project), log=None) as stack:
         assert list(stack.running) == ["web", "front"]
         assert served_by(stack.url("front"), requests=4) == {str(stack.running["web"].pgid)}
 

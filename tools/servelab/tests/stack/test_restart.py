@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab.project import Project
 from servelab.stack import Stack, StackError
 from servelab.stack.groups import members
 
@@ -34,8 +35,8 @@ http.server.HTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_fo
 
 
 @pytest.fixture
-def web(project: Callable[[str], Path]) -> Path:
-    directory = project(
+def web(compose_dir: Callable[[str], Path]) -> Path:
+    directory = compose_dir(
         """
         services:
           web:
@@ -60,7 +61,7 @@ def answer(url: str) -> str:
 
 
 def test_kill_and_restart_a_service_on_its_port(web: Path) -> None:
-    with Stack("web", project_dir=web, log=None) as stack:
+    with Stack("web", project=Project(web), log=None) as stack:
         url = stack.url("web")
         first = answer(url)
         killed = stack.running["web"].pgid
@@ -80,7 +81,7 @@ def test_kill_and_restart_a_service_on_its_port(web: Path) -> None:
 
 def test_only_the_stack_s_own_services(web: Path) -> None:
     with (
-        Stack("web", project_dir=web, log=None) as stack,
+        Stack("web", project=Project(web), log=None) as stack,
         pytest.raises(StackError, match="not a process of this stack"),
     ):
         stack.kill("db")
@@ -107,11 +108,11 @@ http.server.HTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_fo
 
 
 def test_a_tmp_placeholder_is_an_empty_directory_on_every_start(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
     """{tmp:NAME} stands for a path on the container's tmpfs: empty on each (re)start, as
     PROMETHEUS_MULTIPROC_DIR must be."""
-    directory = project(
+    directory = compose_dir(
         """
         services:
           web:
@@ -132,7 +133,7 @@ def test_a_tmp_placeholder_is_an_empty_directory_on_every_start(
         """
     )
     (directory / "server.py").write_text(SCRATCH_SERVER)
-    with Stack("web", project_dir=directory, log=None) as stack:
+    with Stack("web", project=Project(directory), log=None) as stack:
         url = stack.url("web")
         assert stack.running["web"].env["SCRATCH"] == str(stack.tmp("web", "scratch"))
         first = answer(url)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab.project import Project
 from servelab.stack import Stack, StackError
 from servelab.stack.compose import load_project
 from servelab.stack.groups import members
@@ -49,8 +50,8 @@ def wait_gone(pgid: int, timeout: float = 10.0) -> list[int]:
 
 
 @pytest.fixture
-def web_project(project: Callable[[str], Path]) -> Path:
-    directory = project(
+def web_project(compose_dir: Callable[[str], Path]) -> Path:
+    directory = compose_dir(
         """
         services:
           web:
@@ -97,7 +98,7 @@ def web_project(project: Callable[[str], Path]) -> Path:
 def test_services_run_with_compose_env_local_overrides_and_a_loopback_port(
     web_project: Path,
 ) -> None:
-    with Stack("web", env={"GREETING": "bonjour"}, project_dir=web_project, log=None) as stack:
+    with Stack("web", env={"GREETING": "bonjour"}, project=Project(web_project), log=None) as stack:
         assert stack.url("web").startswith("http://127.0.0.1:")
         body = urllib.request.urlopen(stack.url("web"), timeout=5).read().decode()  # noqa: S310
         assert body == f"bonjour {stack.volume('data')}"
@@ -124,14 +125,14 @@ def test_servers_find_packages_where_the_caller_does_and_get_nothing_else(
     )
     monkeypatch.setenv("PYTHONPATH", str(site))
     monkeypatch.setenv("SERVELAB_CALLERS_OWN", "not for the servers")
-    with Stack("web", only=["web"], project_dir=web_project, log=None) as stack:
+    with Stack("web", only=["web"], project=Project(web_project), log=None) as stack:
         body = urllib.request.urlopen(stack.url("web"), timeout=5).read().decode()  # noqa: S310
         assert body.startswith("from the site folder ")
         assert "SERVELAB_CALLERS_OWN" not in stack.running["web"].env
 
 
 def test_only_starts_a_service_with_its_dependencies(web_project: Path) -> None:
-    with Stack("web", only=["web"], project_dir=web_project, log=None) as stack:
+    with Stack("web", only=["web"], project=Project(web_project), log=None) as stack:
         assert list(stack.running) == ["web"]
 
 
@@ -144,7 +145,7 @@ def test_logs_are_prefixed_with_the_service_name(web_project: Path) -> None:
             pass
 
     lines = Lines()
-    with Stack("web", only=["web"], project_dir=web_project, log=lines):
+    with Stack("web", only=["web"], project=Project(web_project), log=lines):
         deadline = time.monotonic() + 5
         while not lines and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -152,9 +153,9 @@ def test_logs_are_prefixed_with_the_service_name(web_project: Path) -> None:
 
 
 def test_a_service_that_ignores_sigterm_is_killed_after_its_grace_period(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         """
         services:
           stubborn:
@@ -163,7 +164,7 @@ def test_a_service_that_ignores_sigterm_is_killed_after_its_grace_period(
             stop_grace_period: 1s
         """
     )
-    stack = Stack([], project_dir=directory, log=None)
+    stack = Stack([], project=Project(directory), log=None)
     with stack:
         pgid = stack.running["stubborn"].pgid
         time.sleep(0.3)
@@ -174,9 +175,9 @@ def test_a_service_that_ignores_sigterm_is_killed_after_its_grace_period(
 
 
 def test_unhealthy_service_fails_with_its_log_and_leaves_nothing(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         """
         services:
           sick:
@@ -188,7 +189,7 @@ def test_unhealthy_service_fails_with_its_log_and_leaves_nothing(
               retries: 2
         """
     )
-    stack = Stack([], project_dir=directory, log=None)
+    stack = Stack([], project=Project(directory), log=None)
     with pytest.raises(StackError, match="did not become healthy") as failure:
         stack.start()
     assert "starting-up" in str(failure.value)
@@ -196,9 +197,9 @@ def test_unhealthy_service_fails_with_its_log_and_leaves_nothing(
 
 
 def test_a_service_that_exits_is_reported_with_its_status(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
-    directory = project(
+    directory = compose_dir(
         """
         services:
           crash:
@@ -211,16 +212,16 @@ def test_a_service_that_exits_is_reported_with_its_status(
         """
     )
     with pytest.raises(StackError, match="exited with status 3") as failure:
-        Stack([], project_dir=directory, log=None).start()
+        Stack([], project=Project(directory), log=None).start()
     assert "missing-setting" in str(failure.value)
 
 
 def test_a_server_that_dies_while_the_next_starts_fails_the_start_at_once(
-    project: Callable[[str], Path],
+    compose_dir: Callable[[str], Path],
 ) -> None:
     # As an app server that cannot bind its second address: healthy (its socket exists), then
     # gone, while nginx in front answers 502 to its own healthcheck.
-    directory = project(
+    directory = compose_dir(
         """
         services:
           app:
@@ -238,7 +239,7 @@ def test_a_server_that_dies_while_the_next_starts_fails_the_start_at_once(
               start_period: 60s
         """
     )
-    stack = Stack([], project_dir=directory, log=None)
+    stack = Stack([], project=Project(directory), log=None)
     started = time.monotonic()
     with pytest.raises(StackError, match="app exited with status 1") as failure:
         stack.start()
@@ -249,7 +250,7 @@ def test_a_server_that_dies_while_the_next_starts_fails_the_start_at_once(
 
 def test_unknown_service_is_a_clear_error(web_project: Path) -> None:
     with pytest.raises(StackError, match="not in the selected profile"):
-        Stack("web", only=["nope"], project_dir=web_project, log=None).start()
+        Stack("web", only=["nope"], project=Project(web_project), log=None).start()
 
 
 def _start_cli(directory: Path) -> tuple[subprocess.Popen[str], list[int]]:

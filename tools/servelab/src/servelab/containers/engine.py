@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from servelab.project import Settings
+
 # dockerd stops running containers within its --shutdown-timeout (15 s) and then exits.
 SHUTDOWN_TIMEOUT_S = 15
 STOP_TIMEOUT_S = SHUTDOWN_TIMEOUT_S + 15
@@ -42,11 +44,11 @@ class EngineError(Exception):
     """An engine could run here but did not start or stop as it should."""
 
 
-def cache_dir() -> Path:
-    """Where servelab keeps what survives between runs: $SERVELAB_CACHE, else
+def cache_dir(settings: Settings) -> Path:
+    """Where servelab keeps what survives between runs: SERVELAB_CACHE, else
     $XDG_CACHE_HOME/servelab, else ~/.cache/servelab."""
-    if explicit := os.environ.get("SERVELAB_CACHE"):
-        return Path(explicit)
+    if settings.cache is not None:
+        return settings.cache
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "servelab"
 
@@ -289,18 +291,19 @@ def _exclusive(lock_path: Path, timeout: float) -> Iterator[None]:
 
 @contextmanager
 def private_engine(
-    data_root: Path | None = None,
+    data_root: Path,
     *,
     start_timeout: float = START_TIMEOUT_S,
     lock_timeout: float = LOCK_TIMEOUT_S,
 ) -> Iterator[Engine]:
-    """Start a private dockerd, yield it once it answers, stop it by its pid afterwards.
+    """Start a private dockerd on `data_root` (images kept there between runs: normally
+    cache_dir()/docker), yield it once it answers, stop it by its pid afterwards.
 
     Raises EngineUnavailable where no engine can run here, EngineError when it fails to
     start (with the end of its log) or leaves a process behind."""
     if reason := unavailable_reason():
         raise EngineUnavailable(reason)
-    data_root = (data_root or cache_dir() / "docker").resolve()
+    data_root = data_root.resolve()
     pidfile = data_root.parent / f"{data_root.name}.pid"
     with _exclusive(data_root.parent / f"{data_root.name}.lock", lock_timeout):
         _stop_leftover(pidfile, data_root)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from servelab.containers.current import current_engine
 from servelab.containers.engine import EngineError, EngineUnavailable, cache_dir, private_engine
@@ -22,7 +21,7 @@ from servelab.images.stand_ins import (
     ensure_images,
     up_to_date,
 )
-from servelab.project import ProjectError, find_project_dir
+from servelab.project import Project, ProjectError
 
 HELP = (
     "pull the official base images or build stand-ins from Debian packages, in the Docker "
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"servelab: {line}", file=sys.stderr, flush=True)
 
     try:
-        project = find_project_dir(Path.cwd())
+        project = Project.find()
     except ProjectError as error:
         say(str(error))
         return 2
@@ -89,11 +88,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ensure(engine: Docker, args: argparse.Namespace, project: Path, say: Say) -> list[Outcome]:
+def _ensure(engine: Docker, args: argparse.Namespace, project: Project, say: Say) -> list[Outcome]:
     return ensure_images(
         engine,
         project,
-        cache_dir(),
         say,
         rebuild=args.rebuild,
         refresh=args.refresh,
@@ -102,10 +100,10 @@ def _ensure(engine: Docker, args: argparse.Namespace, project: Path, say: Say) -
     )
 
 
-def _into_private(args: argparse.Namespace, project: Path, say: Say) -> list[Outcome]:
+def _into_private(args: argparse.Namespace, project: Project, say: Say) -> list[Outcome]:
     """The images in the private engine's data root; nothing (no engine started) while the
     stamp of its last run is current."""
-    data_root = cache_dir() / "docker"
+    data_root = cache_dir(project.settings) / "docker"
     if not (args.rebuild or args.refresh) and up_to_date(project, data_root):
         say(f"base images up to date in {data_root}")
         return []

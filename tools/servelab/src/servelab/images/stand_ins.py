@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Protocol
 
-from servelab.containers.engine import Engine
+from servelab.containers.engine import Engine, cache_dir
+from servelab.project import Project
 
 SUITE = "bookworm"
 BASE_TAG = f"servelab/debian:{SUITE}"
@@ -93,8 +94,8 @@ class Outcome:
     seconds: float
 
 
-def images_dir(project_dir: Path) -> Path:
-    return project_dir / "deploy" / "images"
+def images_dir(project: Project) -> Path:
+    return project.root / "deploy" / "images"
 
 
 def source_digest(folder: Path) -> str:
@@ -253,30 +254,29 @@ def stamp_path(engine_data_root: Path) -> Path:
     return engine_data_root.parent / f"{engine_data_root.name}.images.json"
 
 
-def expected_stamp(project_dir: Path, data_root: Path) -> dict[str, str]:
+def expected_stamp(project: Project, data_root: Path) -> dict[str, str]:
     """What the stamp of an up-to-date data root holds: each stand-in's source digest."""
-    folder = images_dir(project_dir)
+    folder = images_dir(project)
     return {"data_root": str(data_root)} | {
         stand_in.tag: source_digest(folder / stand_in.folder) for stand_in in STAND_INS
     }
 
 
-def up_to_date(project_dir: Path, data_root: Path) -> bool:
+def up_to_date(project: Project, data_root: Path) -> bool:
     """True when the last run left every image in place for these sources: the check the
     bootstrap makes on every `make` without starting an engine."""
     stamp = stamp_path(data_root)
     if not stamp.is_file() or not data_root.is_dir():
         return False
     try:
-        return bool(json.loads(stamp.read_text()) == expected_stamp(project_dir, data_root))
+        return bool(json.loads(stamp.read_text()) == expected_stamp(project, data_root))
     except (OSError, ValueError):
         return False
 
 
 def ensure_images(
     engine: Docker,
-    project_dir: Path,
-    cache: Path,
+    project: Project,
     say: Say,
     *,
     rebuild: bool = False,
@@ -288,9 +288,11 @@ def ensure_images(
     stand-in kept while built from the current sources of deploy/images/; a missing image
     is pulled when the registry answers, else built. `rebuild` builds every stand-in again
     (Docker's layer cache still applies); `refresh` also debootstraps anew and builds
-    without the layer cache (Debian's latest updates)."""
+    without the layer cache (Debian's latest updates). The Debian rootfs is kept in the
+    project's cache directory."""
     outcomes = []
-    folder = images_dir(project_dir)
+    folder = images_dir(project)
+    cache = cache_dir(project.settings)
     registry_answers = try_pull
     start = time.monotonic()
     if refresh:
@@ -328,7 +330,7 @@ def ensure_images(
     if isinstance(engine, Engine):
         # The private engine's data root only: the bootstrap's check without an engine.
         stamp_path(engine.data_root).write_text(
-            json.dumps(expected_stamp(project_dir, engine.data_root), indent=1) + "\n"
+            json.dumps(expected_stamp(project, engine.data_root), indent=1) + "\n"
         )
     return outcomes
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-FAMILIES = Path("loadtests") / "families"
+from servelab.project import Project
 
 
 class SpecError(ValueError):
@@ -26,29 +26,26 @@ class Spec(BaseModel):
 M = TypeVar("M", bound=BaseModel)
 
 
-def families_dir(project_dir: Path) -> Path:
-    return project_dir / FAMILIES
+# Each takes Project | Path: bench/ and spec/{matrix,reliability,device} still pass the root.
+def spec_file(project: Project | Path, family: str) -> Path:
+    return Project.of(project).families / f"{family}.toml"
 
 
-def spec_file(project_dir: Path, family: str) -> Path:
-    return families_dir(project_dir) / f"{family}.toml"
-
-
-def notes_file(project_dir: Path, family: str) -> Path:
+def notes_file(project: Project | Path, family: str) -> Path:
     """The family's report notes (Markdown), beside its spec."""
-    return families_dir(project_dir) / f"{family}.md"
+    return Project.of(project).families / f"{family}.md"
 
 
-def families(project_dir: Path) -> list[str]:
+def families(project: Project | Path) -> list[str]:
     """Every family with a spec."""
-    return sorted(path.stem for path in families_dir(project_dir).glob("*.toml"))
+    return sorted(path.stem for path in Project.of(project).families.glob("*.toml"))
 
 
-def read_spec(project_dir: Path, family: str) -> dict[str, Any]:
+def read_spec(project: Project | Path, family: str) -> dict[str, Any]:
     """The family's whole spec; SpecError if there is none or it is not TOML."""
-    path = spec_file(project_dir, family)
+    path = spec_file(project, family)
     if not path.is_file():
-        known = ", ".join(families(project_dir)) or "none"
+        known = ", ".join(families(project)) or "none"
         raise SpecError(f"no family {family!r} (known: {known})")
     try:
         with path.open("rb") as file:

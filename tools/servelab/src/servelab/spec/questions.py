@@ -7,11 +7,11 @@ bigger machine changes. A text written `"{name}"` stands for the family's
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from servelab.project import Project
 from servelab.spec.family import Spec, SpecError, read_spec, spec_file, validate
 
 _TEXT = re.compile(r"\{(\w+)\}")
@@ -101,11 +101,11 @@ def _expanded(question: Any, texts: dict[str, str], where: str) -> Any:
     return found
 
 
-def load_questions(project_dir: Path, family: str) -> tuple[Question, ...]:
+def load_questions(project: Project, family: str) -> tuple[Question, ...]:
     """The family's questions, in the order they are asked; SpecError where one is invalid
     or reads a ratio the family's matrix lacks."""
-    spec = read_spec(project_dir, family)
-    where = str(spec_file(project_dir, family))
+    spec = read_spec(project, family)
+    where = str(spec_file(project, family))
     texts = spec.get("question_texts", {})
     raw = [
         _expanded(question, texts, f"{where}: questions.{index}")

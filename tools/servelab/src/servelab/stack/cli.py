@@ -7,18 +7,18 @@ import argparse
 import sys
 import threading
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.stack import Stack, StackError, sessions
 
 
 def up(args: argparse.Namespace) -> int:
-    project_dir = find_project_dir()
-    stack = Stack(args.profile, only=args.only, publish=not args.any_port, project_dir=project_dir)
+    project = Project.find()
+    stack = Stack(args.profile, only=args.only, publish=not args.any_port, project=project)
     record = None
     try:
         with stack:
             record = sessions.record(
-                project_dir, stack.profiles, {n: r.pgid for n, r in stack.running.items()}
+                project, stack.profiles, {n: r.pgid for n, r in stack.running.items()}
             )
             for name, lease in stack.leases.items():
                 print(f"servelab: {name} is {lease.describe()}", file=sys.stderr)
@@ -45,7 +45,7 @@ def up(args: argparse.Namespace) -> int:
 
 
 def down(args: argparse.Namespace) -> int:
-    stopped = sessions.stop_all(find_project_dir())
+    stopped = sessions.stop_all(Project.find())
     for session in stopped:
         print(f"servelab: stopped {'/'.join(session.profiles)} (runner pid {session.pid})")
     if not stopped:

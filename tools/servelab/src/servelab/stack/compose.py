@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from servelab.project import COMPOSE_FILE
+from servelab.project import COMPOSE_FILE, Project
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|us|ns|h|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -110,7 +110,9 @@ class Service:
 
 
 @dataclass(frozen=True)
-class Project:
+class Resolved:
+    """compose.yaml resolved for some profiles and settings: its services and volumes."""
+
     directory: Path
     services: Mapping[str, Service]
     volumes: tuple[str, ...]
@@ -156,7 +158,7 @@ def compose_binary() -> str:
     return found
 
 
-RESOLVED_ENV = "SERVELAB_COMPOSE_RESOLVED"
+RESOLVED_ENV = "SERVELAB_COMPOSE_RESOLVED"  # Settings.compose_resolved
 # The project directory inside a saved output, so that it reads true wherever it is replayed.
 _HERE = "<project dir>"
 # The bearer token differs in every run and no recipe's resolved form depends on it.
@@ -220,13 +222,17 @@ def _replayed(
 
 
 def load_project(
-    directory: Path, profiles: Iterable[str], env: Mapping[str, str] | None = None
-) -> Project:
-    """Resolve compose.yaml for the given profiles with `env` used for interpolation."""
+    project: Project | Path, profiles: Iterable[str], env: Mapping[str, str] | None = None
+) -> Resolved:
+    """Resolve the project's compose.yaml for the given profiles with `env` used for
+    interpolation (or replay it from the folder its SERVELAB_COMPOSE_RESOLVED names). A
+    directory stands for the project there, its settings read now."""
     chosen = list(profiles)
-    resolved = os.environ.get(RESOLVED_ENV)
+    found = Project.of(project)
+    directory = found.root
+    resolved = found.settings.compose_resolved
     text = (
-        _replayed(Path(resolved), directory, chosen, env or {})
+        _replayed(resolved, directory, chosen, env or {})
         if resolved
         else config_text(directory, chosen, env or {})
     )
@@ -234,7 +240,7 @@ def load_project(
     services = {
         name: _service(name, spec or {}) for name, spec in (document.get("services") or {}).items()
     }
-    return Project(directory, services, tuple(document.get("volumes") or {}))
+    return Resolved(directory, services, tuple(document.get("volumes") or {}))
 
 
 def parse_duration(value: str | float | int | None, default: float) -> float:

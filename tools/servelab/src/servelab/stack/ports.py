@@ -13,12 +13,13 @@ draw the same port before either binds it; each is then given a share of the por
 
 from __future__ import annotations
 
-import os
 import random
 import socket
 from collections import deque
 from functools import cache
 from pathlib import Path
+
+from servelab.project import Settings
 
 LOOPBACK = "127.0.0.1"
 # Below this, well-known and registered services' ports are more likely to be in use.
@@ -31,7 +32,6 @@ EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 # bound yet when the next is chosen).
 REMEMBERED = 4096
 TRIES = 200
-SHARE_VARIABLE = "SERVELAB_PORT_SHARE"
 
 _handed_out: deque[int] = deque(maxlen=REMEMBERED)
 
@@ -54,20 +54,6 @@ def ephemeral_range(source: Path = EPHEMERAL_RANGE_FILE) -> tuple[int, int]:
         return DEFAULT_EPHEMERAL
 
 
-def port_share(value: str | None) -> tuple[int, int]:
-    """(i, n) of SERVELAB_PORT_SHARE's `i/n`; (0, 1), every port, where it is unset."""
-    if not value:
-        return 0, 1
-    index, _, count = value.partition("/")
-    try:
-        share = int(index), int(count)
-    except ValueError:
-        share = -1, 0
-    if not 0 <= share[0] < share[1]:
-        raise ValueError(f"{SHARE_VARIABLE}={value!r}: expected i/n with 0 <= i < n")
-    return share
-
-
 @cache
 def candidate_ports(ephemeral: tuple[int, int], share: tuple[int, int] = (0, 1)) -> tuple[int, ...]:
     low, high = ephemeral
@@ -79,12 +65,14 @@ def candidate_ports(ephemeral: tuple[int, int], share: tuple[int, int] = (0, 1))
     )
 
 
-def free_port(preferred: int | None = None) -> int:
+def free_port(preferred: int | None = None, settings: Settings | None = None) -> int:
     """`preferred` when it is free on loopback, otherwise a free one outside the kernel's
-    ephemeral range, in this process's share, that it has not handed out lately."""
+    ephemeral range, in this process's share (`settings`', default: as the environment
+    says now), that it has not handed out lately."""
     if preferred is not None and is_free(preferred):
         return preferred
-    candidates = candidate_ports(ephemeral_range(), port_share(os.environ.get(SHARE_VARIABLE)))
+    share = (settings or Settings()).port_share
+    candidates = candidate_ports(ephemeral_range(), share)
     for port in random.sample(candidates, min(TRIES, len(candidates))):
         if port not in _handed_out and is_free(port):
             _handed_out.append(port)

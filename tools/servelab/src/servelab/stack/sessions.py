@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from servelab.project import work_dir
+from servelab.project import Project
 from servelab.stack import groups
 
 
@@ -41,9 +41,9 @@ class Session:
     groups: dict[str, list[int]]
 
 
-def record(project_dir: Path, profiles: list[str], leaders: Mapping[str, int]) -> Path:
+def record(project: Project, profiles: list[str], leaders: Mapping[str, int]) -> Path:
     """Write this process's session record; the caller removes it when it stops."""
-    directory = work_dir(project_dir, "sessions")
+    directory = project.work("sessions")
     directory.mkdir(parents=True, exist_ok=True)
     pid = os.getpid()
     session = Session(
@@ -57,10 +57,10 @@ def record(project_dir: Path, profiles: list[str], leaders: Mapping[str, int]) -
     return path
 
 
-def stop_all(project_dir: Path, grace: float = 15.0) -> list[Session]:
+def stop_all(project: Project, grace: float = 15.0) -> list[Session]:
     """Stop every recorded session: ask its runner to stop, kill orphaned groups otherwise."""
     stopped = []
-    for path in sorted(work_dir(project_dir, "sessions").glob("*.json")):
+    for path in sorted(project.work("sessions").glob("*.json")):
         session = Session(**json.loads(path.read_text()))
         if start_time(session.pid) == session.started:
             os.kill(session.pid, signal.SIGTERM)

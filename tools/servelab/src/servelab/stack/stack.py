@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.stack import attached, groups, nginx
 from servelab.stack.compose import ComposeError, Service, load_project
 from servelab.stack.logs import LogPump, Sink
@@ -90,7 +90,9 @@ class Stack:
     environment, else a random one per stack, which tests, k6 and `servelab up` read here.
     `through` gives services another port for the others to reach them by (a proxy in front,
     which a probe can cut): `{port:S}` in a setting names it, while S itself listens on its
-    own (or, attached to the machine's server, is prepared there as before).
+    own (or, attached to the machine's server, is prepared there as before). `project`: the
+    project whose compose.yaml and settings the stack follows (default: the one found from
+    the working directory, as the environment holds it now).
     """
 
     def __init__(
@@ -101,7 +103,8 @@ class Stack:
         env: Mapping[str, str] | None = None,
         cpus: Iterable[int] | None = None,
         publish: bool = False,
-        project_dir: Path | None = None,
+        # Project | Path: bench/runner.py and bench/device/run.py still pass a directory.
+        project: Project | Path | None = None,
         run_dir: Path | None = None,
         run_parent: Path | None = None,
         log: Sink | None = sys.stderr,
@@ -116,7 +119,7 @@ class Stack:
         self.env["API_TOKEN"] = self.api_token
         self.cpus = frozenset(cpus) if cpus else None
         self.publish = publish
-        self.project_dir = project_dir or find_project_dir()
+        self.project = Project.of(project) if project is not None else Project.find()
         self._given_run_dir = run_dir
         self._run_parent = run_parent
         self.run_dir = run_dir or Path()
@@ -181,38 +184,40 @@ class Stack:
 
     def start(self) -> None:
         try:
-            project = load_project(self.project_dir, self.profiles, self.env)
-            names = project.closure(self.only or project.services)
+            recipes = load_project(self.project, self.profiles, self.env)
+            names = recipes.closure(self.only or recipes.services)
         except ComposeError as error:
             raise StackError(str(error)) from error
         if not names:
             raise StackError(f"profile {'/'.join(self.profiles)} has no services")
         if self._given_run_dir is None:
             self.run_dir = Path(tempfile.mkdtemp(prefix="servelab-", dir=self._run_parent))
-        for volume in project.volumes:
+        for volume in recipes.volumes:
             self.volume(volume).mkdir(parents=True, exist_ok=True)
         self._one_shots = {
             dependency
             for name in names
-            for dependency, condition in project.services[name].depends_on.items()
+            for dependency, condition in recipes.services[name].depends_on.items()
             if condition == _COMPLETED
         }
         for name in names:
-            self.replicas[name] = _replica_names(project.services[name])
+            self.replicas[name] = _replica_names(recipes.services[name])
         width = max(len(replica) for name in names for replica in self.replicas[name])
         self._watchdog = Watchdog()
         try:
             for name in names:
-                service = project.services[name]
+                service = recipes.services[name]
                 if service.local.server:
                     self.ports[name] = self._lease(service).address.port
                 elif service.local.port_env:
                     preferred = service.published_port if self.publish else None
                     for replica in self.replicas[name]:
-                        self.ports[replica] = free_port(preferred if replica == name else None)
+                        self.ports[replica] = free_port(
+                            preferred if replica == name else None, self.project.settings
+                        )
                     self.ports.setdefault(name, self.ports[self.replicas[name][0]])
             for name in names:
-                service = project.services[name]
+                service = recipes.services[name]
                 self._wait_dependencies(service)
                 if service.local.server:
                     self._attach(service)
@@ -307,7 +312,7 @@ class Stack:
             if kind == "tmp":
                 return str(self._fresh_tmp(process, name))
             if kind == "project":
-                return str(self.project_dir / name)
+                return str(self.project.root / name)
             return str(self.volume(name))
 
         return _PLACEHOLDER.sub(replace, value)
@@ -342,7 +347,7 @@ class Stack:
         lists = {key: values for key, values in overrides.items() if len(values) > 1}
         try:
             argv = self._argv(service, name, env, lists)
-            process = groups.spawn(argv, env=env, cwd=self.project_dir, cpus=self.cpus)
+            process = groups.spawn(argv, env=env, cwd=self.project.root, cpus=self.cpus)
         except (ComposeError, OSError) as error:
             raise StackError(f"{name}: cannot start: {error}") from error
         assert process.stdout is not None
@@ -362,7 +367,9 @@ class Stack:
         try:
             kind = attached.kind(service)
             default = attached.address(service)
-            lease = servers().acquire(kind, default, attached.options(service))
+            lease = servers().acquire(
+                kind, default, attached.options(service), self.project.settings
+            )
         except (ComposeError, ServerError, SettingsError, OSError) as error:
             raise StackError(str(error)) from error
         self.leases[service.name] = lease
@@ -427,7 +434,7 @@ class Stack:
                 result = subprocess.run(
                     argv,
                     env=running.env,
-                    cwd=self.project_dir,
+                    cwd=self.project.root,
                     capture_output=True,
                     timeout=check.timeout,
                     check=False,

@@ -18,7 +18,7 @@ import pytest
 
 from servelab.containers.engine import Engine, cache_dir, private_engine, unavailable_reason
 from servelab.images.stand_ins import Outcome, ensure_images
-from servelab.project import find_project_dir
+from servelab.project import Project
 
 
 def require_engine() -> None:
@@ -28,9 +28,10 @@ def require_engine() -> None:
 
 
 @pytest.fixture(scope="session")
-def docker_engine(starts_servers: None) -> Iterator[Engine]:
+def docker_engine(starts_servers: None, pytestconfig: pytest.Config) -> Iterator[Engine]:
     require_engine()
-    with private_engine() as engine:
+    settings = Project.find(pytestconfig.rootpath).settings
+    with private_engine(cache_dir(settings) / "docker") as engine:
         yield engine
 
 
@@ -39,5 +40,5 @@ def base_images(docker_engine: Engine, pytestconfig: pytest.Config) -> list[Outc
     def say(line: str) -> None:
         print(f"servelab images: {line}", file=sys.stderr)
 
-    project = find_project_dir(pytestconfig.rootpath)
-    return ensure_images(docker_engine, project, cache_dir(), say)
+    project = Project.find(pytestconfig.rootpath)
+    return ensure_images(docker_engine, project, say)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from servelab.bench.load.k6 import k6_argv, k6_binary
+from servelab.project import Project
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ K6Smoke = Callable[..., K6Outcome]
 
 
 def run_k6(
-    project_root: Path,
+    project: Project,
     script: str,
     env: Mapping[str, str],
     scratch: Path,
@@ -62,16 +63,14 @@ def run_k6(
     read back; `open_files` (soft, hard) limits the file descriptors k6 may open."""
     summary = scratch / "summary.json"
     summary.unlink(missing_ok=True)
-    argv = k6_argv(
-        k6_binary(), project_root / "loadtests" / script, {**env, "SUMMARY_JSON": str(summary)}
-    )
+    argv = k6_argv(k6_binary(), project.loadtests / script, {**env, "SUMMARY_JSON": str(summary)})
 
     def limit() -> None:
         if open_files is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, open_files)
 
     result = subprocess.run(
-        argv, cwd=project_root, capture_output=True, text=True, timeout=timeout_s, preexec_fn=limit
+        argv, cwd=project.root, capture_output=True, text=True, timeout=timeout_s, preexec_fn=limit
     )
     output = result.stdout + result.stderr[-2000:]
     if open_files is not None and not summary.is_file():

@@ -34,8 +34,8 @@ import pytest
 from _pytest.mark.expression import Expression
 from _pytest.nodeid import NodeId
 
+from servelab.project import PORT_SHARE, Project
 from servelab.stack import groups
-from servelab.stack.ports import SHARE_VARIABLE
 from servelab.stack.servers import servers
 from servelab.testing import Serve, serve_service
 from servelab.testing.k6 import K6Outcome, K6Smoke, run_k6
@@ -56,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
     worker = getattr(config, "workerinput", None)
     if worker is not None:
         index = int(str(worker["workerid"]).removeprefix("gw"))
-        os.environ[SHARE_VARIABLE] = f"{index}/{worker['workercount']}"
+        os.environ[PORT_SHARE] = f"{index}/{worker['workercount']}"
 
 
 # A test module marked as a whole: `pytestmark = pytest.mark.<name>` on a line of its own.
@@ -177,14 +177,20 @@ def _no_servers_unless_marked(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture
-def k6_smoke(project_root: Path, tmp_path: Path, starts_servers: None) -> K6Smoke:
+def project(pytestconfig: pytest.Config) -> Project:
+    """The project the tests run in, with the settings the environment holds as the test
+    starts (this worker's port share among them)."""
+    return Project.find(pytestconfig.rootpath)
+
+
+@pytest.fixture
+def k6_smoke(project: Project, tmp_path: Path, starts_servers: None) -> K6Smoke:
     """Run loadtests/<script> with SMOKE under `env`, its JSON summary read back;
-    `open_files` (soft, hard) limits the file descriptors k6 may open. `project_root` is
-    the repository's conftest's."""
+    `open_files` (soft, hard) limits the file descriptors k6 may open."""
 
     def run(
         script: str, env: Mapping[str, str], open_files: tuple[int, int] | None = None
     ) -> K6Outcome:
-        return run_k6(project_root, script, {**SMOKE, **env}, tmp_path, open_files=open_files)
+        return run_k6(project, script, {**SMOKE, **env}, tmp_path, open_files=open_files)
 
     return run

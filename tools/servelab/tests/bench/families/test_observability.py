@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from servelab.bench.findings.verdict import CANNOT, QUESTIONS, answer
+from servelab.bench.findings.verdict import CANNOT, answer_run
 from servelab.bench.load.shape import parse_load
 from servelab.bench.measure.summary import CPU_US
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.ratios import goal_results, ratio_values
 from servelab.bench.runner import run_matrix
+from servelab.project import Project
 from servelab.stack.compose import load_project
 
 OBSERVED = {"METRICS": "1", "ACCESS_LOG": "1"}
@@ -118,5 +119,5 @@ def test_a_pair_of_cells_runs_end_to_end_and_answers_the_question(project_root: 
     specs = {ratio.name: ratio for ratio in matrix.ratios}
     [value] = ratio_values(specs["hello observed/bare CPU"], run.values(CPU_US), [])
     assert value.variant == "hello-uvicorn" and value.value > 0
-    found = answer(QUESTIONS["observability"][0], [replace(run, family="observability")], matrix)
+    found = answer_run(Project.find(), replace(run, family="observability"), matrix)[0]
     assert not found.verdict.startswith(CANNOT), found

@@ -10,21 +10,22 @@ import sys
 from pathlib import Path
 
 from servelab.bench.findings.page import load_families, render, write_findings
+from servelab.project import Project
 from servelab.spec.family import families
 from servelab.spec.questions import load_questions
 
 
-def test_the_committed_page_is_what_the_committed_runs_give(project_root: Path) -> None:
-    page = project_root / "docs" / "findings.md"
-    results = project_root / "docs" / "results"
-    expected = render(load_families(project_root, results), page, "servelab findings")
+def test_the_committed_page_is_what_the_committed_runs_give(project: Project) -> None:
+    page = project.root / "docs" / "findings.md"
+    families = load_families(project, project.reference)
+    expected = render(families, page, "servelab findings", project.noise)
     assert page.read_text() == expected, "run `uv run servelab findings` and commit the page"
 
 
-def test_every_question_is_answered_or_says_what_to_run(project_root: Path) -> None:
-    text = (project_root / "docs" / "findings.md").read_text()
-    for family in families(project_root):
-        for rule in load_questions(project_root, family):
+def test_every_question_is_answered_or_says_what_to_run(project: Project) -> None:
+    text = (project.root / "docs" / "findings.md").read_text()
+    for family in families(project):
+        for rule in load_questions(project, family):
             assert f"### {rule.question}" in text, (family, rule.question)
     for line in text.splitlines():
         if line.startswith("- **Ours:** cannot answer here"):
@@ -41,12 +42,11 @@ def test_every_link_names_a_file_that_exists(project_root: Path) -> None:
 
 
 def test_a_run_apart_gets_its_own_page_and_its_agreement_with_the_reference(
-    project_root: Path, tmp_path: Path
+    project: Project, tmp_path: Path
 ) -> None:
-    results = project_root / "docs" / "results"
     for name in ("hello.json", "wait.json"):
-        shutil.copy(results / name, tmp_path / name)
-    page = write_findings(project_root, tmp_path)
+        shutil.copy(project.reference / name, tmp_path / name)
+    page = write_findings(project, tmp_path)
     assert page == tmp_path / "findings.md"
     assert "[hello](hello.md)" in page.read_text()
     done = subprocess.run(
@@ -58,9 +58,9 @@ def test_a_run_apart_gets_its_own_page_and_its_agreement_with_the_reference(
             "--results",
             str(tmp_path),
             "--against",
-            str(results),
+            str(project.reference),
         ],
-        cwd=project_root,
+        cwd=project.root,
         capture_output=True,
         text=True,
         check=True,

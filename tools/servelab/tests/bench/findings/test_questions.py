@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab.project import Project
 from servelab.spec.family import SpecError, families
 from servelab.spec.questions import Choice, Workers, load_questions
 
@@ -41,17 +42,17 @@ endpoint = "hey /async"
 """
 
 
-def _family(tmp_path: Path, ratio: str, bench: str = BENCH) -> Path:
+def _family(tmp_path: Path, ratio: str, bench: str = BENCH) -> Project:
     folder = tmp_path / "loadtests" / "families"
     folder.mkdir(parents=True)
     spec = textwrap.dedent(bench) + QUESTIONS.format(ratio=f'"{ratio}"')
     (folder / "toy.toml").write_text(spec)
-    return tmp_path
+    return Project(tmp_path)
 
 
-def test_every_family_has_questions_that_validate(project_root: Path) -> None:
-    for family in families(project_root):
-        asked = load_questions(project_root, family)
+def test_every_family_has_questions_that_validate(project: Project) -> None:
+    for family in families(project):
+        asked = load_questions(project, family)
         assert asked, family
         assert len({q.question for q in asked}) == len(asked), family
 
@@ -76,7 +77,7 @@ def test_a_question_reading_a_ratio_the_matrix_lacks_is_an_error_naming_it(
 
 def test_a_missing_shared_text_or_an_unknown_rule_is_an_error(tmp_path: Path) -> None:
     project = _family(tmp_path, "stream/buffer upload")
-    questions = project / "loadtests" / "families" / "toy.toml"
+    questions = project.families / "toy.toml"
     text = questions.read_text()
     questions.write_text(text.replace('"{carries}"', '"{nowhere}"'))
     with pytest.raises(SpecError, match=r"questions\.0\.bigger: no question_texts\.nowhere"):

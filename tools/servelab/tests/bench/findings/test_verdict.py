@@ -11,6 +11,7 @@ import pytest
 from servelab.bench.findings.verdict import CANNOT, DEPENDS, NO_DIFFERENCE, Answer, answer
 from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.results import BenchRun, run_from_json
+from servelab.project import Noise, Project
 from servelab.spec.questions import Question, load_questions
 from servelab.testing.records import device_run, device_stack, run_record
 
@@ -21,13 +22,14 @@ BUFFER = "upload/single @100/s"
 
 
 def _rule(project_root: Path, family: str, question: str) -> Question:
-    return next(q for q in load_questions(project_root, family) if q.question == question)
+    asked = load_questions(Project(project_root), family)
+    return next(q for q in asked if q.question == question)
 
 
 def _ask(project_root: Path, runs: list[BenchRun], question: str) -> Answer:
     family = runs[0].family
     rule = _rule(project_root, family, question)
-    return answer(rule, runs, load_matrix(project_root, family))
+    return answer(rule, runs, load_matrix(project_root, family), Noise())
 
 
 def _run(family: str, cells: list[dict[str, object]], rounds: int = 1) -> BenchRun:
@@ -239,7 +241,7 @@ def test_the_gpu_question_is_answered_from_the_gpu_machines_run_per_load(
             left_out,
         ]
     )
-    found = answer(rule, cpu_run, matrix, split)
+    found = answer(rule, cpu_run, matrix, Noise(), split)
     assert found.verdict.startswith(f"{DEPENDS}: no measurable difference at 20 clients (1.04x")
     assert found.verdict.endswith("; the GPU at 64 clients (1.83x)")
     assert "NVIDIA H100 80GB HBM3 (driver 580.159.04), 16 CPUs" in found.figures
@@ -250,8 +252,8 @@ def test_the_gpu_question_is_answered_from_the_gpu_machines_run_per_load(
             device_stack("cpu-process", 4, False, "process", (50.0, 55.0)),
         ]
     )
-    assert answer(rule, cpu_run, matrix, both).verdict == (
+    assert answer(rule, cpu_run, matrix, Noise(), both).verdict == (
         "the GPU: 20 clients (3.00x); 64 clients (5.45x)"
     )
     no_cpu_cell = device_run([device_stack("gpu-batched", 4, True, "batched", (150.0, 300.0))])
-    assert answer(rule, cpu_run, matrix, no_cpu_cell).verdict.startswith(CANNOT)
+    assert answer(rule, cpu_run, matrix, Noise(), no_cpu_cell).verdict.startswith(CANNOT)

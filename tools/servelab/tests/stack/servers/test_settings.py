@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import pytest
 
+from servelab.project import Settings
 from servelab.stack.attached import Address
 from servelab.stack.servers.settings import ServerSettings, Setting, SettingsError
 
 
+def read(mariadb: str = "", redis: str = "") -> ServerSettings:
+    return ServerSettings.read(Settings(mariadb=mariadb, redis=redis))
+
+
 def test_unset_variables_leave_the_choice_to_the_runner() -> None:
-    assert ServerSettings.from_env({}) == ServerSettings(Setting(), Setting())
+    assert read() == ServerSettings(Setting(), Setting())
+
+
+def test_the_settings_are_the_environments(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVELAB_MARIADB", "3307")
+    monkeypatch.setenv("SERVELAB_REDIS", "private")
+    settings = ServerSettings.read(Settings())
+    assert settings == ServerSettings(Setting(Address("127.0.0.1", 3307)), Setting(private=True))
 
 
 @pytest.mark.parametrize(
@@ -23,13 +35,13 @@ def test_unset_variables_leave_the_choice_to_the_runner() -> None:
     ],
 )
 def test_a_loopback_address_names_the_users_server(value: str, address: Address) -> None:
-    settings = ServerSettings.from_env({"SERVELAB_MARIADB": value})
+    settings = read(mariadb=value)
     assert settings.of("mariadb") == Setting(address=address)
     assert settings.of("redis") == Setting()
 
 
 def test_private_asks_for_a_private_server() -> None:
-    settings = ServerSettings.from_env({"SERVELAB_REDIS": "private"})
+    settings = read(redis="private")
     assert settings.of("redis") == Setting(private=True)
 
 
@@ -44,4 +56,4 @@ def test_private_asks_for_a_private_server() -> None:
 )
 def test_what_the_runner_cannot_use_is_a_clear_error(value: str, message: str) -> None:
     with pytest.raises(SettingsError, match=f"SERVELAB_REDIS={value}: .*{message}"):
-        ServerSettings.from_env({"SERVELAB_REDIS": value})
+        read(redis=value)

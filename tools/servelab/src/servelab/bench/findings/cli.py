@@ -9,20 +9,20 @@ from pathlib import Path
 
 from servelab.bench.errors import BenchError
 from servelab.bench.findings.page import compare_findings, write_findings
-from servelab.project import find_project_dir, results_dir
+from servelab.project import Project
 from servelab.spec.family import SpecError
 
 
 def findings(args: argparse.Namespace) -> int:
-    project_dir = find_project_dir()
-    results = args.results or results_dir(project_dir)
+    project = Project.find()
+    results = args.results or project.results
     if not results.is_dir():
         print(f"servelab: no results folder at {results}", file=sys.stderr)
         return 2
     try:
-        print(f"servelab: wrote {write_findings(project_dir, results)}", file=sys.stderr)
+        print(f"servelab: wrote {write_findings(project, results)}", file=sys.stderr)
         if args.against is not None:
-            found = compare_findings(project_dir, results, args.against)
+            found = compare_findings(project, results, args.against)
             print(found.summary(f"This run ({results}) and {args.against}"))
             for asked, ours, theirs in found.differ:
                 print(f"  differs: {asked}: {ours} / {theirs}")

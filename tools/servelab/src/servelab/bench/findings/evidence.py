@@ -2,7 +2,7 @@
 spread over rounds, from the cells that can resolve a difference.
 
 Two kinds of cell are left out, and said so: one with fewer than MIN_REQUESTS requests
-(where one request is more than a quarter of the NOISE a verdict must clear: a cell of 10
+(where one request is more than a quarter of the noise a verdict must clear: a cell of 10
 requests moves by a tenth with one slow request), and, for requests/s, one where the client
 set the pace (report.ratios.client_bound).
 """
@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from servelab.bench.findings.spread import NOISE, RATIO_NOISE, Spread
+from servelab.bench.findings.spread import Spread
 from servelab.bench.report.ratios import RATES, RatioValue, client_bound, ratio_values
 from servelab.bench.report.results import ROUND_METRICS, BenchRun, CellResult
+from servelab.project import Noise
 from servelab.spec.matrix import Ratio, Side
 
 MIN_REQUESTS = 40
@@ -101,12 +102,11 @@ def _relevant(spec: Ratio, variants: Sequence[str], left: Iterable[LeftOut]) -> 
 
 
 def estimates(
-    spec: Ratio, run: BenchRun, variants: Sequence[str]
+    spec: Ratio, run: BenchRun, variants: Sequence[str], noise: Noise
 ) -> tuple[list[Estimate], list[LeftOut]]:
     """The ratio's values in `run` with their spreads: over the rounds' ratios where the
     cells ran rounds (both sides of each round measured in the same pass), else the value
-    measured once with its band (NOISE for one cell's metric, RATIO_NOISE for a ratio of
-    two cells)."""
+    measured once with its noise band (one cell's, or a ratio of two cells')."""
     kept, left = usable(run, spec.metric)
     settings = kept.settings()
     rounds = [] if spec.per_cell else kept.round_values(spec.metric)
@@ -118,14 +118,15 @@ def estimates(
                 by_key.setdefault(_key(value), []).append(value)
         for each in by_key.values():
             most = max(value.pairs for value in each)
-            spread = Spread.of([value.value for value in each if value.pairs == most])
+            same = [value.value for value in each if value.pairs == most]
+            spread = Spread.of(same, noise.once)
             found.append(Estimate(replace(each[0], value=spread.value, pairs=most), spread))
     else:
         over = spec.denominator.metric if spec.denominator is not None else None
         divisors = kept.values(over) if over else None
         once = ratio_values(spec, kept.values(spec.metric), variants, settings, divisors)
-        noise = NOISE if spec.per_cell else RATIO_NOISE
-        found = [Estimate(v, Spread.once(v.value, noise)) for v in once]
+        band = noise.once if spec.per_cell else noise.ratio
+        found = [Estimate(v, Spread.once(v.value, band)) for v in once]
     return found, _relevant(spec, variants, left)
 
 
@@ -141,11 +142,11 @@ def _over_runs(
 
 
 def across_runs(
-    spec: Ratio, runs: Sequence[BenchRun], variants: Sequence[str]
+    spec: Ratio, runs: Sequence[BenchRun], variants: Sequence[str], noise: Noise
 ) -> tuple[list[Estimate], tuple[LeftOut, ...]]:
     """The ratio's estimates over every run, each value's spread over the runs that have
     it, and every cell left out of any run."""
-    per_run = [estimates(spec, run, variants) for run in runs]
+    per_run = [estimates(spec, run, variants, noise) for run in runs]
     first = {e.key: e.value for found, _ in reversed(per_run) for e in found}
     spreads, left = _over_runs(
         [({e.key: e.spread for e in found}, outs) for found, outs in per_run]
@@ -154,10 +155,10 @@ def across_runs(
 
 
 def cell_spreads(
-    run: BenchRun, metric: str, endpoint: str, variants: Sequence[str] | None
+    run: BenchRun, metric: str, endpoint: str, variants: Sequence[str] | None, noise: Noise
 ) -> tuple[dict[Where, Spread], list[LeftOut]]:
     """`metric` of each usable cell at `endpoint` (of `variants`, None: all), with its
-    spread over the cell's rounds (ROUND_METRICS), else its NOISE band."""
+    spread over the cell's rounds (ROUND_METRICS), else its noise band."""
     kept, left = usable(run, metric)
     rounds = (
         kept.round_values(metric)
@@ -170,7 +171,7 @@ def cell_spreads(
             continue
         measured = [value for values in rounds if (value := values.get(cell.key))]
         if measured:
-            found[(cell.variant, cell.workers)] = Spread.of(measured)
+            found[(cell.variant, cell.workers)] = Spread.of(measured, noise.once)
     mine = [
         out
         for out in left
@@ -180,7 +181,11 @@ def cell_spreads(
 
 
 def cells_across_runs(
-    runs: Sequence[BenchRun], metric: str, endpoint: str, variants: Sequence[str] | None
+    runs: Sequence[BenchRun],
+    metric: str,
+    endpoint: str,
+    variants: Sequence[str] | None,
+    noise: Noise,
 ) -> tuple[dict[Where, Spread], tuple[LeftOut, ...]]:
     """`cell_spreads` over every run, each cell's spread over the runs that have it."""
-    return _over_runs([cell_spreads(run, metric, endpoint, variants) for run in runs])
+    return _over_runs([cell_spreads(run, metric, endpoint, variants, noise) for run in runs])

@@ -13,14 +13,13 @@ from pathlib import Path
 
 from servelab.bench.device.results import DeviceRun, load_device_run
 from servelab.bench.findings.evidence import MIN_REQUESTS, LeftOut
-from servelab.bench.findings.spread import NOISE, RATIO_NOISE
 from servelab.bench.findings.verdict import CANNOT, Answer, answer
 from servelab.bench.plan.matrix import Matrix, load_matrix
 from servelab.bench.report.ratios import BUSY, OUTPACED
 from servelab.bench.report.results import BenchRun, load_run
 from servelab.bench.report.writeup import load_write_up
 from servelab.markdown import table
-from servelab.project import reference_dir
+from servelab.project import Noise, Project
 from servelab.spec.family import families as all_families
 from servelab.spec.questions import Question, load_questions
 
@@ -35,6 +34,8 @@ class Family:
     questions: Sequence[Question]
     # The quick and the full runs, where saved, each with its path.
     saved: Sequence[tuple[Path, BenchRun]]
+    # What a value measured once may have moved by (the project's).
+    noise: Noise
     device: tuple[Path, DeviceRun] | None = None
 
     @property
@@ -42,20 +43,21 @@ class Family:
         return self.matrix.family
 
 
-def load_families(project_dir: Path, results: Path) -> list[Family]:
-    names = all_families(project_dir)
+def load_families(project: Project, results: Path) -> list[Family]:
+    names = all_families(project)
     ordered = [name for name in ORDER if name in names] + [n for n in names if n not in ORDER]
     found = []
     for name in ordered:
-        matrix = load_matrix(project_dir, name)
+        matrix = load_matrix(project.root, name)
         paths = [results / f"{name}.json", results / f"{name}.full.json"]
         gpu = results / f"{name}.gpu.json"
         found.append(
             Family(
                 matrix,
-                load_write_up(project_dir / matrix.write_up).citation,
-                load_questions(project_dir, name),
+                load_write_up(project.root / matrix.write_up).citation,
+                load_questions(project, name),
                 [(path, load_run(path)) for path in paths if path.is_file()],
+                project.noise,
                 (gpu, load_device_run(gpu)) if gpu.is_file() else None,
             )
         )
@@ -67,7 +69,7 @@ def answers(family: Family, forms: slice = slice(None)) -> list[Answer]:
     from all of them, the GPU's questions from its GPU machine run."""
     runs = [run for _, run in family.saved[forms]]
     device = family.device[1] if family.device and forms == slice(None) else None
-    return [answer(rule, runs, family.matrix, device) for rule in family.questions]
+    return [answer(rule, runs, family.matrix, family.noise, device) for rule in family.questions]
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,7 @@ def _repeatability(families: Sequence[Family]) -> list[str]:
     return lines
 
 
-def render(families: Sequence[Family], page: Path, command: str) -> str:
+def render(families: Sequence[Family], page: Path, command: str, noise: Noise) -> str:
     found = {family.name: answers(family) for family in families}
     lines = [
         "# Findings",
@@ -210,8 +212,8 @@ def render(families: Sequence[Family], page: Path, command: str) -> str:
         "How to read it. Every figure is measured within one run: a ratio of two cells, or "
         "server CPU per request, never requests/s from two machines. Each comes with its "
         "range: the lowest and highest value over the rounds of a cell and over the runs "
-        f"(min–max; a value measured once is given ±{NOISE:.0%}, what repeat runs move by "
-        f"here, and a ratio of two such values ±{RATIO_NOISE:.0%}). An option wins only "
+        f"(min–max; a value measured once is given ±{noise.once:.0%}, what repeat runs move "
+        f"by here, and a ratio of two such values ±{noise.ratio:.0%}). An option wins only "
         "where every range lies on its side; where a range holds "
         "1 the answer is *no measurable difference*, and where cells disagree it *depends "
         f"on where*, with the split. Cells with fewer than {MIN_REQUESTS} requests are left "
@@ -230,24 +232,24 @@ def render(families: Sequence[Family], page: Path, command: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def page_path(project_dir: Path, results: Path) -> Path:
+def page_path(project: Project, results: Path) -> Path:
     """docs/findings.md for the committed reference; <results>/findings.md elsewhere."""
-    if results.resolve() == reference_dir(project_dir).resolve():
-        return project_dir / "docs" / "findings.md"
+    if results.resolve() == project.reference.resolve():
+        return project.root / "docs" / "findings.md"
     return results / "findings.md"
 
 
-def write_findings(project_dir: Path, results: Path) -> Path:
-    page = page_path(project_dir, results)
+def write_findings(project: Project, results: Path) -> Path:
+    page = page_path(project, results)
     command = "servelab findings"
-    if page.parent != project_dir / "docs":
+    if page.parent != project.root / "docs":
         command += f" --results {results}"
-    page.write_text(render(load_families(project_dir, results), page, command))
+    page.write_text(render(load_families(project, results), page, command, project.noise))
     return page
 
 
-def compare_findings(project_dir: Path, ours: Path, reference: Path) -> Agreement:
+def compare_findings(project: Project, ours: Path, reference: Path) -> Agreement:
     """Each question answered from `ours` against the same from `reference`."""
-    mine = {f.name: answers(f) for f in load_families(project_dir, ours) if f.saved}
-    theirs = {f.name: answers(f) for f in load_families(project_dir, reference)}
+    mine = {f.name: answers(f) for f in load_families(project, ours) if f.saved}
+    theirs = {f.name: answers(f) for f in load_families(project, reference)}
     return agreement(mine, theirs)

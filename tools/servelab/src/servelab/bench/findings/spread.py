@@ -3,10 +3,8 @@
 Where a cell was measured in several rounds (bench.load.rounds), or a question in several
 runs, the interval is the lowest and the highest value over them (min-max: with few rounds
 it is wider than a bootstrap interval, and claims nothing about a distribution). A value
-measured once has no range of its own; it is given NOISE either side, what repeat runs of
-one cell move by on the 2-CPU virtual machines the committed runs come from; a ratio of two
-values each measured once is given both cells' noise (RATIO_NOISE, ±21%), as either side
-may have moved.
+measured once has no range of its own; it is given the project's noise either side
+(servelab.project.Noise: ±10% for one cell's value, ±21% for a ratio of two such values).
 """
 
 from __future__ import annotations
@@ -15,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import geometric_mean, median
 
-# How far a value measured once may move on a repeat run: ±10%.
-NOISE = 0.10
-RATIO_NOISE = (1 + NOISE) ** 2 - 1
+from servelab.project import Noise
+
+# The default noise, for bench/device/report.py, which reads it here still.
+NOISE = Noise().once
+RATIO_NOISE = Noise().ratio
 
 
 @dataclass(frozen=True)
@@ -25,18 +25,18 @@ class Spread:
     value: float
     low: float
     high: float
-    # How many measurements the range is over; 1: the NOISE band, not a measured range.
+    # How many measurements the range is over; 1: the noise band, not a measured range.
     count: int
 
     @classmethod
-    def of(cls, values: Sequence[float]) -> Spread:
-        """The median and the range of `values` (one value: NOISE either side)."""
+    def of(cls, values: Sequence[float], noise: float) -> Spread:
+        """The median and the range of `values` (one value: `noise` either side)."""
         if len(values) == 1:
-            return cls.once(values[0])
+            return cls.once(values[0], noise)
         return cls(median(values), min(values), max(values), len(values))
 
     @classmethod
-    def once(cls, value: float, noise: float = NOISE) -> Spread:
+    def once(cls, value: float, noise: float) -> Spread:
         """A value measured once, `noise` either side."""
         return cls(value, value / (1 + noise), value * (1 + noise), 1)
 

@@ -5,7 +5,7 @@ answer depends on where, and says how it splits."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from servelab.bench.device.report import gpu_or_cpu
@@ -17,12 +17,11 @@ from servelab.bench.findings.evidence import (
     cells_across_runs,
     workers,
 )
-from servelab.bench.findings.spread import NOISE, RATIO_NOISE, geometric
+from servelab.bench.findings.spread import geometric
 from servelab.bench.measure.summary import CPU_US, MEMORY_MIB
 from servelab.bench.plan.matrix import Matrix
 from servelab.bench.report.results import BenchRun
-from servelab.project import find_project_dir
-from servelab.spec.family import families, spec_file
+from servelab.project import Noise, Project
 from servelab.spec.matrix import Ratio
 from servelab.spec.questions import (
     Cheapest,
@@ -68,11 +67,11 @@ def _listed(found: Sequence[Estimate]) -> str:
     return "; ".join(f"{_where(e)}: {e.spread.shown()}" for e in found)
 
 
-def _sure(runs: Sequence[BenchRun], counts: Sequence[int]) -> str:
+def _sure(runs: Sequence[BenchRun], counts: Sequence[int], noise: Noise) -> str:
     forms = " and ".join(f"{run.form} ({run.started[:10]})" for run in runs)
     most = max(counts, default=1)
     if most <= len(runs):
-        spread = f"±{NOISE:.0%} either side of a single measurement per run"
+        spread = f"±{noise.once:.0%} either side of a single measurement per run"
     else:
         spread = f"min–max over up to {most} rounds"
     return f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {forms}; ranges: {spread}"
@@ -83,19 +82,19 @@ def _ratio(matrix: Matrix, name: str) -> Ratio | None:
 
 
 def _estimates(
-    matrix: Matrix, name: str, runs: Sequence[BenchRun]
+    matrix: Matrix, name: str, runs: Sequence[BenchRun], noise: Noise
 ) -> tuple[Ratio, list[Estimate], tuple[LeftOut, ...]] | None:
     """The ratio's estimates over `runs`, where the matrix has it and a run gives values."""
     spec = _ratio(matrix, name)
     if spec is None:
         return None
-    found, left = across_runs(spec, runs, [variant.name for variant in matrix.variants])
+    found, left = across_runs(spec, runs, [v.name for v in matrix.variants], noise)
     return (spec, found, left) if found else None
 
 
-def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
+def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix, noise: Noise) -> Answer | None:
     for name in rule.ratios:
-        if (estimated := _estimates(matrix, name, runs)) is None:
+        if (estimated := _estimates(matrix, name, runs, noise)) is None:
             continue
         spec, found, left = estimated
         sign = -1 if spec.lower_is_better else 1
@@ -103,7 +102,7 @@ def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
         second = [e for e in found if e.spread.side() == -sign]
         even = [e for e in found if e.spread.side() == 0]
         what = _WHAT.get(spec.metric, "successful requests/s")
-        sure = _sure(runs, [e.spread.count for e in found])
+        sure = _sure(runs, [e.spread.count for e in found], noise)
 
         if first and second:
             verdict = (
@@ -126,11 +125,13 @@ def _choice(rule: Choice, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
     return None
 
 
-def _cheapest(rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
+def _cheapest(
+    rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix, noise: Noise
+) -> Answer | None:
     spec = _ratio(matrix, rule.ratio)
     if spec is None:
         return None
-    costs, left = cells_across_runs(runs, CPU_US, rule.endpoint, spec.numerator.variants)
+    costs, left = cells_across_runs(runs, CPU_US, rule.endpoint, spec.numerator.variants, noise)
     if not costs:
         return None
     ranked = sorted(costs.items(), key=lambda item: item[1].value)
@@ -141,15 +142,15 @@ def _cheapest(rule: Cheapest, runs: Sequence[BenchRun], matrix: Matrix) -> Answe
         for (variant, count), spread in ranked
     )
     figures = f"server CPU per request at {rule.endpoint}, least first: {listed}"
-    sure = _sure(runs, [spread.count for spread in costs.values()])
+    sure = _sure(runs, [spread.count for spread in costs.values()], noise)
     if len(tied) > 1:
         names = ", ".join(dict.fromkeys(variant for variant, _ in tied))
         return Answer(rule.question, f"{NO_DIFFERENCE} between {names}", figures, sure, left)
     return Answer(rule.question, ranked[0][0][0], figures, sure, left)
 
 
-def _enough(rule: Workers, runs: Sequence[BenchRun]) -> Answer | None:
-    rates, left = cells_across_runs(runs, "ok_rps", rule.endpoint, rule.variants)
+def _enough(rule: Workers, runs: Sequence[BenchRun], noise: Noise) -> Answer | None:
+    rates, left = cells_across_runs(runs, "ok_rps", rule.endpoint, rule.variants, noise)
     if not rates:
         return None
     (variant, _), top = max(rates.items(), key=lambda item: item[1].value)
@@ -159,7 +160,7 @@ def _enough(rule: Workers, runs: Sequence[BenchRun]) -> Answer | None:
     figures = f"successful requests/s of {variant} at {rule.endpoint}: {shown}"
     if rivals:
         figures += f"; {NO_DIFFERENCE} from {', '.join(rivals)} at their best"
-    sure = _sure(runs, [spread.count for spread in rates.values()])
+    sure = _sure(runs, [spread.count for spread in rates.values()], noise)
     if len(curve) == 1:
         verdict = (
             f"{CANNOT}: only {workers(curve[0][0])} measured; run `servelab bench "
@@ -172,13 +173,13 @@ def _enough(rule: Workers, runs: Sequence[BenchRun]) -> Answer | None:
     return Answer(rule.question, f"{workers(enough)} on {cpus} CPUs; {name}", figures, sure, left)
 
 
-def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | None:
-    if (estimated := _estimates(matrix, rule.ratio, runs)) is None:
+def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix, noise: Noise) -> Answer | None:
+    if (estimated := _estimates(matrix, rule.ratio, runs, noise)) is None:
         return None
     _, found, left = estimated
     worst = max(found, key=lambda e: e.spread.value)
     figures = f"{rule.ratio}, the limit {rule.maximum:.2f}×: {_listed(found)}"
-    sure = _sure(runs, [e.spread.count for e in found])
+    sure = _sure(runs, [e.spread.count for e in found], noise)
     over = [e for e in found if e.spread.side(rule.maximum) > 0]
     if over:
         most = max(over, key=lambda e: e.spread.value)
@@ -191,7 +192,7 @@ def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix) -> Answer | 
     return Answer(rule.question, verdict, figures, sure, left)
 
 
-def _on_device(rule: OnDevice, device: DeviceRun) -> Answer | None:
+def _on_device(rule: OnDevice, device: DeviceRun, noise: Noise) -> Answer | None:
     """The GPU against the CPU under each load of the GPU machine's run."""
     compared = [each for each in gpu_or_cpu(device) if each.gpu and each.cpu]
     if not compared:
@@ -212,7 +213,7 @@ def _on_device(rule: OnDevice, device: DeviceRun) -> Answer | None:
     sure = (
         f"1 run on the GPU machine ({device.started[:10]}), {ran} of its "
         f"{len(device.stacks)} stacks measured; a ratio of two single measurements is called "
-        f"only beyond ±{RATIO_NOISE:.0%}"
+        f"only beyond ±{noise.ratio:.0%}"
     )
     return Answer(rule.question, verdict, figures, sure)
 
@@ -226,21 +227,26 @@ def _needs(rule: Question) -> str:
 
 
 def answer(
-    rule: Question, runs: Sequence[BenchRun], matrix: Matrix, device: DeviceRun | None = None
+    rule: Question,
+    runs: Sequence[BenchRun],
+    matrix: Matrix,
+    noise: Noise,
+    device: DeviceRun | None = None,
 ) -> Answer:
     """The question answered from `runs` (one family's) and, for a GPU question, the
-    family's run on a GPU machine; else CANNOT with what it needs."""
+    family's run on a GPU machine, a value measured once given `noise`; else CANNOT with
+    what it needs."""
     found: Answer | None = None
     if isinstance(rule, OnDevice):
-        found = _on_device(rule, device) if device is not None else None
+        found = _on_device(rule, device, noise) if device is not None else None
     elif runs and isinstance(rule, Choice):
-        found = _choice(rule, runs, matrix)
+        found = _choice(rule, runs, matrix, noise)
     elif runs and isinstance(rule, Cheapest):
-        found = _cheapest(rule, runs, matrix)
+        found = _cheapest(rule, runs, matrix, noise)
     elif runs and isinstance(rule, Workers):
-        found = _enough(rule, runs)
+        found = _enough(rule, runs, noise)
     elif runs and isinstance(rule, Within):
-        found = _within(rule, runs, matrix)
+        found = _within(rule, runs, matrix, noise)
     if found is not None:
         return found
     forms = " and ".join(run.form for run in runs) or "no"
@@ -250,20 +256,7 @@ def answer(
     return Answer(rule.question, f"{CANNOT}: {needs}", f"not in the {forms} run")
 
 
-class _Questions(Mapping[str, tuple[Question, ...]]):
-    """Each family's questions, from the spec of the project the command runs in."""
-
-    def __getitem__(self, family: str) -> tuple[Question, ...]:
-        project_dir = find_project_dir()
-        if not spec_file(project_dir, family).is_file():
-            raise KeyError(family)
-        return load_questions(project_dir, family)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(families(find_project_dir()))
-
-    def __len__(self) -> int:
-        return len(families(find_project_dir()))
-
-
-QUESTIONS: Mapping[str, tuple[Question, ...]] = _Questions()
+def answer_run(project: Project, run: BenchRun, matrix: Matrix) -> list[Answer]:
+    """Each of the family's questions (the project's spec) answered from `run` alone."""
+    questions = load_questions(project, matrix.family)
+    return [answer(rule, [run], matrix, project.noise) for rule in questions]

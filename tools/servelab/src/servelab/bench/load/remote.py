@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from servelab.bench.plan.matrix import Matrix, MatrixError, Variant
+from servelab.project import Project
 from servelab.stack.compose import ComposeError, load_project
 
 # The compose profile of the physical-limit rows (nginx alone, the empty apps).
@@ -48,28 +49,32 @@ def _variant(matrix: Matrix, name: str | None) -> Variant:
     raise MatrixError(f"{matrix.family}: no variant {name!r} (known: {known})")
 
 
-def _holds_payload(project_dir: Path, matrix: Matrix, variant: Variant) -> str | None:
+def _holds_payload(project: Project | Path, matrix: Matrix, variant: Variant) -> str | None:
     """Where the variant's server reads the payload file from, if it does."""
     if matrix.payload is None:
         return None
     try:
-        project = load_project(project_dir, [variant.profile])
-        names = project.closure([variant.service])
+        recipes = load_project(project, [variant.profile])
+        names = recipes.closure([variant.service])
     except ComposeError as error:
         raise MatrixError(str(error)) from error
     for name in names:
-        for mount in project.services[name].mounts:
+        for mount in recipes.services[name].mounts:
             if mount.source == matrix.payload.volume:
                 return f"{name}:{mount.target}/{matrix.payload.name}"
     return None
 
 
 def target_matrix(
-    project_dir: Path, matrix: Matrix, variant_name: str | None, payload_on_target: bool = False
+    # Project | Path: bench/plan/options.py passes the directory still.
+    project: Project | Path,
+    matrix: Matrix,
+    variant_name: str | None,
+    payload_on_target: bool = False,
 ) -> Matrix:
     """The matrix narrowed to the one variant whose endpoints run against the target."""
     variant = _variant(matrix, variant_name)
-    needs = _holds_payload(project_dir, matrix, variant)
+    needs = _holds_payload(project, matrix, variant)
     if needs is not None and matrix.payload is not None and not payload_on_target:
         payload = matrix.payload
         raise MatrixError(

@@ -12,7 +12,6 @@ watchdog stops it.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -24,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from servelab.project import Settings
 from servelab.stack.attached import Address
 from servelab.stack.logs import Sink
 from servelab.stack.ports import free_port
@@ -65,10 +65,18 @@ class Servers:
         self._keeping = 0
         self._kept: dict[Kind, Lease] = {}
 
-    def acquire(self, kind: Kind, default: Address, options: Sequence[str] = ()) -> Lease:
+    def acquire(
+        self,
+        kind: Kind,
+        default: Address,
+        options: Sequence[str] = (),
+        chosen: Settings | None = None,
+    ) -> Lease:
         """The server to use for `kind`; `options`: the compose service's command-line
-        options, for a private server this call starts."""
-        settings = self._settings or ServerSettings.from_env(os.environ)
+        options, for a private server this call starts. Unless this pool was given its own,
+        the settings are `chosen` (a stack's project's), else the environment's now."""
+        chosen = chosen or Settings()
+        settings = self._settings or ServerSettings.read(chosen)
         choice = choose(settings.of(kind), default)
         if choice.address is not None:
             return Lease(kind, choice.address, configured=choice.configured)
@@ -79,7 +87,7 @@ class Servers:
                     if settings.of(kind).private
                     else f"nothing answers at {default} and {VARIABLES[kind]} is unset"
                 )
-                self._running[kind] = self._start(kind, why, options)
+                self._running[kind] = self._start(kind, why, options, chosen)
             self._holders[kind] += 1
             return Lease(kind, self._running[kind].address, private=True)
 
@@ -130,11 +138,13 @@ class Servers:
         with self._lock:
             return {_BINARIES[kind]: server.pgid for kind, server in self._running.items()}
 
-    def _start(self, kind: Kind, why: str, options: Sequence[str]) -> PrivateServer:
+    def _start(
+        self, kind: Kind, why: str, options: Sequence[str], settings: Settings
+    ) -> PrivateServer:
         self._say(f"{_NAMES[kind]}: {why}: starting a private {_BINARIES[kind]}")
         began = time.monotonic()
         directory = Path(tempfile.mkdtemp(prefix=f"servelab-{kind}-"))
-        port = free_port()
+        port = free_port(settings=settings)
         try:
             if kind == "mariadb":
                 mariadb.initialise(directory)

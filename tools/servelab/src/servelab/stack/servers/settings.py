@@ -1,4 +1,4 @@
-"""Where the user points the runner's database and cache, read from the environment.
+"""Where the user points the runner's database and cache (servelab.project.Settings).
 
 SERVELAB_MARIADB and SERVELAB_REDIS each take a loopback `host:port` (or a port alone) of a
 server the user runs (MariaDB: root without a password; the runner creates each stack's
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from servelab.project import Settings
 from servelab.stack.attached import Address
 
 Kind = Literal["mariadb", "redis"]
@@ -44,10 +45,11 @@ class ServerSettings:
         return self.mariadb if kind == "mariadb" else self.redis
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> ServerSettings:
+    def read(cls, settings: Settings) -> ServerSettings:
+        """The settings' SERVELAB_MARIADB and SERVELAB_REDIS, checked."""
         return cls(
-            mariadb=_setting("SERVELAB_MARIADB", env.get("SERVELAB_MARIADB", "")),
-            redis=_setting("SERVELAB_REDIS", env.get("SERVELAB_REDIS", "")),
+            mariadb=_setting(VARIABLES["mariadb"], settings.mariadb),
+            redis=_setting(VARIABLES["redis"], settings.redis),
         )
 
 
