@@ -50,8 +50,8 @@ PLATFORMS += ["manylinux2014_x86_64", "manylinux1_x86_64"]
 # markers followed through its requirements), less those below, at this environment's
 # versions, so uv.lock's.
 SERVICE = "servelab-health-code"
-# What the harness's own code imports on the way to the run (servelab.bench's package
-# imports reach servelab.markdown), besides the service's needs.
+# What the harness's own code may import on the way to the run besides the service's needs
+# (servelab.markdown's tables): a wheel too many costs little, one too few the whole call.
 HARNESS = ("tabulate",)
 # Of those needs, the ones the GPU machine's image has in versions that serve the service,
 # among them the large compiled ones (NumPy, onnxruntime, OpenCV, Pillow). The small pure
