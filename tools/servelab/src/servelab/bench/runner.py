@@ -265,7 +265,7 @@ def cell_stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -
         only=[cell.variant.service],
         env={**cell.server_env, "API_TOKEN": ctx.api_token},
         cpus=pinning.server,
-        project_dir=ctx.project_dir,
+        project=ctx.project_dir,
         run_parent=ctx.server_files,
         log=server_log,
     )
