@@ -46,106 +46,79 @@ class Case:
     success_ok: bool = False
 
 
-def _auth(token: str) -> dict[str, str | bytes]:
-    return {"Authorization": f"Bearer {token}"}
+def _auth(token: str, more: dict[str, str | bytes] | None = None) -> dict[str, str | bytes]:
+    return {"Authorization": f"Bearer {token}", **(more or {})}
+
+
+def _case(
+    klass: str,
+    name: str,
+    method: str,
+    target: bytes | str,
+    headers: dict[str, str | bytes] | None = None,
+    body: bytes = b"",
+    ok: bool = False,
+) -> Case:
+    return Case(klass, name, request_bytes(method, target, headers, body), ok)
+
+
+def _get(
+    klass: str, name: str, target: bytes | str, ok: bool = False, header: bytes | None = None
+) -> Case:
+    """A GET of `target`, with `header` in X-Fuzz where given."""
+    return _case(klass, name, "GET", target, None if header is None else {"X-Fuzz": header}, ok=ok)
 
 
 def non_utf8(family: Fuzz, token: str) -> list[Case]:
-    klass = "non-UTF-8 bytes"
+    klass, read = "non-UTF-8 bytes", family.read
     cases = [
-        Case(klass, "in the path", request_bytes("GET", family.read.encode() + b"/\xff\xfe")),
-        Case(
-            klass,
-            "in the query",
-            request_bytes("GET", family.read.encode() + b"?q=\xff\xfe&word=\xc3\x28"),
-            success_ok=True,
-        ),
-        Case(
-            klass,
-            "percent-encoded in the query",
-            request_bytes("GET", family.read + "?q=%ff%fe&word=%c3%28"),
-            success_ok=True,
-        ),
-        Case(
-            klass,
-            "in a header",
-            request_bytes("GET", family.read, {"X-Fuzz": b"\xff\xfe\xfd"}),
-            success_ok=True,
-        ),
+        _get(klass, "in the path", read.encode() + b"/\xff\xfe"),
+        _get(klass, "in the query", read.encode() + b"?q=\xff\xfe&word=\xc3\x28", True),
+        _get(klass, "percent-encoded in the query", read + "?q=%ff%fe&word=%c3%28", True),
+        _get(klass, "in a header", read, True, header=b"\xff\xfe\xfd"),
     ]
     if family.upload:
-        headers = {**_auth(token), "Content-Type": "application/json", "X-Filename": b"\xff.bin"}
+        headers = _auth(token, {"Content-Type": "application/json", "X-Filename": b"\xff.bin"})
         body = b'{"command": "\xff\xfe\xc3\x28"}'
-        cases.append(
-            Case(
-                klass,
-                "in a JSON body",
-                request_bytes("POST", family.upload, headers, body),
-                success_ok=family.upload_type == "application/octet-stream",
-            )
-        )
+        raw = family.upload_type == "application/octet-stream"
+        cases.append(_case(klass, "in a JSON body", "POST", family.upload, headers, body, raw))
     return cases
 
 
 def nul_bytes(family: Fuzz, token: str) -> list[Case]:
-    klass = "NUL bytes"
+    klass, read = "NUL bytes", family.read
     cases = [
-        Case(klass, "encoded in the path", request_bytes("GET", family.read + "/a%00b")),
-        Case(klass, "raw in the path", request_bytes("GET", family.read.encode() + b"/a\x00b")),
-        Case(
-            klass,
-            "encoded in the query",
-            request_bytes("GET", family.read + "?q=a%00b&word=a%00b"),
-            success_ok=True,
-        ),
-        Case(klass, "raw in a header", request_bytes("GET", family.read, {"X-Fuzz": b"a\x00b"})),
+        _get(klass, "encoded in the path", read + "/a%00b"),
+        _get(klass, "raw in the path", read.encode() + b"/a\x00b"),
+        _get(klass, "encoded in the query", read + "?q=a%00b&word=a%00b", True),
+        _get(klass, "raw in a header", read, header=b"a\x00b"),
     ]
     if family.upload:
-        headers = {**_auth(token), "Content-Type": family.upload_type}
-        cases.append(
-            Case(
-                klass,
-                "in the body",
-                request_bytes("POST", family.upload, headers, b"\x00" * 1024),
-                success_ok=family.upload_type == "application/octet-stream",
-            )
-        )
+        headers = _auth(token, {"Content-Type": family.upload_type})
+        raw = family.upload_type == "application/octet-stream"
+        cases.append(_case(klass, "in the body", "POST", family.upload, headers, bytes(1024), raw))
     return cases
 
 
 def huge_headers(family: Fuzz, token: str) -> list[Case]:
-    klass = "huge headers"
     many: dict[str, str | bytes] = {f"X-Fuzz-{n}": "a" * 1000 for n in range(100)}
     return [
-        Case(
-            klass,
-            "one 70 KB header",
-            request_bytes("GET", family.read, {"X-Fuzz": "a" * HUGE_HEADER}),
-        ),
-        Case(klass, "100 headers of 1 KB", request_bytes("GET", family.read, many)),
+        _get("huge headers", "one 70 KB header", family.read, header=b"a" * HUGE_HEADER),
+        _case("huge headers", "100 headers of 1 KB", "GET", family.read, many),
     ]
 
 
 def huge_queries(family: Fuzz, token: str) -> list[Case]:
-    klass = "huge query strings"
     return [
-        Case(
-            klass,
-            f"{size:,} characters",
-            request_bytes("GET", f"{family.read}?word={'a' * size}"),
-            success_ok=True,
-        )
+        _get("huge query strings", f"{size:,} characters", f"{family.read}?word={'a' * size}", True)
         for size in HUGE_QUERIES
     ]
 
 
 def big_ids(family: Fuzz, token: str) -> list[Case]:
-    klass = "ids 2**63 and negative"
     values = (str(BIG_ID), str(2**64), "-1", "0", "1e9", "0x10")
     return [
-        Case(
-            klass, f"{path.split('?')[0]} with {value}", request_bytes("GET", path.format(id=value))
-        )
+        _get("ids 2**63 and negative", f"{path.split('?')[0]} with {value}", path.format(id=value))
         for path in family.ids
         for value in values
     ]
@@ -169,15 +142,11 @@ def path_traversal(family: Fuzz, token: str) -> list[Case]:
         {"", family.read, *(path.split("{id}")[0].rstrip("/") for path in family.ids)}
     )
     cases = [
-        Case(klass, f"{prefix or '/'} + {form}", request_bytes("GET", prefix + form))
+        _get(klass, f"{prefix or '/'} + {form}", prefix + form)
         for prefix in prefixes
         for form in _TRAVERSALS
     ]
-    cases.append(
-        Case(
-            klass, "absolute-form target", request_bytes("GET", "http://127.0.0.1/../../etc/passwd")
-        )
-    )
+    cases.append(_get(klass, "absolute-form target", "http://127.0.0.1/../../etc/passwd"))
     return cases
 
 
@@ -196,40 +165,22 @@ def filename_traversal(family: Fuzz, token: str) -> list[Case]:
     may succeed; what is checked is that nothing breaks."""
     if family.upload is None or family.upload_type != "application/octet-stream":
         return []
-    klass = "traversal in a filename"
-    raw = {**_auth(token), "Content-Type": "application/octet-stream"}
+    klass, upload = "traversal in a filename", family.upload
+    raw = _auth(token, {"Content-Type": "application/octet-stream"})
+    boundary = "fuzzboundary"
+    multipart = _auth(token, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
     cases: list[Case] = []
     for name in _FILENAMES:
-        cases.append(
-            Case(
-                klass,
-                f"?filename={name}",
-                request_bytes("POST", f"{family.upload}?filename={name}", raw, b"x"),
-                True,
-            )
-        )
-        cases.append(
-            Case(
-                klass,
-                f"X-Filename: {name}",
-                request_bytes("POST", family.upload, {**raw, "X-Filename": name}, b"x"),
-                True,
-            )
-        )
-        boundary = "fuzzboundary"
         body = (
             f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
             f"Content-Type: application/octet-stream\r\n\r\nx\r\n--{boundary}--\r\n"
         ).encode()
-        headers = {**_auth(token), "Content-Type": f"multipart/form-data; boundary={boundary}"}
-        cases.append(
-            Case(
-                klass,
-                f"multipart filename={name}",
-                request_bytes("POST", family.upload, headers, body),
-                True,
-            )
-        )
+        named = {**raw, "X-Filename": name}
+        cases += [
+            _case(klass, f"?filename={name}", "POST", f"{upload}?filename={name}", raw, b"x", True),
+            _case(klass, f"X-Filename: {name}", "POST", upload, named, b"x", True),
+            _case(klass, f"multipart filename={name}", "POST", upload, multipart, body, True),
+        ]
     return cases
 
 
@@ -251,12 +202,7 @@ RANGES = (
 def range_cases(family: Fuzz, object_path: str) -> list[Case]:
     """Range edge cases on a stored object of 1,000 bytes (`object_path`)."""
     return [
-        Case(
-            "Range edge cases",
-            value[:40],
-            request_bytes("GET", object_path, {"Range": value}),
-            True,
-        )
+        _case("Range edge cases", value[:40], "GET", object_path, {"Range": value}, ok=True)
         for value in RANGES
     ]
 
@@ -304,12 +250,15 @@ def png_of(width: int, height: int, depth: int = 1, grey: int = 0) -> bytes:
 
 def extreme_images(family: Fuzz, token: str) -> list[Case]:
     """Each extreme aspect ratio to every path that decodes an image."""
-    headers = {**_auth(token), "Content-Type": "image/png"}
+    headers = _auth(token, {"Content-Type": "image/png"})
     return [
-        Case(
+        _case(
             "extreme aspect ratios",
             f"{path} {width} x {height} PNG",
-            request_bytes("POST", path, headers, png_of(width, height)),
+            "POST",
+            path,
+            headers,
+            png_of(width, height),
         )
         for path in family.images
         for width, height in EXTREME_SIDES
@@ -321,14 +270,11 @@ def decompression_ratio(family: Fuzz, token: str) -> list[Case]:
     whose area is past the pixel limit, to every path that decodes an image: only the
     area, checked before decoding, stands between it and a worker decoding it to over a
     thousand times its size."""
-    headers = {**_auth(token), "Content-Type": "image/png"}
+    headers = _auth(token, {"Content-Type": "image/png"})
     image = png_of(RATIO_SIDE, RATIO_SIDE, depth=8, grey=RATIO_GREY)
+    name = f"{RATIO_SIDE} x {RATIO_SIDE} grey PNG of {len(image) >> 10} KB"
     return [
-        Case(
-            "decompression ratio",
-            f"{path} {RATIO_SIDE} x {RATIO_SIDE} grey PNG of {len(image) >> 10} KB",
-            request_bytes("POST", path, headers, image),
-        )
+        _case("decompression ratio", f"{path} {name}", "POST", path, headers, image)
         for path in family.images
     ]
 
@@ -342,12 +288,15 @@ def nested(depth: int, shape: str) -> bytes:
 
 def nested_json(family: Fuzz, token: str) -> list[Case]:
     """Arrays and objects nested past any recursion limit to every JSON body."""
-    headers = {**_auth(token), "Content-Type": "application/json"}
+    headers = _auth(token, {"Content-Type": "application/json"})
     return [
-        Case(
+        _case(
             "nested JSON",
             f"{method} {path} {shape} {depth:,} deep",
-            request_bytes(method, path.format(id=SOME_ID), headers, nested(depth, shape)),
+            method,
+            path.format(id=SOME_ID),
+            headers,
+            nested(depth, shape),
         )
         for method, path in family.json_bodies
         for depth in NESTING_DEPTHS
@@ -363,7 +312,7 @@ def _get_paths(family: Fuzz) -> list[str]:
 def head_requests(family: Fuzz, token: str) -> list[Case]:
     """HEAD on every GET path: answered as GET without a body, never a 405."""
     return [
-        Case("HEAD on GET routes", f"HEAD {path}", request_bytes("HEAD", path), success_ok=True)
+        _case("HEAD on GET routes", f"HEAD {path}", "HEAD", path, ok=True)
         for path in _get_paths(family)
     ]
 
@@ -371,7 +320,7 @@ def head_requests(family: Fuzz, token: str) -> list[Case]:
 def wrong_methods(family: Fuzz, token: str) -> list[Case]:
     """A method no route at the path answers: a 405 names the ones that do in Allow."""
     return [
-        Case("wrong methods", f"{method} {path}", request_bytes(method, path, _auth(token)))
+        _case("wrong methods", f"{method} {path}", method, path, _auth(token))
         for path in _get_paths(family)
         for method in ("PUT", "DELETE")
     ]
@@ -380,26 +329,15 @@ def wrong_methods(family: Fuzz, token: str) -> list[Case]:
 def bombs(family: Fuzz, token: str) -> list[Case]:
     if family.upload is None or family.bomb is None:
         return []
-    klass = "decompression bombs"
     if family.bomb == "png":
-        headers = {**_auth(token), "Content-Type": "image/png"}
-        return [
-            Case(
-                klass,
-                f"{PNG_BOMB_SIDE}x{PNG_BOMB_SIDE} PNG",
-                request_bytes("POST", family.upload, headers, png_bomb()),
-            )
-        ]
-    headers = {**_auth(token), "Content-Type": family.upload_type, "Content-Encoding": "gzip"}
-    return [
-        Case(
-            klass,
-            f"gzip body of {GZIP_BOMB_BYTES >> 20} MiB",
-            request_bytes("POST", family.upload, headers, gzip_bomb()),
-            # Stored as sent (the server never inflates it) is as good as refused.
-            success_ok=family.upload_type == "application/octet-stream",
-        )
-    ]
+        headers = _auth(token, {"Content-Type": "image/png"})
+        name, body, ok = f"{PNG_BOMB_SIDE}x{PNG_BOMB_SIDE} PNG", png_bomb(), False
+    else:
+        headers = _auth(token, {"Content-Type": family.upload_type, "Content-Encoding": "gzip"})
+        # Stored as sent (the server never inflates it) is as good as refused.
+        ok = family.upload_type == "application/octet-stream"
+        name, body = f"gzip body of {GZIP_BOMB_BYTES >> 20} MiB", gzip_bomb()
+    return [_case("decompression bombs", name, "POST", family.upload, headers, body, ok)]
 
 
 GENERATORS = (

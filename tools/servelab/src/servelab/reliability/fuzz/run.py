@@ -9,7 +9,7 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, nullcontext
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from itertools import groupby
 from pathlib import Path
 
@@ -95,21 +95,11 @@ def schema_probe(
     label = f"{target.service} ({target.server})"
     name = "schema: schemathesis, every check"
     expected = "no 5xx, no hang; every answer as the schema documents it"
-    argv = schemathesis_argv(
-        f"http://127.0.0.1:{port}{target.openapi}",
-        token,
-        options.examples,
-        options.max_time_s,
-        options.seed,
-        work / f"{target.service}.schemathesis.json",
-    )
+    report, log = (work / f"{target.service}.schemathesis.{ext}" for ext in ("json", "log"))
+    url = f"http://127.0.0.1:{port}{target.openapi}"
+    argv = schemathesis_argv(url, token, options.examples, options.max_time_s, options.seed, report)
     try:
-        outcome = run_schemathesis(
-            argv,
-            Path(argv[argv.index("--report-json-path") + 1]),
-            options.max_time_s,
-            work / f"{target.service}.schemathesis.log",
-        )
+        outcome = run_schemathesis(argv, report, options.max_time_s, log)
     except SchemaRunError as error:
         return Row(name, label, expected, str(error), Verdict.FAIL)
     found = "; ".join(
@@ -199,14 +189,7 @@ def race_probe(label: str, port: int, family: Fuzz, token: str) -> Row:
         "(200, or 206 for bytes=0-) or a JSON 404, never a short body",
         observed,
         _verdict(not outcome.failures),
-        {
-            "rounds": outcome.rounds,
-            "gets": outcome.gets,
-            "whole": outcome.whole,
-            "not_found": outcome.not_found,
-            "failures": len(outcome.failures),
-            "truncated": outcome.truncated,
-        },
+        {**asdict(outcome), "failures": len(outcome.failures), "truncated": outcome.truncated},
     )
 
 
@@ -226,13 +209,7 @@ def slowloris_probe(label: str, port: int, path: str, window_s: float) -> Row:
         f"{window_s:.0f} s, others served meanwhile",
         observed,
         _verdict(ok),
-        {
-            "slow_clients": outcome.slow_clients,
-            "closed": outcome.closed,
-            "last_closed_s": round(outcome.last_closed_s, 1),
-            "others_asked": outcome.others_asked,
-            "others_served": outcome.others_served,
-        },
+        {**asdict(outcome), "last_closed_s": round(outcome.last_closed_s, 1)},
     )
 
 
