@@ -111,10 +111,6 @@ class Project:
         return project if isinstance(project, Project) else cls(project)
 
     @property
-    def compose_file(self) -> Path:
-        return self.root / COMPOSE_FILE
-
-    @property
     def loadtests(self) -> Path:
         return self.root / LOADTESTS
 
