@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.errors import BenchError
-from servelab.bench.findings.verdict import QUESTIONS, Answer, answer
+from servelab.bench.findings.verdict import Answer, answer_run
 from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import Matrix
@@ -25,6 +25,7 @@ from servelab.bench.report.ratios import (
 from servelab.bench.report.results import BenchRun, CellResult
 from servelab.bench.report.writeup import Figure, WriteUp
 from servelab.markdown import table
+from servelab.project import Project
 from servelab.spec.matrix import Ratio
 
 _DASH = "—"
@@ -742,7 +743,7 @@ def render(
         f"again from [{saved}]({saved}). The write-up: {write_up.citation}.",
         "",
         *_summary(
-            [answer(rule, [run], matrix) for rule in QUESTIONS.get(matrix.family, ())],
+            answer_run(Project.find(), run, matrix),
             _findings_link(source),
         ),
         "Compare ratios measured in one run, and CPU per request, not requests/s across "
