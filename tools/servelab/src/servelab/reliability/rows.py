@@ -74,32 +74,16 @@ def write_section(
     return path
 
 
-def _section(raw: Mapping[str, Any]) -> Section:
-    probes = [
-        Row(
-            probe=str(p["probe"]),
-            target=str(p["target"]),
-            expected=str(p["expected"]),
-            observed=str(p["observed"]),
-            verdict=Verdict(p["verdict"]),
-            figures={str(k): float(v) for k, v in dict(p.get("figures", {})).items()},
-        )
-        for p in raw["probes"]
-    ]
-    return Section(
-        name=str(raw["name"]),
-        title=str(raw["title"]),
-        command=str(raw["command"]),
-        written=str(raw["written"]),
-        machine=str(raw["machine"]),
-        probes=probes,
-        notes=str(raw.get("notes", "")),
-    )
+def row(raw: Mapping[str, Any]) -> Row:
+    """A row as saved (asdict of a Row)."""
+    figures = {str(key): float(value) for key, value in raw.get("figures", {}).items()}
+    return Row(**{**raw, "verdict": Verdict(raw["verdict"]), "figures": figures})
 
 
 def load_sections(project_dir: Path) -> list[Section]:
     """Every saved section, by name."""
-    return [
-        _section(json.loads(path.read_text()))
-        for path in sorted(sections_dir(project_dir).glob("*.json"))
-    ]
+    sections = []
+    for path in sorted(sections_dir(project_dir).glob("*.json")):
+        raw = json.loads(path.read_text())
+        sections.append(Section(**{**raw, "probes": [row(p) for p in raw["probes"]]}))
+    return sections

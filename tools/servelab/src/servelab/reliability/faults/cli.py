@@ -11,17 +11,19 @@ from pathlib import Path
 
 from servelab.bench.load.k6 import K6Error
 from servelab.project import find_project_dir
-from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, FAMILIES
+from servelab.reliability.faults.coldstart import DEFAULT_SECONDS
 from servelab.reliability.faults.load import FaultLoadError
 from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
 from servelab.reliability.plan import announce, probe_names, probes_s
+from servelab.spec.family import SpecError
+from servelab.spec.reliability import chosen
 from servelab.stack import StackError
 
 
 def _writer(name: str, args: argparse.Namespace) -> Callable[[Path], Path] | None:
     """The probe's writer with the command line's options, where it takes any."""
     if name == "coldstart":
-        return partial(write_coldstart, families=args.family or FAMILIES, seconds=args.seconds)
+        return partial(write_coldstart, families=args.family or (), seconds=args.seconds)
     return None
 
 
@@ -34,6 +36,11 @@ def probe(args: argparse.Namespace) -> int:
         return 2
     if args.seconds <= 0:
         print("servelab: --seconds must be more than 0", file=sys.stderr)
+        return 2
+    try:
+        chosen(find_project_dir(), lambda spec: spec.coldstart, "coldstart", args.family or ())
+    except SpecError as error:
+        print(f"servelab: {error}", file=sys.stderr)
         return 2
     names = list(args.probe) or probe_names()
     for skipped in [name for name in PROBES if name not in names and not args.probe]:
@@ -60,8 +67,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--family",
         action="append",
-        choices=FAMILIES,
-        help="coldstart: this family's variants alone (again for more; default: every family)",
+        help="coldstart: this family's variants alone (again for more; default: every family "
+        "with a [coldstart])",
     )
     parser.add_argument(
         "--seconds",

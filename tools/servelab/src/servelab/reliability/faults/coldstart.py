@@ -17,12 +17,10 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import overload
 
 from servelab.bench.load.k6 import k6_argv, k6_binary, run_k6
-from servelab.project import LOADTESTS, find_project_dir, work_dir
+from servelab.project import LOADTESTS, work_dir
 from servelab.reliability.faults.k6_requests import Requests, read_requests
 from servelab.reliability.rows import Row, Verdict
 from servelab.spec.reliability import Coldstart, chosen
@@ -52,28 +50,6 @@ def targets(project_dir: Path, families: Sequence[str] = ()) -> list[Target]:
     """Every stack of the families' [coldstart] (default: every family that has one)."""
     loads = chosen(project_dir, lambda spec: spec.coldstart, "coldstart", families)
     return [Target(load, stack) for load in loads.values() for stack in load.stacks]
-
-
-class _Families(Sequence[str]):
-    """The families with a [coldstart], read from the project's specs when first asked for
-    (the command line's --family choices and default)."""
-
-    @cached_property
-    def _names(self) -> list[str]:
-        return list(chosen(find_project_dir(), lambda spec: spec.coldstart, "coldstart"))
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        return self._names[index]
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-
-FAMILIES: Sequence[str] = _Families()
 
 
 @dataclass(frozen=True)
@@ -191,7 +167,8 @@ def probe_target(project_dir: Path, target: Target, seconds: float) -> Row:
 
 
 def probe_coldstart(
-    project_dir: Path, families: Sequence[str] = FAMILIES, seconds: float = DEFAULT_SECONDS
+    project_dir: Path, families: Sequence[str] = (), seconds: float = DEFAULT_SECONDS
 ) -> list[Row]:
-    """A cold start of every target of `families`, one after another."""
+    """A cold start of every target of `families` (default: every family with a
+    [coldstart]), one after another."""
     return [probe_target(project_dir, target, seconds) for target in targets(project_dir, families)]

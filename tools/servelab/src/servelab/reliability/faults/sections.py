@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from servelab.reliability.faults.aborts import probe_aborts
-from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, FAMILIES, probe_coldstart
+from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, probe_coldstart
 from servelab.reliability.faults.dependencies import probe_dependencies
 from servelab.reliability.faults.disk_full import TMPFS_SIZE, probe_disk_full
 from servelab.reliability.report import write_reliability
@@ -114,13 +114,13 @@ COLDSTART_NOTES = (
 
 def write_coldstart(
     project_dir: Path,
-    families: Sequence[str] = FAMILIES,
+    families: Sequence[str] = (),
     seconds: float = DEFAULT_SECONDS,
 ) -> Path:
     """A section per family, `coldstart-<family>` (as `servelab fuzz` writes `fuzz-<family>`),
     so that one family run again leaves the others as they were measured; returns the last."""
     written = []
-    for family in families:
+    for family in chosen(project_dir, lambda spec: spec.coldstart, "coldstart", families):
         written.append(
             write_section(
                 project_dir,

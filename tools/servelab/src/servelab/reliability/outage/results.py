@@ -14,7 +14,7 @@ from servelab.reliability.outage.report import render
 from servelab.reliability.outage.run import execute
 from servelab.reliability.outage.verdicts import GOALS, judge
 from servelab.reliability.report import write_reliability
-from servelab.reliability.rows import Row, Verdict, write_section
+from servelab.reliability.rows import row, write_section
 
 
 def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
@@ -57,16 +57,11 @@ def drill_names(project_dir: Path, kind: str | None = None) -> list[str]:
 def write_kind_section(project_dir: Path, kind: str) -> Path:
     """docs/results/reliability/<kind>.json from the saved result of every drill of that
     kind (docs/results/outage-<drill>.json), then docs/results/reliability.md."""
-    probes = []
-    for name in drill_names(project_dir, kind):
-        path = results_dir(project_dir) / f"outage-{name}.json"
-        if not path.is_file():
-            continue
-        raw = json.loads(path.read_text()).get("probe")
-        if raw:
-            probes.append(
-                Row(**{**raw, "verdict": Verdict(raw["verdict"])}),
-            )
+    paths = [
+        results_dir(project_dir) / f"outage-{name}.json" for name in drill_names(project_dir, kind)
+    ]
+    saved = [json.loads(path.read_text()).get("probe") for path in paths if path.is_file()]
+    probes = [row(raw) for raw in saved if raw]
     section = write_section(
         project_dir,
         kind,

@@ -20,21 +20,27 @@ FAST_FAILURE_MS = 500.0
 
 @dataclass(frozen=True)
 class Goal:
-    """A drill kind's event (its rows' name; capitalised, its section's title), what its
-    goal expects, and the lesson the report's opening draws from it (reliability.lessons)."""
+    """A drill kind's section title (its rows' name, the first word lower-cased unless an
+    acronym), what its goal expects, and the lesson the report's opening draws from it
+    (reliability.lessons)."""
 
-    event: str
+    title: str
     expected: str
     advice: str
 
     @property
-    def title(self) -> str:
-        return self.event[0].upper() + self.event[1:]
+    def event(self) -> str:
+        first = self.title.split()[0]
+        return (
+            self.title
+            if first.isupper() and len(first) > 1
+            else first.lower() + self.title[len(first) :]
+        )
 
 
 GOALS = {
     "kill-worker": Goal(
-        "one worker SIGKILLed under constant load",
+        "One worker SIGKILLed under constant load",
         "at most the in-flight requests lost; every worker and every answer back within "
         f"{WHOLE_AGAIN_S:g} s",
         "A crashed worker costs only the requests it held; the server starts another: keep "
@@ -48,7 +54,7 @@ GOALS = {
         "two or more replicas behind nginx or a load balancer, and restart them one at a time",
     ),
     "rolling-restart": Goal(
-        "rolling restart of two replicas behind nginx under constant load",
+        "A rolling restart of two replicas behind nginx under constant load",
         "0 failed requests",
         "Replicas behind nginx restarted one at a time: the way to deploy, and a GET loses "
         "nothing; a POST that nginx sent on a kept-alive connection as its replica stopped "
