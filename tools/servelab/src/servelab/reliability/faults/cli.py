@@ -12,8 +12,8 @@ from pathlib import Path
 from servelab.bench.load.k6 import K6Error
 from servelab.project import find_project_dir
 from servelab.reliability.faults.coldstart import DEFAULT_SECONDS
-from servelab.reliability.faults.load import FaultLoadError
 from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
+from servelab.reliability.outage.run import LoadError
 from servelab.reliability.plan import announce, probe_names, probes_s
 from servelab.spec.family import SpecError
 from servelab.spec.reliability import chosen
@@ -51,7 +51,7 @@ def probe(args: argparse.Namespace) -> int:
         for name in names:
             path = run_probe(find_project_dir(), name, _writer(name, args))
             print(f"servelab: wrote {path} ({name})", file=sys.stderr)
-    except (StackError, FaultLoadError, K6Error, subprocess.CalledProcessError) as error:
+    except (StackError, LoadError, K6Error, subprocess.CalledProcessError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return 0

@@ -9,6 +9,7 @@ import sys
 from servelab.project import find_project_dir
 from servelab.reliability.outage.drill import KINDS, DrillError
 from servelab.reliability.outage.results import drill_names, write_drill
+from servelab.reliability.outage.run import LoadError
 from servelab.reliability.plan import announce, drills_s
 from servelab.stack import StackError
 
@@ -31,7 +32,7 @@ def outage(args: argparse.Namespace) -> int:
     for name in names:
         try:
             report = write_drill(name, project_dir=project_dir)
-        except (DrillError, StackError) as error:
+        except (DrillError, LoadError, StackError) as error:
             print(f"servelab: {error}", file=sys.stderr)
             failed += 1
             continue

@@ -7,7 +7,7 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,10 +15,10 @@ from servelab.bench.load.k6 import k6_argv, k6_binary
 from servelab.project import LOADTESTS, work_dir
 from servelab.reliability.outage.actions import ACTIONS, Acted
 from servelab.reliability.outage.analysis import Answer, Events, Outcome, analyse, read_answers
-from servelab.reliability.outage.drill import Drill, DrillError, k6_env
-from servelab.stack import Stack, StackError
+from servelab.reliability.outage.drill import Drill, k6_env
+from servelab.stack import Stack
 
-# How long k6 may run past the drill before it counts as hung.
+# How long k6 may run past its load's end before it counts as hung.
 _K6_GRACE_S = 60.0
 
 
@@ -46,6 +46,43 @@ def run_k6(
     )
 
 
+class LoadError(RuntimeError):
+    """The load did not run: k6 failed or hung, or what ran beside it failed."""
+
+
+def load_beside(
+    project_dir: Path, env: Mapping[str, str], work: Path, act: Callable[[float], object]
+) -> tuple[list[Answer], list[str]]:
+    """k6 running loadtests/outage.js under `env` (its DURATION), `act` called in a thread
+    beside it with k6's start (time.monotonic()); every answer k6 got, by arrival, and its
+    command line."""
+    answers_csv = work / "answers.csv"
+    answers_csv.unlink(missing_ok=True)
+    argv = answers_argv(env, answers_csv)
+    failures: list[Exception] = []
+    started = time.monotonic()
+
+    def acting() -> None:
+        try:
+            act(started)
+        except Exception as error:  # the load's failure, raised once k6 is done
+            failures.append(error)
+
+    actor = threading.Thread(target=acting)
+    actor.start()
+    try:
+        result = run_k6(argv, project_dir, float(env["DURATION"].rstrip("s")) + _K6_GRACE_S)
+    except subprocess.TimeoutExpired:
+        raise LoadError(f"k6 still running {_K6_GRACE_S:.0f} s after the load's end") from None
+    finally:
+        actor.join()
+    if failures:
+        raise LoadError(str(failures[0]))
+    if not answers_csv.is_file():
+        raise LoadError(f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}")
+    return read_answers(answers_csv), [arg.replace(str(project_dir) + "/", "") for arg in argv]
+
+
 @dataclass(frozen=True)
 class Ran:
     """A drill's run: what clients saw (`answers`, `outcome`), what the runner did
@@ -63,42 +100,15 @@ def execute(project_dir: Path, drill: Drill) -> Ran:
     action = ACTIONS[drill.kind]
     work = work_dir(project_dir, "outage", drill.name)
     work.mkdir(parents=True, exist_ok=True)
-    answers_csv = work / "answers.csv"
-    answers_csv.unlink(missing_ok=True)
     done: list[Acted] = []
-    failures: list[BaseException] = []
     with (
         (work / "server.log").open("w") as server_log,
         # Volumes in the system's temp dir: a unix socket's path must stay under 108 bytes.
         Stack(drill.profile, only=[drill.service], env=drill.env, log=server_log) as stack,
     ):
-        argv = answers_argv(k6_env(drill, stack.url(drill.service)), answers_csv)
-        started = time.monotonic()
-
-        def act() -> None:
-            try:
-                done.append(action(stack, drill, started))
-            except (StackError, DrillError, OSError) as error:
-                failures.append(error)
-
-        actor = threading.Thread(target=act)
-        actor.start()
-        try:
-            result = run_k6(argv, project_dir, drill.duration_s + _K6_GRACE_S)
-        except subprocess.TimeoutExpired:
-            raise DrillError(
-                f"k6 still running {_K6_GRACE_S:.0f} s after the drill's end, stopped"
-            ) from None
-        finally:
-            actor.join()
-    if failures:
-        raise DrillError(f"{drill.name}: {failures[0]}")
-    if not answers_csv.is_file():
-        raise DrillError(
-            f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}"
+        env = k6_env(drill, stack.url(drill.service))
+        answers, command = load_beside(
+            project_dir, env, work, lambda started: done.append(action(stack, drill, started))
         )
-    acted = done[0]
-    events = acted.events()
-    answers = read_answers(answers_csv)
-    command = [arg.replace(str(project_dir) + "/", "") for arg in argv]
-    return Ran(answers, analyse(answers, events), events, acted, command)
+    events = done[0].events()
+    return Ran(answers, analyse(answers, events), events, done[0], command)

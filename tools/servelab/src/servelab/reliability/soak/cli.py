@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from servelab.project import find_project_dir
-from servelab.reliability.faults.load import FaultLoadError
+from servelab.reliability.outage.run import LoadError
 from servelab.reliability.plan import announce, soaks_s
 from servelab.reliability.soak.section import write_soak
 from servelab.reliability.soak.targets import SoakError, soaks
@@ -24,7 +24,7 @@ def soak(args: argparse.Namespace) -> int:
         for family in families:
             path = write_soak(project_dir, family, args.form, args.rate)
             print(f"servelab: wrote {path} (soak-{family})", file=sys.stderr)
-    except (SoakError, StackError, FaultLoadError) as error:
+    except (SoakError, StackError, LoadError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return 0
