@@ -14,8 +14,7 @@ here as failures in the first second.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,10 +22,9 @@ from servelab.bench.load.k6 import k6_argv, k6_binary, run_k6
 from servelab.project import LOADTESTS, work_dir
 from servelab.reliability.faults.k6_requests import Requests, read_requests
 from servelab.reliability.rows import Row, Verdict
+from servelab.reliability.stacks import started
 from servelab.spec.reliability import Coldstart, chosen
 from servelab.spec.reliability import Stack as SpecStack
-from servelab.stack import Stack, databases
-from servelab.stack.databases import scratch_database
 
 DEFAULT_SECONDS = 5.0
 # How long k6 may run past the load's end (the requests in flight, its own start and exit).
@@ -132,28 +130,16 @@ def k6_env(load: Coldstart, url: str, seconds: float, token: str) -> dict[str, s
     }
 
 
-@contextmanager
-def cold_stack(target: Target, log: Path) -> Iterator[Stack]:
-    """The target's stack, started from nothing (a scratch database where it needs one)."""
-    with ExitStack() as cleanup:
-        env = {**target.stack.env, **target.load.server_env}
-        if target.load.database:
-            database = cleanup.enter_context(scratch_database("ee_cold_"))
-            redis_db = int(env.get("EE_REDIS_DB", "0"))
-            cleanup.callback(databases.clear_redis_keys, database, redis_db)
-            env["EE_DATABASE"] = database
-        server_log = cleanup.enter_context(log.open("w"))
-        yield cleanup.enter_context(
-            Stack(target.stack.profile, only=[target.stack.service], env=env, log=server_log)
-        )
-
-
 def probe_target(project_dir: Path, target: Target, seconds: float) -> Row:
     work = work_dir(project_dir, "probe", "coldstart", target.load.family, target.stack.variant)
     work.mkdir(parents=True, exist_ok=True)
     answers = work / "requests.csv"
     answers.unlink(missing_ok=True)
-    with cold_stack(target, work / "server.log") as stack:
+    scratch = "ee_cold_" if target.load.database else None
+    with (
+        (work / "server.log").open("w") as log,
+        started(target.stack, log, scratch, target.load.server_env) as (stack, _),
+    ):
         up_ms = time.time() * 1000
         env = k6_env(target.load, stack.url(target.stack.service), seconds, stack.api_token)
         argv = k6_argv(

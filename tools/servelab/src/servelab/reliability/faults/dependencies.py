@@ -25,6 +25,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
+from typing import TextIO
 
 import httpx2
 
@@ -34,11 +35,11 @@ from servelab.reliability.faults.proxy import Proxy
 from servelab.reliability.faults.timeline import seconds_table
 from servelab.reliability.outage.analysis import Events, Outcome, analyse
 from servelab.reliability.rows import Row, Verdict
+from servelab.reliability.stacks import started
 from servelab.spec.reliability import Dependencies, Dependency, Schedule
 from servelab.spec.reliability import Stack as SpecStack
 from servelab.stack import Stack, databases
 from servelab.stack.attached import Address
-from servelab.stack.databases import scratch_database
 from servelab.stack.ports import LOOPBACK
 
 FAST_MS = 1000.0
@@ -138,10 +139,10 @@ def _verdict(
 
 @contextmanager
 def proxied_stack(
-    target: SpecStack, outages: Sequence[Dependency], log: Path, env: Mapping[str, str]
+    target: SpecStack, outages: Sequence[Dependency], log: TextIO, env: Mapping[str, str]
 ) -> Iterator[tuple[Stack, dict[str, Proxy]]]:
-    """The target's stack with each dependency behind a Proxy (a service of the stack's
-    own, pointed at once the stack has given it a port)."""
+    """The target's stack on a scratch database, each dependency behind a Proxy (a service
+    of the stack's own, pointed at once the stack has given it a port)."""
     attached = {"mariadb": databases.mariadb, "redis": databases.redis}
     with ExitStack() as running:
         proxies = {
@@ -150,14 +151,8 @@ def proxied_stack(
             )
             for d in outages
         }
-        stack = Stack(
-            target.profile,
-            only=[target.service],
-            env={**target.env, **env},
-            through={name: proxy.port for name, proxy in proxies.items()},
-            log=running.enter_context(log.open("w")),
-        )
-        running.enter_context(stack)
+        through = {name: proxy.port for name, proxy in proxies.items()}
+        stack, _ = running.enter_context(started(target, log, "ee_deps_", env, through=through))
         for d in outages:
             if not d.attached:
                 proxies[d.service].target = Address(LOOPBACK, stack.port(d.service))
@@ -217,22 +212,20 @@ def probe_dependencies(
         label = f"{target.family} {served.variant}"
         log = work_dir(project_dir, "probe", "dependencies", *label.split()) / "server.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        with scratch_database("ee_deps_") as database:
-            try:
-                settings = {**(env or {}), "EE_DATABASE": database}
-                with proxied_stack(served, target.outages, log, settings) as (stack, proxies):
-                    for dependency, mode in product(target.outages, modes):
-                        row, table, command = probe_dependency(
-                            project_dir,
-                            stack.url(served.service),
-                            proxies[dependency.service],
-                            dependency,
-                            mode,
-                            label,
-                            target.schedule,
-                        )
-                        rows.append(row)
-                        tables.append(table)
-            finally:
-                databases.clear_redis_keys(database, int(served.env.get("EE_REDIS_DB", "0")))
+        with (
+            log.open("w") as server_log,
+            proxied_stack(served, target.outages, server_log, env or {}) as (stack, proxies),
+        ):
+            for dependency, mode in product(target.outages, modes):
+                row, table, command = probe_dependency(
+                    project_dir,
+                    stack.url(served.service),
+                    proxies[dependency.service],
+                    dependency,
+                    mode,
+                    label,
+                    target.schedule,
+                )
+                rows.append(row)
+                tables.append(table)
     return rows, tables, command

@@ -20,13 +20,19 @@ NO_ALLOW = "405 without the allowed methods in Allow"
 HEAD_REFUSED = "HEAD refused where GET is answered"
 
 
-def judge(case: Case, answer: Answer) -> str | None:
+def unanswered(answer: Answer) -> str | None:
+    """What is wrong with an answer whatever was asked: none in time, none at all, a 5xx."""
     if answer.hung:
         return HANG
     if answer.status is None:
         return NO_ANSWER
-    if answer.status >= 500:
-        return SERVER_ERROR
+    return SERVER_ERROR if answer.status >= 500 else None
+
+
+def judge(case: Case, answer: Answer) -> str | None:
+    if broken := unanswered(answer):
+        return broken
+    assert answer.status is not None
     if b"root:x:0:0" in answer.body:
         return LEAKED
     if answer.status == 405 and not answer.headers.get("allow", "").strip():

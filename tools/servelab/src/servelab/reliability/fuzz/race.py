@@ -10,7 +10,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from servelab.reliability.fuzz.judge import HANG, NO_ANSWER, NOT_JSON, SERVER_ERROR
+from servelab.reliability.fuzz.judge import NOT_JSON, unanswered
 from servelab.reliability.fuzz.raw import Answer, exchange, request_bytes
 
 # A user's report: 4 MiB, 4 GETs and a DELETE together; 12 of 250 GETs were 200s with no
@@ -40,12 +40,9 @@ class RaceOutcome:
 def judge_download(answer: Answer, data: bytes, http_range: str | None) -> str | None:
     """None when `answer` to a GET of `data` (whole, or `http_range`, always `bytes=0-`) is
     every byte of it or a clean JSON 404; else what was wrong."""
-    if answer.hung:
-        return HANG
-    if answer.status is None:
-        return NO_ANSWER
-    if answer.status >= 500:
-        return SERVER_ERROR
+    if broken := unanswered(answer):
+        return broken
+    assert answer.status is not None
     if answer.status == 404:
         return None if answer.is_json_error() else NOT_JSON
     # A server may answer a Range with the whole object (200); never a GET with a 206.

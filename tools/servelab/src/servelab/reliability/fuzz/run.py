@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import asdict, dataclass
 from itertools import groupby
 from pathlib import Path
@@ -23,9 +22,9 @@ from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, s
 from servelab.reliability.fuzz.slowloris import slowloris
 from servelab.reliability.report import write_reliability
 from servelab.reliability.rows import Row, Verdict, write_section
+from servelab.reliability.stacks import started
 from servelab.spec.reliability import Fuzz, FuzzTarget
-from servelab.stack import Stack, databases
-from servelab.stack.databases import scratch_database
+from servelab.stack import Stack
 
 _SHOWN_FAILURES = 3
 _SERVERS_ALONE = (
@@ -238,27 +237,14 @@ def fuzz_target(
     return probes
 
 
-def _database(family: Fuzz) -> AbstractContextManager[str | None]:
-    return scratch_database("ee_fuzz_") if family.database else nullcontext(None)
-
-
 def fuzz_family(project_dir: Path, family: Fuzz, options: FuzzOptions) -> list[Row]:
     work = work_dir(project_dir, "fuzz", family.family)
     work.mkdir(parents=True, exist_ok=True)
     probes: list[Row] = []
-    with _database(family) as database, (work / "server.log").open("w") as server_log:
+    scratch = "ee_fuzz_" if family.database else None
+    with (work / "server.log").open("w") as server_log:
         for variant in family.stacks:
-            env = dict(variant.env)
-            if database:
-                env["EE_DATABASE"] = database
-            with ExitStack() as cleanup:
-                if database:
-                    cleanup.callback(
-                        databases.clear_redis_keys, database, int(env.get("EE_REDIS_DB", "0"))
-                    )
-                stack = cleanup.enter_context(
-                    Stack(variant.profile, only=[variant.service], env=env, log=server_log)
-                )
+            with started(variant, server_log, scratch) as (stack, _):
                 for target in variant.targets:
                     print(f"servelab: fuzzing {target.service} ({target.server})", flush=True)
                     probes += fuzz_target(stack, family, target, options, work)

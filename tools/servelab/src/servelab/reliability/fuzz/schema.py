@@ -15,6 +15,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S
 
@@ -109,35 +110,15 @@ def run_schemathesis(
     return read_report(json.loads(report.read_text()), argv)
 
 
-def read_report(raw: dict[str, object], argv: list[str]) -> SchemaOutcome:
-    cases = raw["test_cases"]
-    operations = raw["operations"]
-    assert isinstance(cases, dict) and isinstance(operations, dict)
-    failures = [
-        (
-            f"{f['code']} {f['title']}",
-            int(str(f["count"])),
-            [str(o) for o in _items(f["operations"])],
-        )
-        for f in _list(raw["failures"])
-    ]
-    errors = [(str(e["title"]), int(str(e["count"]))) for e in _list(raw["errors"])]
-    running_time = raw["running_time"]
-    assert isinstance(running_time, int | float)
+def read_report(raw: dict[str, Any], argv: list[str]) -> SchemaOutcome:
     return SchemaOutcome(
-        generated=int(cases["generated"]),
-        operations=int(operations["tested"]),
-        seconds=float(running_time),
-        failures=failures,
-        errors=errors,
+        generated=int(raw["test_cases"]["generated"]),
+        operations=int(raw["operations"]["tested"]),
+        seconds=float(raw["running_time"]),
+        failures=[
+            (f"{f['code']} {f['title']}", int(f["count"]), [str(o) for o in f["operations"]])
+            for f in raw["failures"]
+        ],
+        errors=[(str(e["title"]), int(e["count"])) for e in raw["errors"]],
         command=argv,
     )
-
-
-def _items(value: object) -> list[object]:
-    assert isinstance(value, list)
-    return list(value)
-
-
-def _list(value: object) -> list[dict[str, object]]:
-    return [item for item in _items(value) if isinstance(item, dict)]

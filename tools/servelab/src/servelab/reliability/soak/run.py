@@ -7,8 +7,7 @@ import os
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,9 +18,9 @@ from servelab.reliability.faults.load import run_load
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.soak.sampling import Sample, sample
 from servelab.reliability.soak.targets import SoakError, measured_capacity, soaks
+from servelab.reliability.stacks import started
 from servelab.spec.reliability import Soak
 from servelab.stack import Stack
-from servelab.stack.databases import scratch_database
 
 # form -> (duration_s, interval_s)
 FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
@@ -29,8 +28,6 @@ FORMS = {"quick": (60.0, 3.0), "full": (600.0, 10.0)}
 # samples after it are compared.
 WARMUP_SHARE = 0.2
 MIN_JUDGED = 2
-CORPUS_LIMIT = 300
-REDIS_DB = 2
 PAYLOAD_BYTES = 256 * 1024
 # Without a measured capacity, a short run of this many clients back to back measures it.
 PROBE_VUS = 16
@@ -116,27 +113,6 @@ def judge(target: Soak, samples: Sequence[Sample], duration_s: float) -> list[Ro
     return rows
 
 
-@contextmanager
-def soak_stack(target: Soak, log: Path) -> Iterator[tuple[Stack, str | None]]:
-    with ExitStack() as stack_of:
-        database = None
-        env = dict(target.env)
-        if target.database:
-            database = stack_of.enter_context(scratch_database("ee_soak_"))
-            env.update(
-                {
-                    "EE_DATABASE": database,
-                    "EE_REDIS_DB": str(REDIS_DB),
-                    "CORPUS_LIMIT": str(CORPUS_LIMIT),
-                }
-            )
-        server_log = stack_of.enter_context(log.open("w"))
-        stack = stack_of.enter_context(
-            Stack(target.profile, only=[target.service], env=env, log=server_log)
-        )
-        yield stack, database
-
-
 def _endpoint(stack: Stack, target: Soak) -> str:
     """The target's endpoint, with {id} a file uploaded for it."""
     if "{id}" not in target.endpoint:
@@ -164,7 +140,11 @@ def run_soak(
     work = work_dir(project_dir, "soak", family)
     work.mkdir(parents=True, exist_ok=True)
     samples: list[Sample] = []
-    with soak_stack(chosen, work / "server.log") as (stack, database):
+    scratch = "ee_soak_" if chosen.database else None
+    with (
+        (work / "server.log").open("w") as log,
+        started(chosen, log, scratch) as (stack, database),
+    ):
         endpoint = _endpoint(stack, chosen)
         if rate is None and capacity is None:
             capacity = probe_capacity(
@@ -177,11 +157,11 @@ def run_soak(
             rate = max(1, int(capacity / 2))
         dirs = [stack.run_dir / "tmp", *(stack.run_dir / "volumes" / d for d in chosen.temp_dirs)]
         stop = threading.Event()
-        started = time.monotonic()
+        begun = time.monotonic()
 
         def sampler() -> None:
             while True:
-                samples.append(sample(stack, chosen.watched, database, dirs, started))
+                samples.append(sample(stack, chosen.watched, database, dirs, begun))
                 if stop.wait(interval_s):
                     return
 
