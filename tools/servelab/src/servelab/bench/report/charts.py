@@ -21,6 +21,7 @@ from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
 from servelab.bench.plan.matrix import Matrix
+from servelab.bench.report.markdown import workers as _workers
 from servelab.bench.report.ratios import client_bound
 from servelab.bench.report.results import BenchRun, CellResult
 from servelab.bench.report.writeup import WriteUp
@@ -203,10 +204,6 @@ def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> list
 
 # One table of the write-up: its rows (endpoint or server), its figure for each, ours.
 _Row = tuple[str, float | None, float | None]
-
-
-def _workers(count: int) -> str:
-    return f"{count} worker" + ("" if count == 1 else "s")
 
 
 def _ours(run: BenchRun, variant: str, workers: int, endpoint: str) -> CellResult | None:

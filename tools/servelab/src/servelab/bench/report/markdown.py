@@ -26,11 +26,9 @@ from servelab.bench.report.results import BenchRun, CellResult
 from servelab.bench.report.writeup import Figure, WriteUp
 from servelab.markdown import table
 from servelab.project import Project
-from servelab.spec.matrix import Ratio
+from servelab.spec.matrix import Goal, Ratio
 
 _DASH = "—"
-
-
 # Where a figure would round onto the bound it is judged by, up to this many more decimals.
 EXTRA_DIGITS = 2
 
@@ -49,16 +47,12 @@ def apart(value: float, bound: float | None, digits: int, *, percent: bool = Fal
     return shown(value, digits + EXTRA_DIGITS)
 
 
-def _ms(value: float | None) -> str:
-    return _DASH if value is None else f"{value:.2f}"
-
-
-def _number(value: float | None, digits: int = 1) -> str:
+def _fixed(value: float | None, digits: int) -> str:
     return _DASH if value is None else f"{value:.{digits}f}"
 
 
-def _workers(workers: int) -> str:
-    return f"{workers} worker" + ("" if workers == 1 else "s")
+def workers(count: int) -> str:
+    return f"{count} worker" + ("" if count == 1 else "s")
 
 
 _WHOLE_UNITS = {CPU_US: "µs", MEMORY_MIB: "MiB"}
@@ -91,11 +85,9 @@ def _amount(spec: Ratio | None, value: float, bound: float | None = None) -> str
     return f"{apart(value, bound, 2)}×"
 
 
-def _ratio(spec: Ratio, value: RatioValue | None) -> str:
-    if value is None:
-        return _DASH
-    over = f" (geomean of {value.pairs})" if value.pairs > 1 else ""
-    return f"{_amount(spec, value.value)}{over}"
+def _section(title: str, *intro: str) -> list[str]:
+    """A section's heading, then each paragraph of its introduction."""
+    return [f"## {title}", "", *(line for paragraph in intro for line in (paragraph, ""))]
 
 
 def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
@@ -107,9 +99,12 @@ def _machine(run: BenchRun, write_up: WriteUp) -> list[str]:
         ("OS", f"{m.os}, Linux {m.kernel}", str(theirs.get("os", _DASH))),
         ("Python", m.python, str(theirs.get("python", _DASH))),
         ("load", f"{m.k6}: {shapes} per cell{_rounds(run)}", write_up.tool),
+        (
+            "client CPU",
+            f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)",
+            _DASH,
+        ),
     ]
-    client = f"k6 used {run.k6_cpu_s:.1f} CPU-seconds over the run (per cell in the tables)"
-    rows.append(("client CPU", client, _DASH))
     if run.payload_size:
         payload = f"{run.payload_size // 1024} KiB, loadtests/lib/payload.js"
         rows.append(("payload", payload, write_up.payload))
@@ -149,35 +144,32 @@ def _shared(cell: CellResult) -> bool:
 
 def _options(run: BenchRun) -> dict[str, str]:
     """The command line's choices, and where k6 and the server shared CPUs."""
-    given = " ".join(
-        [
-            f"--{name} {run.options[name]}"
-            for name in ("target", "workers", "cpus")
-            if name in run.options
-        ]
-        + (["--on-disk"] if "on_disk" in run.options else [])
-    )
-    used = ", ".join(
-        f"{who} on CPU {run.options[key]}"
+    options = run.options
+    given = [
+        f"--{name} {options[name]}" for name in ("target", "workers", "cpus") if name in options
+    ]
+    given += ["--on-disk"] if "on_disk" in options else []
+    used = [
+        f"{who} on CPU {options[key]}"
         for who, key in (("server", "cpus_server"), ("k6", "cpus_k6"))
-        if key in run.options
-    )
-    rows = {"options": given or "none: the matrix's workers, the stack started here"}
-    if "target" in run.options:
+        if key in options
+    ]
+    rows = {"options": " ".join(given) or "none: the matrix's workers, the stack started here"}
+    if "target" in options:
         rows["target"] = (
-            f"load sent to {run.options['target']}, a stack already up elsewhere: "
+            f"load sent to {options['target']}, a stack already up elsewhere: "
             "no server CPU measured"
         )
     shared = sum(_shared(cell) for cell in run.cells)
-    where = f"{used}; " if used else ""
+    where = f"{', '.join(used)}; " if used else ""
     rows["k6 and server CPUs"] = (
         f"{where}apart in {len(run.cells) - shared} of {len(run.cells)} cells"
         + (f", shared in {shared} (marked *shared* in the k6 column)" if shared else "")
     )
-    if "server_files" in run.options:
+    if "server_files" in options:
         rows["server files"] = (
             "what the servers write (uploads, nginx's request bodies, sockets) "
-            f"{run.options['server_files']}"
+            f"{options['server_files']}"
         )
     if logs := _access_logs(run):
         rows["access logs"] = logs
@@ -186,13 +178,16 @@ def _options(run: BenchRun) -> dict[str, str]:
     return rows
 
 
-# The flags that switch a server's access log (uvicorn's, gunicorn's, granian's).
 # The servers' own access-log switches on a command line (uvicorn's, gunicorn's).
 _LOG_FLAGS = {"--no-access-log": False, "--access-log": True, "--access-logfile": True}
 # The project's switches, on unless 0: servicekit's JSON request line and nginx's access
 # log; the apps' Prometheus metrics (servicekit.observe.settings).
 ACCESS_LOG = "ACCESS_LOG"
 METRICS = "METRICS"
+
+
+def _state(value: str) -> str:
+    return "off" if value == "0" else "on"
 
 
 def _switched(run: BenchRun, name: str) -> str:
@@ -209,10 +204,6 @@ def _switched(run: BenchRun, name: str) -> str:
     )
 
 
-def _state(value: str) -> str:
-    return "off" if value == "0" else "on"
-
-
 def _access_logs(run: BenchRun) -> str:
     """Whether the cells' servers logged each request: ACCESS_LOG as each cell ran, and
     the servers' own switches where a recorded command line sets one."""
@@ -220,36 +211,30 @@ def _access_logs(run: BenchRun) -> str:
     said: dict[str, bool] = {}
     for cell in run.cells:
         for name, argv in cell.commands.items():
-            flags = [
-                _LOG_FLAGS[arg.split("=")[0]] for arg in argv if arg.split("=")[0] in _LOG_FLAGS
-            ]
+            flags = [_LOG_FLAGS[flag] for a in argv if (flag := a.split("=")[0]) in _LOG_FLAGS]
             if flags:
                 said[name] = flags[-1]
-    on = sorted(name for name, logging in said.items() if logging)
-    off = sorted(name for name, logging in said.items() if not logging)
-    servers = [f"on in {', '.join(on)}"] if on else []
-    servers += [f"off in {', '.join(off)}"] if off else []
+    servers = [
+        f"{state} in {', '.join(names)}"
+        for state, logging in (("on", True), ("off", False))
+        if (names := sorted(name for name, on in said.items() if on == logging))
+    ]
     if servers:
         parts.append("the server's own log " + "; ".join(servers) + " (its command line)")
     return "; ".join(parts)
 
 
-def _needs(result: GoalResult, spec: Ratio | None) -> str:
-    goal = result.goal
+def _needs(goal: Goal, spec: Ratio | None) -> str:
     unit = "×"
     if spec is not None and spec.plain:
         named = _unit(spec.metric)
         unit = f" {named}" if named else ""
-    bounds = []
-    if goal.minimum is not None:
-        bounds.append(f"≥ {goal.minimum:g}{unit}")
-    if goal.maximum is not None:
-        bounds.append(f"≤ {goal.maximum:g}{unit}")
-    return " and ".join(bounds)
+    bounds = (("≥", goal.minimum), ("≤", goal.maximum))
+    return " and ".join(f"{sign} {bound:g}{unit}" for sign, bound in bounds if bound is not None)
 
 
-def _nearest_bound(result: GoalResult, value: float) -> float | None:
-    bounds = [b for b in (result.goal.minimum, result.goal.maximum) if b is not None]
+def _nearest_bound(goal: Goal, value: float) -> float | None:
+    bounds = [b for b in (goal.minimum, goal.maximum) if b is not None]
     return min(bounds, key=lambda bound: abs(bound - value), default=None)
 
 
@@ -274,31 +259,46 @@ def _goals(results: Sequence[GoalResult], specs: Mapping[str, Ratio]) -> list[st
             rows.append((goal, _DASH, _DASH, "not measured"))
             continue
         worst = max(measured, key=_worst)
-        value = worst.value
+        value, spec = worst.value, specs.get(worst.goal.ratio)
         assert value is not None
-        spec = specs.get(worst.goal.ratio)
         met = sum(result.met for result in measured)
-        shown = _amount(spec, value.value, _nearest_bound(worst, value.value))
+        shown = _amount(spec, value.value, _nearest_bound(worst.goal, value.value))
+        needs = _needs(worst.goal, spec)
         rows.append(
             (
                 goal,
-                f"{shown} ({value.where}, {_workers(value.workers)}; needs {_needs(worst, spec)})",
+                f"{shown} ({value.where}, {workers(value.workers)}; needs {needs})",
                 f"{met} of {len(measured)}",
                 "met" if met == len(measured) else "not met",
             )
         )
-    return [
-        "## Goals",
-        "",
+    intro = (
         "Our own targets for the services and recipes, apart from the write-up's questions "
         "above: each goal once, with its worst value and how many of the values it judges "
-        "(one per variant and workers) met it.",
-        "",
-        *table(["goal", "worst case", "met by", "result"], rows),
-    ]
+        "(one per variant and workers) met it."
+    )
+    return [*_section("Goals", intro), *table(["goal", "worst case", "met by", "result"], rows)]
+
+
+_RATIOS = (
+    "A metric of one cell (successful requests/s unless the ratio says otherwise) over "
+    "another cell's, over the sum of several cells' (a floor), or over one of the cell's "
+    "own settings, all measured in this run; an unnamed endpoint means every endpoint "
+    "both sides ran, combined as a geometric mean. A ratio without a denominator is the "
+    "metric itself. A CPU ratio (server CPU per request, cpu_us) is a cost: below 1 the "
+    "numerator spends less, and among several denominators the cheapest is the limit."
+)
+_ROUND_RATIOS = (
+    " With rounds a CPU ratio is the median of its values round by round, both sides"
+    " read in the same pass over the matrix and, for a mean over endpoints, only the"
+    " rounds that measured all of them (bench/report/ratios.py), so it may differ from the"
+    " quotient of the per-server tables' median rounds."
+)
 
 
 def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str], list[RatioValue]]:
+    """The ratio table, ours beside the write-up's, and every value of ours (goals read
+    those of the ratios the table leaves out too)."""
     names = [variant.name for variant in matrix.variants]
     mapped = {variant.name: variant.write_up for variant in matrix.variants if variant.write_up}
     our_workers = sorted({cell.workers for cell in run.cells})
@@ -306,52 +306,35 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
     header = [
         "ratio",
         "variant",
-        *(f"ours, {_workers(w)}" for w in our_workers),
-        *(f"write-up, {_workers(w)}" for w in their_workers),
+        *(f"ours, {workers(w)}" for w in our_workers),
+        *(f"write-up, {workers(w)}" for w in their_workers),
     ]
-    rows, measured = [], []
+    rows: list[list[str]] = []
+    measured: list[RatioValue] = []
     for spec in matrix.ratios:
         over = spec.denominator.metric if spec.denominator is not None else None
         ours = run_ratio_values(spec, run, names)
         published = write_up.values(mapped, spec.metric)
-        theirs = ratio_values(
-            spec,
-            published,
-            names,
-            write_up.cell_settings(published),
-            write_up.values(mapped, over) if over else None,
-        )
+        divisors = write_up.values(mapped, over) if over else None
+        settings = write_up.cell_settings(published)
+        theirs = ratio_values(spec, published, names, settings, divisors)
         measured += ours
         if not spec.table:
             continue
         for where in dict.fromkeys(value.where for value in [*ours, *theirs]):
-            mine = {v.workers: v for v in ours if v.where == where}
-            other = {v.workers: v for v in theirs if v.where == where}
-            rows.append(
-                [
-                    spec.name,
-                    where,
-                    *(_ratio(spec, mine.get(w)) for w in our_workers),
-                    *(_ratio(spec, other.get(w)) for w in their_workers),
-                ]
-            )
+            cells = []
+            for values, counts in ((ours, our_workers), (theirs, their_workers)):
+                found = {v.workers: v for v in values if v.where == where}
+                for count in counts:
+                    value = found.get(count)
+                    over_pairs = f" (geomean of {value.pairs})" if value and value.pairs > 1 else ""
+                    shown = _amount(spec, value.value) if value else _DASH
+                    cells.append(f"{shown}{over_pairs}")
+            rows.append([spec.name, where, *cells])
     about = [f"- **{spec.name}**: {spec.about}" for spec in matrix.ratios if spec.table]
-    lines = [
-        "## Ratios",
-        "",
-        "A metric of one cell (successful requests/s unless the ratio says otherwise) over "
-        "another cell's, over the sum of several cells' (a floor), or over one of the cell's "
-        "own settings, all measured in this run; an unnamed endpoint means every endpoint "
-        "both sides ran, combined as a geometric mean. A ratio without a denominator is the "
-        "metric itself. A CPU ratio (server CPU per request, cpu_us) is a cost: below 1 the "
-        "numerator spends less, and among several denominators the cheapest is the limit."
-        + _round_ratios(run),
-        "",
-        *(table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]),
-        *about,
-        "",
-    ]
-    return lines, measured
+    intro = _RATIOS + (_ROUND_RATIOS if run.rounds > 1 else "")
+    body = table(header, rows) if rows else ["No ratio has both sides measured in this run.", ""]
+    return [*_section("Ratios", intro), *body, *about, ""], measured
 
 
 def _error_kinds(errors: Mapping[str, int]) -> str:
@@ -374,17 +357,6 @@ def _statuses(m: Measurement) -> str:
     return f"{kinds} ({', '.join(counted)})" if counted else kinds
 
 
-def _ratio_of(value: float | None) -> str:
-    return _DASH if value is None else f"{value:.4f}"
-
-
-@dataclass(frozen=True)
-class Column:
-    header: str
-    ours: Callable[[CellResult, Measurement], str]
-    theirs: Callable[[Figure], str]
-
-
 def _k6(cell: CellResult, m: Measurement) -> str:
     shared = ", *shared*" if _shared(cell) else ""
     bound = client_bound(cell)
@@ -392,46 +364,38 @@ def _k6(cell: CellResult, m: Measurement) -> str:
     return f"{cell.k6_cpu_s:.1f} ({cell.k6_load:.0%}{shared}{marked})"
 
 
-def _whole(value: float | None) -> str:
-    return _DASH if value is None else f"{value:.0f}"
-
-
-def _round_ratios(run: BenchRun) -> str:
-    if run.rounds < 2:
-        return ""
-    return (
-        " With rounds a CPU ratio is the median of its values round by round, both sides"
-        " read in the same pass over the matrix and, for a mean over endpoints, only the"
-        " rounds that measured all of them (bench/report/ratios.py), so it may differ from the"
-        " quotient of the per-server tables' median rounds."
-    )
-
-
-def _cpu(cell: CellResult) -> str:
+def _cpu(cell: CellResult, m: Measurement) -> str:
     """The server's CPU per request, and with rounds the range the rounds spanned."""
     spread = [value for value in cell.rounds_cpu_us if value is not None]
     if len(spread) < 2:
-        return _whole(cell.cpu_us_per_request)
-    return f"{_whole(cell.cpu_us_per_request)} ({_whole(min(spread))}-{_whole(max(spread))})"
-
-
-_LATENCIES = ("p50", "p66", "p75", "p80", "p90", "p95", "p98", "p99", "max")
-
-
-def _latency(name: str) -> Column:
-    """A latency column (`p99`, `max`...): the figure `<name>_ms`, ours and the write-up's."""
-    field = f"{name}_ms"
-    return Column(
-        f"{name} ms",
-        lambda c, m: _ms(getattr(m, field)),
-        lambda f: _ms(getattr(f, field)),
-    )
+        return _fixed(cell.cpu_us_per_request, 0)
+    return f"{_fixed(cell.cpu_us_per_request, 0)} ({min(spread):.0f}-{max(spread):.0f})"
 
 
 def _by_kind(f: Figure) -> str:
     return _DASH if f.errors is None else _error_kinds(f.errors)
 
 
+@dataclass(frozen=True)
+class Column:
+    header: str
+    ours: Callable[[CellResult, Measurement], str]
+    theirs: Callable[[Figure], str] = lambda f: _DASH
+
+
+def _figure(header: str, name: str, digits: int, theirs: int | None = None) -> Column:
+    """A column of one figure, `name`: the measurement's (or else the cell's) with `digits`
+    decimals, and where `theirs` gives its decimals the write-up's."""
+
+    def ours(cell: CellResult, m: Measurement) -> str:
+        return _fixed(getattr(m, name) if hasattr(m, name) else getattr(cell, name), digits)
+
+    if theirs is None:
+        return Column(header, ours)
+    return Column(header, ours, lambda f: _fixed(getattr(f, name), theirs))
+
+
+_LATENCIES = ("p50", "p66", "p75", "p80", "p90", "p95", "p98", "p99", "max")
 # Every column a per-server table can have; `[report] columns` picks some, in order, and
 # DEFAULT_COLUMNS serve the families that pick none. The write-ups' tools name some figures
 # differently (wrk's Avg, vegeta's Mean; hey's Total, vegeta's Duration), and each table
@@ -442,129 +406,128 @@ COLUMNS: Mapping[str, Column] = {
         lambda c, m: f"{c.load.rate}/s" if c.load.arrival else f"{c.load.vus} VUs",
         lambda f: str(f.printed.get("load", _DASH)),
     ),
-    "requests": Column("requests", lambda c, m: str(m.requests), lambda f: _number(f.requests, 0)),
-    "seconds": Column(
-        "duration s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
-    ),
-    "total": Column(
-        "total s", lambda c, m: f"{m.elapsed_s:.2f}", lambda f: _number(f.elapsed_s, 2)
-    ),
-    "rps": Column("req/s", lambda c, m: f"{m.rps:.1f}", lambda f: _number(f.rps, 2)),
-    "cpu": Column("CPU µs/req", lambda c, m: _cpu(c), lambda f: _DASH),
-    "memory": Column("memory MiB", lambda c, m: _whole(c.server_memory_mib), lambda f: _DASH),
-    "success": Column(
-        "success", lambda c, m: _ratio_of(m.success_ratio), lambda f: _ratio_of(f.success_ratio)
-    ),
-    "avg": Column("avg ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
-    "mean": Column("mean ms", lambda c, m: _ms(m.avg_ms), lambda f: _ms(f.avg_ms)),
-    **{name: _latency(name) for name in _LATENCIES},
+    "requests": _figure("requests", "requests", 0, 0),
+    "seconds": _figure("duration s", "elapsed_s", 2, 2),
+    "total": _figure("total s", "elapsed_s", 2, 2),
+    "rps": _figure("req/s", "rps", 1, 2),
+    "cpu": Column("CPU µs/req", _cpu),
+    "memory": _figure("memory MiB", "server_memory_mib", 0),
+    "success": _figure("success", "success_ratio", 4, 4),
+    "avg": _figure("avg ms", "avg_ms", 2, 2),
+    "mean": _figure("mean ms", "avg_ms", 2, 2),
+    **{name: _figure(f"{name} ms", f"{name}_ms", 2, 2) for name in _LATENCIES},
     "errors": Column("errors", lambda c, m: _error_kinds(m.errors), _by_kind),
     "statuses": Column("errors (by status)", lambda c, m: _statuses(m), _by_kind),
-    "dropped": Column("dropped", lambda c, m: str(m.dropped), lambda f: _DASH),
-    "db": Column(
-        "DB conns (peak)",
-        lambda c, m: _DASH if c.db_connections is None else str(c.db_connections),
-        lambda f: _DASH,
-    ),
-    "k6": Column("k6 CPU s (load)", _k6, lambda f: _DASH),
-    "steal": Column(
-        "steal %",
-        lambda c, m: _DASH if c.steal_pct is None else f"{c.steal_pct:.0f}",
-        lambda f: _DASH,
-    ),
+    "dropped": _figure("dropped", "dropped", 0),
+    "db": _figure("DB conns (peak)", "db_connections", 0),
+    "k6": Column("k6 CPU s (load)", _k6),
+    "steal": _figure("steal %", "steal_pct", 0),
 }
 # wrk's figures; `total` joins them after req/s when a shape is counted (hey's Total).
 DEFAULT_COLUMNS = (
-    "requests",
-    "rps",
-    "cpu",
-    "memory",
-    "avg",
-    "p50",
-    "p75",
-    "p90",
-    "p99",
-    "max",
-    "errors",
-    "k6",
+    "requests", "rps", "cpu", "memory", "avg", "p50", "p75", "p90", "p99", "max", "errors", "k6",
     "steal",
-)
+)  # fmt: skip
 # Where a failed cell's error goes: the first of these the table has, else its last column.
 _FAILURE_COLUMNS = ("errors", "statuses")
+# What a wrk or ab run of a cell fills in besides its errors: each column's figure and its
+# decimals. Its other columns stay empty.
+_TOOL_COLUMNS = {
+    "requests": ("requests", 0),
+    "rps": ("rps", 1),
+    "cpu": ("cpu_us_per_request", 0),
+    "p50": ("p50_ms", 2),
+    "p99": ("p99_ms", 2),
+}
 
 
 def _chosen(matrix: Matrix, totals: bool) -> list[str]:
-    if not matrix.report.columns:
+    columns = matrix.report.columns
+    if not columns:
         names = list(DEFAULT_COLUMNS)
         if totals:
             names.insert(names.index("rps") + 1, "total")
         return names
-    unknown = [name for name in matrix.report.columns if name not in COLUMNS]
-    if unknown:
+    if unknown := [name for name in columns if name not in COLUMNS]:
         raise BenchError(
             f"{matrix.family}: [report] columns names unknown {unknown} "
             f"(known: {', '.join(COLUMNS)})"
         )
-    names = list(matrix.report.columns)
+    names = list(columns)
     # CPU per request sits beside requests/s in every table.
     if "cpu" not in names and "rps" in names:
         names.insert(names.index("rps") + 1, "cpu")
     return names
 
 
-# What a wrk or ab run of a cell fills in; its other columns stay empty.
-_TOOL_COLUMNS: Mapping[str, Callable[[ToolResult], str]] = {
-    "requests": lambda t: str(t.requests),
-    "rps": lambda t: f"{t.rps:.1f}",
-    "cpu": lambda t: _whole(t.cpu_us_per_request),
-    "p50": lambda t: _ms(t.p50_ms),
-    "p99": lambda t: _ms(t.p99_ms),
-    "errors": lambda t: str(t.errors),
-    "statuses": lambda t: str(t.errors),
-}
+def _tool(tool: ToolResult, name: str) -> str:
+    """A column of a wrk or ab run's row: its errors, or a figure it shares with k6's."""
+    if name in _FAILURE_COLUMNS:
+        return str(tool.errors)
+    if name not in _TOOL_COLUMNS:
+        return _DASH
+    field, digits = _TOOL_COLUMNS[name]
+    return _fixed(getattr(tool, field), digits)
 
 
-def _tool_rows(cell: CellResult, names: Sequence[str]) -> list[list[str]]:
-    """The write-up's own tool (wrk, ab) on the same cell, beside k6's row."""
-    return [
-        [
-            cell.endpoint,
-            f"{tool.tool}, {_workers(cell.workers)}",
-            *(_TOOL_COLUMNS[n](tool) if n in _TOOL_COLUMNS else _DASH for n in names),
-        ]
+def _cell_rows(cell: CellResult, names: Sequence[str]) -> list[list[str]]:
+    """Our row of the cell, then the write-up's own tool (wrk, ab) on the same cell."""
+    m, run = cell.measurement, f"ours, {workers(cell.workers)}"
+    if m is not None:
+        rows = [[cell.endpoint, run, *(COLUMNS[name].ours(cell, m) for name in names)]]
+    else:
+        failure = next((n for n in _FAILURE_COLUMNS if n in names), names[-1])
+        rows = [[cell.endpoint, run, *(_errors(cell) if n == failure else _DASH for n in names)]]
+    return rows + [
+        [cell.endpoint, f"{tool.tool}, {workers(cell.workers)}", *(_tool(tool, n) for n in names)]
         for tool in cell.tools
     ]
 
 
-def _our_row(cell: CellResult, names: Sequence[str]) -> list[str]:
-    m = cell.measurement
-    run = f"ours, {_workers(cell.workers)}"
-    if m is not None:
-        return [cell.endpoint, run, *(COLUMNS[name].ours(cell, m) for name in names)]
-    failure = next((n for n in _FAILURE_COLUMNS if n in names), names[-1])
-    return [cell.endpoint, run, *(_errors(cell) if n == failure else _DASH for n in names)]
-
-
 def _variant_rows(
-    cells: Sequence[CellResult],
-    write_up_server: str | None,
-    write_up: WriteUp,
-    names: Sequence[str],
+    cells: Sequence[CellResult], server: str | None, write_up: WriteUp, names: Sequence[str]
 ) -> list[list[str]]:
-    """A variant's rows, endpoint by endpoint, the write-up's figures beside ours."""
+    """A variant's rows, endpoint by endpoint, the write-up's figures (of `server`) beside
+    ours."""
     rows = []
     for endpoint in dict.fromkeys(cell.endpoint for cell in cells):
         for cell in cells:
-            if cell.endpoint == endpoint:
-                rows += [_our_row(cell, names), *_tool_rows(cell, names)]
-        if write_up_server is None:
+            rows += _cell_rows(cell, names) if cell.endpoint == endpoint else []
+        if server is None:
             continue
-        for workers in write_up.workers(write_up_server):
-            figure = write_up.figure(write_up_server, workers, endpoint)
+        for count in write_up.workers(server):
+            figure = write_up.figure(server, count, endpoint)
             if figure is not None:
                 theirs = [COLUMNS[name].theirs(figure) for name in names]
-                rows.append([endpoint, f"write-up, {_workers(workers)}", *theirs])
+                rows.append([endpoint, f"write-up, {workers(count)}", *theirs])
     return rows
+
+
+_RESULTS = (
+    "Requests are those of the measured phase, after the warm-up of a timed shape "
+    "(wrk's); latency is k6's http_req_duration (sending + waiting + receiving), like "
+    "wrk's.{counted} Errors by kind: {kinds}. CPU µs/req is the CPU "
+    "time every process of the server under test spent in the measured phase over the "
+    "requests it completed: a cost that does not depend on the load generator. k6 CPU "
+    "is the CPU time k6 itself used in the cell, and in brackets its share of what the "
+    "CPUs it ran on could give: near 100%, k6 rather than the server set the pace of "
+    "that cell, and where it used 80% or more, or the write-up's tool on the same cell got "
+    "1.25× its requests/s or more, the cell is **client-bound**: its requests/s are the "
+    "client's and enter no ratio (wrk's row is the figure to read); *shared*: k6 ran on "
+    "CPUs the server used too. Rows named wrk or ab are "
+    "the write-up's own tool run against the same cell after k6."
+)
+_COUNTED = (
+    " For a counted shape (hey's) every request is measured: total s is the whole run "
+    "(hey's Total), requests/s the requests over it, and max hey's Slowest less the "
+    "connect time."
+)
+# The charts of every cell, in the order the per-server section shows them.
+_CELL_CHARTS = (
+    ("rps", "successful requests/s per endpoint and server"),
+    ("cpu", "server CPU per request per endpoint and server"),
+    ("total", "total time per endpoint and server"),
+)
 
 
 def _server_tables(
@@ -573,33 +536,12 @@ def _server_tables(
     totals = any(load.counted for load in run.loads())
     names = _chosen(matrix, totals)
     header = ["endpoint", "run", *(COLUMNS[name].header for name in names)]
-    counted = (
-        " For a counted shape (hey's) every request is measured: total s is the whole run "
-        "(hey's Total), requests/s the requests over it, and max hey's Slowest less the "
-        "connect time."
-        if totals
-        else ""
-    )
-    lines = [
-        "## Results per server",
-        "",
-        "Requests are those of the measured phase, after the warm-up of a timed shape "
-        "(wrk's); latency is k6's http_req_duration (sending + waiting + receiving), like "
-        f"wrk's.{counted} Errors by kind: {', '.join(ERROR_KINDS)}. CPU µs/req is the CPU "
-        "time every process of the server under test spent in the measured phase over the "
-        "requests it completed: a cost that does not depend on the load generator. k6 CPU "
-        "is the CPU time k6 itself used in the cell, and in brackets its share of what the "
-        "CPUs it ran on could give: near 100%, k6 rather than the server set the pace of "
-        "that cell, and where it used 80% or more, or the write-up's tool on the same cell got "
-        "1.25× its requests/s or more, the cell is **client-bound**: its requests/s are the "
-        "client's and enter no ratio (wrk's row is the figure to read); *shared*: k6 ran on "
-        "CPUs the server used too. Rows named wrk or ab are "
-        "the write-up's own tool run against the same cell after k6.",
-        "",
-    ]
+    intro = _RESULTS.format(counted=_COUNTED if totals else "", kinds=", ".join(ERROR_KINDS))
+    lines = _section("Results per server", intro)
     for kind, caption in _CELL_CHARTS:
-        for path in _charts_of(charts, kind):
-            lines += [f"![{caption}]({path})", ""]
+        for key, path in charts.items():
+            if key == kind or key.startswith(f"{kind}:"):
+                lines += [f"![{caption}]({path})", ""]
     for variant in matrix.variants:
         cells = [cell for cell in run.cells if cell.variant == variant.name]
         if not cells:
@@ -612,56 +554,40 @@ def _server_tables(
     return lines
 
 
-def _assignments(env: Mapping[str, str]) -> str:
-    return " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+def _env(option: str, env: Sequence[tuple[str, str]]) -> str:
+    return " ".join(f"{option}{key}={shlex.quote(value)}" for key, value in env)
 
 
 def _commands(run: BenchRun, matrix: Matrix) -> list[str]:
     lines = ["## Commands", ""]
     for variant in matrix.variants:
-        for workers in sorted({c.workers for c in run.cells if c.variant == variant.name}):
-            cells = [c for c in run.cells if (c.variant, c.workers) == (variant.name, workers)]
+        for count in sorted({c.workers for c in run.cells if c.variant == variant.name}):
+            cells = [c for c in run.cells if (c.variant, c.workers) == (variant.name, count)]
             ran = next((c for c in cells if c.commands), None)
-            env = _assignments(cells[0].settings)
+            env = _env("", list(cells[0].settings.items()))
             lines += [
-                f"**{variant.name}, {_workers(workers)}** ({cells[0].pinning}):",
+                f"**{variant.name}, {workers(count)}** ({cells[0].pinning}):",
                 "",
                 "```sh",
                 f"{env} docker compose --profile {variant.profile} up {variant.service}",
                 f"{env} servelab up --profile {variant.profile} --only {variant.service}",
+                *(
+                    f"# {name}: {shlex.join(argv)}"
+                    for name, argv in (ran or cells[0]).commands.items()
+                ),
+                "```",
+                "",
             ]
-            if ran is not None:
-                lines += [f"# {name}: {shlex.join(argv)}" for name, argv in ran.commands.items()]
-            lines += ["```", ""]
     lines += ["Each cell then runs:", "", "```sh", run.k6_command, "```", ""]
     endpoints = {
         (c.endpoint, c.script, tuple(c.load.k6_env().items()), tuple(c.env.items())): None
         for c in run.cells
     }
     rows = [
-        (
-            key,
-            f"loadtests/{script}",
-            " ".join(f"-e {k}={shlex.quote(v)}" for k, v in load),
-            " ".join(f"-e {k}={shlex.quote(v)}" for k, v in env),
-        )
+        (key, f"loadtests/{script}", _env("-e ", load), _env("-e ", env))
         for key, script, load, env in endpoints
     ]
-    lines += table(["endpoint", "script", "load shape", "endpoint env"], rows)
-    return lines
-
-
-# The charts of every cell, in the order the per-server section shows them.
-_CELL_CHARTS = (
-    ("rps", "successful requests/s per endpoint and server"),
-    ("cpu", "server CPU per request per endpoint and server"),
-    ("total", "total time per endpoint and server"),
-)
-
-
-def _charts_of(charts: Mapping[str, str], kind: str) -> list[str]:
-    """The chart of `kind`, or its parts (kind:1, kind:2...) in order."""
-    return [path for key, path in charts.items() if key == kind or key.startswith(f"{kind}:")]
+    return lines + table(["endpoint", "script", "load shape", "endpoint env"], rows)
 
 
 def _write_up_charts(charts: Mapping[str, str], write_up: WriteUp) -> list[str]:
@@ -675,49 +601,33 @@ def _write_up_charts(charts: Mapping[str, str], write_up: WriteUp) -> list[str]:
     ]
     if not drawn:
         return []
-    lines = [
-        "## Beside the write-up",
-        "",
+    intro = (
         "Each chart is one table of the write-up, its figures and ours side by side as "
         "ratios to a reference row measured in the same run (the write-up's fastest row "
-        "that this run has too): absolute figures from two machines never share an axis.",
-        "",
-    ]
-    for caption, path in drawn:
-        lines += [f"![{caption}]({path})", ""]
-    return lines
+        "that this run has too): absolute figures from two machines never share an axis."
+    )
+    return _section("Beside the write-up", intro, *(f"![{c}]({p})" for c, p in drawn))
 
 
-def _findings_link(source: Path | None) -> str:
-    """docs/findings.md from docs/results/; a run kept apart has findings.md beside it."""
-    if source is None or (source.parent.name, source.parent.parent.name) == ("results", "docs"):
-        return "../findings.md"
-    return "findings.md"
-
-
-def _summary(found: Sequence[Answer], findings: str) -> list[str]:
+def _summary(found: Sequence[Answer], source: Path | None) -> list[str]:
+    """The write-up's questions answered; the findings page is docs/findings.md from
+    docs/results/, beside a run kept apart."""
     if not found:
         return []
-    return [
-        "## Summary",
-        "",
+    kept_apart = source is not None and (source.parent.name, source.parent.parent.name) != (
+        "results",
+        "docs",
+    )
+    findings = "findings.md" if kept_apart else "../findings.md"
+    intro = (
         "The write-up's questions, answered by this run's figures alone, each value with its "
         "range (min–max over rounds; ±10% for a value measured once, ±21% for a ratio of two "
         "such); an option wins only "
         f"where every range lies on its side. [The findings]({findings}) answer them from "
-        "every run of this family, beside the write-up's own answers.",
-        "",
-        *(f"- **{a.question}** {a.verdict} — {a.figures}." for a in found),
-        "",
-    ]
-
-
-def _bench_command(run: BenchRun, family: str, source: Path | None) -> str:
-    """The `servelab bench` command line that wrote the run (its label from the file name)."""
-    command = f"servelab bench {family} --{run.form}"
-    if source is not None and source.stem.startswith(f"{family}."):
-        command += f" --label {source.stem.removeprefix(f'{family}.')}"
-    return command
+        "every run of this family, beside the write-up's own answers."
+    )
+    answers = [f"- **{a.question}** {a.verdict} — {a.figures}." for a in found]
+    return [*_section("Summary", intro), *answers, ""]
 
 
 def render(
@@ -733,19 +643,21 @@ def render(
     ratio_lines, measured = _ratios(run, matrix, write_up)
     failed = [cell for cell in run.cells if cell.measurement is None]
     specs = {spec.name: spec for spec in matrix.ratios}
-    saved = source.name if source is not None else f"{matrix.family}.json"
+    family = matrix.family
+    saved = source.name if source is not None else f"{family}.json"
+    # The `servelab bench` command line that wrote the run (its label from the file name).
+    command = f"servelab bench {family} --{run.form}"
+    if source is not None and source.stem.startswith(f"{family}."):
+        command += f" --label {source.stem.removeprefix(f'{family}.')}"
     lines = [
         f"# {matrix.title}",
         "",
-        f"Written by `{_bench_command(run, matrix.family, source)}` (started {run.started}, "
+        f"Written by `{command}` (started {run.started}, "
         f"{len(run.cells)} cells in {run.wall_s:.0f} s) on {run.machine.cpu_model}, "
-        f"{run.machine.cpus} CPUs; `servelab report {source or matrix.family}` renders it "
+        f"{run.machine.cpus} CPUs; `servelab report {source or family}` renders it "
         f"again from [{saved}]({saved}). The write-up: {write_up.citation}.",
         "",
-        *_summary(
-            answer_run(Project.find(), run, matrix),
-            _findings_link(source),
-        ),
+        *_summary(answer_run(Project.find(), run, matrix), source),
         "Compare ratios measured in one run, and CPU per request, not requests/s across "
         "machines or runs: k6 spends several times the CPU per request that wrk does, and "
         "may share the machine with the server.",
