@@ -85,7 +85,7 @@ def _settled(data: Path, objects: int) -> Store:
 def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> list[Row]:
     work = work_dir(project_dir, "probe", "aborts", target.family, variant.variant)
     work.mkdir(parents=True, exist_ok=True)
-    label = f"{target.family} {variant.variant}"
+    where = f"{target.family} {variant.variant}"
     probes = []
     with files_stack(target, variant, work / "server.log") as (stack, data):
         port = stack.port(variant.service)
@@ -97,22 +97,17 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> li
             client.get("/files").raise_for_status()
             fds_before = open_fds(stack, variant.watched)
             # What each abort is called, and the abort.
-            cases: list[tuple[str, Callable[[], None]]] = [
-                (
-                    f"{'multipart' if multipart else 'raw'} upload of {size // 1024} KiB "
-                    "cut halfway",
-                    partial(abort_upload, port, stack.api_token, size, multipart),
+            cases: dict[str, Callable[[], None]] = {
+                f"{'multipart' if multi else 'raw'} upload of {size // 1024} KiB cut halfway": (
+                    partial(abort_upload, port, stack.api_token, size, multi)
                 )
-                for multipart in (False, True)
+                for multi in (False, True)
                 for size in SIZES
-            ]
-            cases.append(
-                (
-                    f"download of {DOWNLOAD_BYTES // 1024} KiB cut after 64 KiB",
-                    partial(abort_download, port, object_id),
-                )
+            }
+            cases[f"download of {DOWNLOAD_BYTES // 1024} KiB cut after 64 KiB"] = partial(
+                abort_download, port, object_id
             )
-            for label, abort in cases:
+            for label, abort in cases.items():
                 started = time.monotonic()
                 for _ in range(REPEAT):
                     abort()
@@ -122,25 +117,21 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> li
                 serving = after.status_code == 200 and len(after.content) == DOWNLOAD_BYTES
                 fds = open_fds(stack, variant.watched)
                 passed = not store.leftovers and store.objects == 1 and serving
+                observed = (
+                    f"{len(store.leftovers)} files left, {store.objects} object(s) stored; next "
+                    f"download {after.status_code}; server fds {fds_before} before, {fds} after"
+                )
+                figures = {
+                    "leftover_files": len(store.leftovers),
+                    "objects": store.objects,
+                    "next_status": after.status_code,
+                    "fds": fds,
+                    "settle_s": round(settle_s, 2),
+                }
+                expected = "0 partial or temp files; the next request served"
+                verdict = Verdict.PASS if passed else Verdict.FAIL
                 probes.append(
-                    Row(
-                        probe=f"{REPEAT} x {label}",
-                        target=label,
-                        expected="0 partial or temp files; the next request served",
-                        observed=(
-                            f"{len(store.leftovers)} files left, {store.objects} object(s) "
-                            f"stored; next download {after.status_code}; server fds "
-                            f"{fds_before} before, {fds} after"
-                        ),
-                        verdict=Verdict.PASS if passed else Verdict.FAIL,
-                        figures={
-                            "leftover_files": len(store.leftovers),
-                            "objects": store.objects,
-                            "next_status": after.status_code,
-                            "fds": fds,
-                            "settle_s": round(settle_s, 2),
-                        },
-                    )
+                    Row(f"{REPEAT} x {label}", where, expected, observed, verdict, figures)
                 )
             client.close()
             time.sleep(1.0)
@@ -149,7 +140,7 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> li
     probes.append(
         Row(
             probe=f"file descriptors over {REPEAT * len(cases)} aborts",
-            target=f"{label} ({', '.join(variant.watched)})",
+            target=f"{where} ({', '.join(variant.watched)})",
             expected=f"no growth (within {FD_SLACK})",
             observed=f"{fds_before} open before the aborts, {fds_after} after",
             verdict=Verdict.PASS if leaked <= FD_SLACK else Verdict.FAIL,

@@ -32,8 +32,8 @@ import httpx2
 from servelab.project import work_dir
 from servelab.reliability.faults.load import Step, run_load
 from servelab.reliability.faults.proxy import Proxy
-from servelab.reliability.faults.timeline import seconds_table
-from servelab.reliability.outage.analysis import Events, Outcome, analyse
+from servelab.reliability.outage.analysis import Events, Outcome, analyse, per_second
+from servelab.reliability.outage.report import by_second
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.stacks import started
 from servelab.spec.reliability import Dependencies, Dependency, Schedule
@@ -193,7 +193,9 @@ def probe_dependency(
     )
     title = f"{dependency.name} {MODES[mode]}, {label} (GET {dependency.endpoint})"
     row = _verdict(dependency, mode, label, outcome, spot, schedule, slow)
-    return row, seconds_table(title, loaded.answers, loaded.events_ms), loaded.command
+    start = loaded.answers[0].at_ms if loaded.answers else 0.0
+    seconds = by_second(per_second(loaded.answers, start), start, loaded.events_ms.items(), "probe")
+    return row, "\n".join([f"{title}:", "", *seconds]).rstrip(), loaded.command
 
 
 def probe_dependencies(

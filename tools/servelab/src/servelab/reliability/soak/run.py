@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import os
 import statistics
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import httpx2
 
 from servelab.project import work_dir
-from servelab.reliability.faults.load import run_load
+from servelab.reliability.faults.load import Step, run_load
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.soak.sampling import Sample, sample
 from servelab.reliability.soak.targets import SoakError, measured_capacity, soaks
@@ -145,81 +145,56 @@ def run_soak(
         (work / "server.log").open("w") as log,
         started(chosen, log, scratch) as (stack, database),
     ):
-        endpoint = _endpoint(stack, chosen)
+        url, endpoint = stack.url(chosen.service), _endpoint(stack, chosen)
+        load = partial(run_load, project_dir, url, endpoint, json_body=chosen.json_body)
         if rate is None and capacity is None:
-            capacity = probe_capacity(
-                project_dir, stack.url(chosen.service), endpoint, work, chosen
+            # Successful answers per second of PROBE_VUS clients back to back for PROBE_S.
+            probed = load(
+                rate=None, duration_s=PROBE_S, steps=[], work=work / "capacity", vus=PROBE_VUS
             )
+            capacity = sum(answer.ok for answer in probed.answers) / PROBE_S
             capacity_from = f"a {PROBE_S:g} s run of {PROBE_VUS} clients back to back"
         if rate is None:
             if not capacity:
                 raise SoakError(f"{family}: no successful answer to measure a capacity by")
             rate = max(1, int(capacity / 2))
         dirs = [stack.run_dir / "tmp", *(stack.run_dir / "volumes" / d for d in chosen.temp_dirs)]
-        stop = threading.Event()
         begun = time.monotonic()
 
-        def sampler() -> None:
-            while True:
-                samples.append(sample(stack, chosen.watched, database, dirs, begun))
-                if stop.wait(interval_s):
-                    return
+        def take() -> None:
+            samples.append(sample(stack, chosen.watched, database, dirs, begun))
 
-        thread = threading.Thread(target=sampler)
-        thread.start()
-        try:
-            loaded = run_load(
-                project_dir,
-                stack.url(chosen.service),
-                endpoint,
-                rate=rate,
-                duration_s=duration_s,
-                steps=[],
-                work=work,
-                vus=max(2, rate // VUS_PER),
-                json_body=chosen.json_body,
-            )
-        finally:
-            stop.set()
-            thread.join()
+        every = [
+            Step(n * interval_s, f"sample {n}", take)
+            for n in range(int(duration_s // interval_s) + 1)
+        ]
+        loaded = load(
+            rate=rate, duration_s=duration_s, steps=every, work=work, vus=max(2, rate // VUS_PER)
+        )
     probes = judge(chosen, samples, duration_s)
     failed = sum(not answer.ok for answer in loaded.answers)
     sent = int(rate * duration_s)
     sockets = [s.sockets for s in samples]
+    observed = (
+        f"{len(loaded.answers)} answers of {sent} scheduled ({failed} not 2xx); the servers "
+        f"held {min(sockets, default=0)} to {max(sockets, default=0)} sockets, as many as k6 "
+        "opened connections"
+    )
+    figures = {
+        "answers": len(loaded.answers),
+        "scheduled": sent,
+        "failed": failed,
+        "rate": rate,
+        "sockets_max": max(sockets, default=0),
+    }
     probes.append(
         Row(
-            probe=f"soak {duration_s:g} s: answers at {rate} req/s",
-            target=f"{chosen.family} {chosen.variant}, {chosen.request}",
-            expected="every answer a 2xx at half the measured capacity",
-            observed=(
-                f"{len(loaded.answers)} answers of {sent} scheduled ({failed} not 2xx); "
-                f"the servers held {min(sockets, default=0)} to {max(sockets, default=0)} "
-                "sockets, as many as k6 opened connections"
-            ),
-            verdict=Verdict.PASS if failed == 0 and loaded.answers else Verdict.FAIL,
-            figures={
-                "answers": len(loaded.answers),
-                "scheduled": sent,
-                "failed": failed,
-                "rate": rate,
-                "sockets_max": max(sockets, default=0),
-            },
+            f"soak {duration_s:g} s: answers at {rate} req/s",
+            f"{chosen.family} {chosen.variant}, {chosen.request}",
+            "every answer a 2xx at half the measured capacity",
+            observed,
+            Verdict.PASS if failed == 0 and loaded.answers else Verdict.FAIL,
+            figures,
         )
     )
     return Soaked(probes, samples, rate, capacity or 0.0, capacity_from, loaded.command)
-
-
-def probe_capacity(project_dir: Path, url: str, endpoint: str, work: Path, chosen: Soak) -> float:
-    """Successful answers per second of PROBE_VUS clients back to back for PROBE_S."""
-    loaded = run_load(
-        project_dir,
-        url,
-        endpoint,
-        rate=None,
-        duration_s=PROBE_S,
-        steps=[],
-        work=work / "capacity",
-        vus=PROBE_VUS,
-        json_body=chosen.json_body,
-    )
-    return sum(answer.ok for answer in loaded.answers) / PROBE_S
