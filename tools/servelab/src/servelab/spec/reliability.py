@@ -13,13 +13,15 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from servelab.spec.family import Spec, SpecError, families, read_spec, validate
 
 Kind = Literal["kill", "kill-worker", "sigterm", "rolling-restart", "nginx-reload"]
+# Report text written over several lines in the spec, read as one line.
+OneLine = Annotated[str, AfterValidator(lambda text: " ".join(text.split()))]
 KINDS: tuple[str, ...] = get_args(Kind)
 
 
@@ -153,13 +155,8 @@ class Fuzz(Spec):
     json_bodies: tuple[tuple[str, str], ...] = ()
     delete_race: bool = False
     heads: tuple[str, ...] | None = None
-    notes: str = ""
+    notes: OneLine = ""
     schema_pass_s: float = 0.0
-
-    @field_validator("notes")
-    @classmethod
-    def _one_line(cls, notes: str) -> str:
-        return " ".join(notes.split())
 
 
 class Soak(Served):
@@ -238,9 +235,11 @@ class Schedule(Spec):
 
 class Dependencies(Spec):
     """`servelab probe dependencies` on a family: each of `stacks` (an nginx in front, a
-    scratch database) under `schedule`'s load, each of `outages` cut, then stalled."""
+    scratch database) under `schedule`'s load, each of `outages` cut, then stalled; `notes`
+    what the report says of how they are reached and what ends a wait."""
 
     family: str
+    notes: OneLine = ""
     stacks: tuple[Stack, ...] = Field(min_length=1)
     outages: tuple[Dependency, ...] = Field(min_length=1)
     schedule: Schedule

@@ -14,31 +14,6 @@ from servelab.reliability.rows import Row, write_section
 from servelab.spec.reliability import Dependencies, StoreFaults, chosen
 
 
-def dependencies_notes(command: list[str], tables: list[str]) -> str:
-    return "\n\n".join(
-        [
-            "MariaDB, Redis and the compute service are reached through a TCP proxy the "
-            "probe controls (servelab.reliability.faults.proxy); the machine's own servers keep "
-            "running "
-            "(the compute service reads the database through the same proxy as the app). "
-            "Cut: the proxy refuses new connections and resets the established ones. "
-            "Stalled: it accepts connections and forwards nothing, as a hung server or a "
-            "partition would; only the clients' deadlines end a wait (the app servers' "
-            "DB_DEADLINE, 0.75 s, on each query, kept connection's check and new connection: "
-            "MariaDB's own timeouts count whole seconds; a kept connection whose check times "
-            "out ends its request rather than open another, so the requests in flight wait up "
-            "to 0.75 s while the database breaker answers the rest at once; the compute "
-            "client's are 0.2 s and 0.7 s). "
-            "The Redis endpoint's answer is kept by each worker once the cache served it, so "
-            "the load shows the outage costs nothing; the spot request asks for a key no one "
-            "cached (a cold get_pmi), which must be computed without the cache. k6: `"
-            + " ".join(command)
-            + "`.",
-            *tables,
-        ]
-    )
-
-
 def dependency_targets(project_dir: Path) -> list[Dependencies]:
     """Every family's [faults.dependencies]."""
     return list(chosen(project_dir, lambda spec: spec.faults.dependencies, "dependencies").values())
@@ -51,19 +26,18 @@ def store_targets(project_dir: Path) -> list[StoreFaults]:
 
 def write_dependencies(project_dir: Path) -> Path:
     probes: list[Row] = []
-    tables: list[str] = []
-    command: list[str] = []
+    notes: list[str] = []
     for target in dependency_targets(project_dir):
-        rows, more, command = probe_dependencies(project_dir, target)
+        rows, tables, command = probe_dependencies(project_dir, target)
         probes += rows
-        tables += more
+        notes += [f"{target.notes} k6: `{' '.join(command)}`.", *tables]
     return write_section(
         project_dir,
         "dependencies",
         "Dependency outages: the entry editor's database, Redis and compute service",
         "servelab probe dependencies",
         probes,
-        dependencies_notes(command, tables),
+        "\n\n".join(notes),
     )
 
 
