@@ -23,8 +23,9 @@ import httpx2
 from servelab.bench.load.tool_requests import MULTIPART_CONTENT_TYPE
 from servelab.bench.load.tool_requests import multipart as encode_multipart
 from servelab.project import work_dir
-from servelab.reliability.faults.files_stack import Store, files_stack, open_fds
+from servelab.reliability.faults.files_stack import Store, files_stack
 from servelab.reliability.rows import Row, Verdict
+from servelab.reliability.soak.sampling import descriptors, pids
 from servelab.spec.reliability import Served, StoreFaults
 from servelab.stack.ports import LOOPBACK
 
@@ -95,7 +96,7 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> li
         ) as client:
             object_id = client.post("/files", content=os.urandom(DOWNLOAD_BYTES)).json()["id"]
             client.get("/files").raise_for_status()
-            fds_before = open_fds(stack, variant.watched)
+            fds_before = len(descriptors(pids(stack, variant.watched)))
             # What each abort is called, and the abort.
             cases: dict[str, Callable[[], None]] = {
                 f"{'multipart' if multi else 'raw'} upload of {size // 1024} KiB cut halfway": (
@@ -115,7 +116,7 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> li
                 settle_s = time.monotonic() - started
                 after = client.get(f"/files/{object_id}")
                 serving = after.status_code == 200 and len(after.content) == DOWNLOAD_BYTES
-                fds = open_fds(stack, variant.watched)
+                fds = len(descriptors(pids(stack, variant.watched)))
                 passed = not store.leftovers and store.objects == 1 and serving
                 observed = (
                     f"{len(store.leftovers)} files left, {store.objects} object(s) stored; next "
@@ -135,7 +136,7 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> li
                 )
             client.close()
             time.sleep(1.0)
-            fds_after = open_fds(stack, variant.watched)
+            fds_after = len(descriptors(pids(stack, variant.watched)))
     leaked = fds_after - fds_before
     probes.append(
         Row(

@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 from servelab.bench.load.k6 import K6Error
 from servelab.project import find_project_dir
@@ -18,13 +16,6 @@ from servelab.reliability.plan import announce, probe_names, probes_s
 from servelab.spec.family import SpecError
 from servelab.spec.reliability import chosen
 from servelab.stack import StackError
-
-
-def _writer(name: str, args: argparse.Namespace) -> Callable[[Path], Path] | None:
-    """The probe's writer with the command line's options, where it takes any."""
-    if name == "coldstart":
-        return partial(write_coldstart, families=args.family or (), seconds=args.seconds)
-    return None
 
 
 def probe(args: argparse.Namespace) -> int:
@@ -47,9 +38,11 @@ def probe(args: argparse.Namespace) -> int:
         print(f"servelab: {skipped} skipped: {NEEDS_ROOT[skipped]}", file=sys.stderr)
     planned = probes_s(find_project_dir(), names, args.family or (), args.seconds)
     print(announce(f"probes {', '.join(names)}", planned), file=sys.stderr)
+    # The cold start's writer with the command line's options.
+    coldstart = partial(write_coldstart, families=args.family or (), seconds=args.seconds)
     try:
         for name in names:
-            path = run_probe(find_project_dir(), name, _writer(name, args))
+            path = run_probe(find_project_dir(), name, coldstart if name == "coldstart" else None)
             print(f"servelab: wrote {path} ({name})", file=sys.stderr)
     except (StackError, LoadError, K6Error, subprocess.CalledProcessError) as error:
         print(f"servelab: {error}", file=sys.stderr)

@@ -7,14 +7,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.spec.reliability import Served, StoreFaults
 from servelab.stack import Stack, StackError
-from servelab.stack.groups import members
 
 
 @dataclass(frozen=True)
@@ -33,18 +32,6 @@ class Store:
         temps = [f"tmp/{path.name}" for path in tmp_dir.iterdir()] if tmp_dir.is_dir() else []
         orphans = [f"objects/{name}" for name in sorted(blobs ^ sidecars)]
         return cls(objects=len(blobs & sidecars), leftovers=temps + orphans)
-
-
-def open_fds(stack: Stack, services: Sequence[str]) -> int:
-    """File descriptors open in the services' process groups (every process of each)."""
-    total = 0
-    for service in services:
-        for pid in members(stack.running[service].pgid):
-            try:
-                total += sum(1 for _ in Path(f"/proc/{pid}/fd").iterdir())
-            except OSError:
-                continue
-    return total
 
 
 @contextmanager

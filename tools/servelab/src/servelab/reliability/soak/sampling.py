@@ -32,7 +32,8 @@ class Sample:
     temp_files: int
 
 
-def _pids(stack: Stack, services: Sequence[str]) -> list[int]:
+def pids(stack: Stack, services: Sequence[str]) -> list[int]:
+    """Every process of the services' process groups."""
     return [pid for service in services for pid in members(stack.running[service].pgid)]
 
 
@@ -99,13 +100,13 @@ def sample(
     dirs: Sequence[Path],
     started: float,
 ) -> Sample:
-    pids = _pids(stack, services)
-    targets = descriptors(pids)
+    group = pids(stack, services)
+    targets = descriptors(group)
     sockets = [t[len(_SOCKET) : -1] for t in targets if t.startswith(_SOCKET)]
     waiting = close_wait_inodes()
     return Sample(
         at_s=round(time.monotonic() - started, 1),
-        rss_mib=round(rss_mib(pids), 1),
+        rss_mib=round(rss_mib(group), 1),
         fds=len(targets) - len(sockets),
         sockets=len(sockets),
         close_wait=sum(inode in waiting for inode in sockets),
