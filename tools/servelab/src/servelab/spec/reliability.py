@@ -315,13 +315,11 @@ def reliability(project_dir: Path, family: str) -> Reliability:
     }
     joined: dict[str, Any] = {"drills": drills}
     if "fuzz" in spec:
-        fuzz = spec["fuzz"]
-        stacks = []
-        for raw in fuzz.get("stacks", []):
-            stack = _stack(raw, variants, f"{where}: fuzz.stacks")
-            targets = [{"service": stack.get("service"), **t} for t in stack.get("targets", [])]
-            stacks.append({**stack, "targets": targets})
-        joined["fuzz"] = {**fuzz, "family": family, "stacks": stacks}
+        fuzz = _stacks(spec["fuzz"], variants, f"{where}: fuzz.stacks")
+        for stack in fuzz["stacks"]:  # a target's service: its stack's, unless named
+            targets = stack.get("targets", [])
+            stack["targets"] = [{"service": stack["service"], **target} for target in targets]
+        joined["fuzz"] = {**fuzz, "family": family}
     if "soak" in spec:
         joined["soak"] = {**_stack(spec["soak"], variants, f"{where}: soak"), "family": family}
     if "coldstart" in spec:

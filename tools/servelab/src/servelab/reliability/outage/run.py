@@ -1,5 +1,6 @@
-"""Run a drill: the stack and k6 at a constant rate, and beside them the runner acting on
-the stack as the drill's kind says (servelab.reliability.outage.actions)."""
+"""k6 at a constant rate (loadtests/outage.js) with something acting beside it: a drill's
+runner acting on the stack as its kind says (servelab.reliability.outage.actions), or a
+fault probe's timeline of faults (`run_load`)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,58 @@ def load_beside(
     if not answers_csv.is_file():
         raise LoadError(f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}")
     return read_answers(answers_csv), [arg.replace(str(project_dir) + "/", "") for arg in argv]
+
+
+@dataclass(frozen=True)
+class Step:
+    """`act` at `at_s` seconds into the load, recorded in the events as `name`."""
+
+    at_s: float
+    name: str
+    act: Callable[[], None]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    answers: list[Answer]
+    events_ms: dict[str, float]  # unix ms of each step
+    command: list[str]
+
+
+def run_load(
+    project_dir: Path,
+    url: str,
+    endpoint: str,
+    *,
+    rate: int | None,
+    duration_s: float,
+    steps: Sequence[Step],
+    work: Path,
+    vus: int | None = None,
+    json_body: str | None = None,
+) -> Loaded:
+    """GET `url + endpoint` at `rate` per second for `duration_s`, running `steps` on time;
+    `vus`: k6's preallocated VUs (each opens a connection of its own when first used). With
+    no rate, `vus` clients send back to back (wrk's shape): what the server can answer.
+    `json_body`: a file under loadtests/ POSTed as each request's JSON body instead."""
+    work.mkdir(parents=True, exist_ok=True)
+    env = {"BASE_URL": url, "ENDPOINT": endpoint}
+    env |= {"SHAPE": "vegeta", "RATE": str(rate)} if rate else {"SHAPE": "wrk"}
+    env["DURATION"] = f"{duration_s:g}s"
+    if vus:
+        env["VUS"] = str(vus)
+    if json_body:
+        env |= {"METHOD": "POST", "BODY_FILE": json_body, "CONTENT_TYPE": "application/json"}
+    events: dict[str, float] = {}
+
+    def act(started: float) -> None:
+        for step in steps:
+            time.sleep(max(0.0, started + step.at_s - time.monotonic()))
+            events[step.name] = time.time() * 1000
+            step.act()
+
+    answers, command = load_beside(project_dir, env, work, act)
+    return Loaded(answers, events, command)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ and whether the goal was met."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from servelab.reliability.outage.drill import Drill
 from servelab.reliability.outage.loss import Loss
@@ -84,15 +84,11 @@ def _whole(value: float | None) -> str:
 
 def judge(drill: Drill, loss: Loss, measured: Mapping[str, float]) -> Row:
     """The drill's row; `measured`: the runner's own figures (outage.actions)."""
-    figures = {
-        "answers": float(loss.answers),
-        "failed": float(loss.failed),
-        "in_flight": float(loss.in_flight),
-        "in_flight_failed": float(loss.in_flight_failed),
-        "failed_after": float(loss.failed_after),
-        **({"whole_again_s": loss.whole_again_s} if loss.whole_again_s is not None else {}),
-        **{key: float(value) for key, value in measured.items()},
-    }
+    counted = ("answers", "failed", "in_flight", "in_flight_failed", "failed_after")
+    figures = {key: float(value) for key, value in asdict(loss).items() if key in counted}
+    if loss.whole_again_s is not None:
+        figures["whole_again_s"] = loss.whole_again_s
+    figures |= {key: float(value) for key, value in measured.items()}
     whole = loss.whole_again_s
     if drill.kind == "kill-worker":
         back = measured.get("worker_back_s")

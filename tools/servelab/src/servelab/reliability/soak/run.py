@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx2
 
 from servelab.project import work_dir
-from servelab.reliability.faults.load import Step, run_load
+from servelab.reliability.outage.run import Step, run_load
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.soak.sampling import Sample, sample
 from servelab.reliability.soak.targets import SoakError, measured_capacity, soaks
