@@ -325,10 +325,6 @@ class Goal(Spec):
             for e in self.endpoints
         ) or (self,)
 
-    def met_by(self, value: float) -> bool:
-        low = self.minimum is None or value >= self.minimum
-        return low and (self.maximum is None or value <= self.maximum)
-
 
 class Payload(Spec):
     """The body the scripts send, also written as <volume>/<name> for nginx to serve."""

@@ -17,9 +17,9 @@ uploads do not pile up on disk or in a listing the next cell reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -54,24 +54,17 @@ class Serving:
     warm: bool
 
 
+@dataclass
 class Stacks:
     """`with Stacks(...) as stacks:` then, per cell, `with stacks.serving(cell, ...) as s`."""
 
-    def __init__(
-        self,
-        start: Starter,
-        prepare: Callable[[Stack], None],
-        work_dir: Path,
-        *,
-        keep: bool = False,
-        clear: tuple[str, ...] = (),
-    ) -> None:
-        self._start = start
-        self._prepare = prepare
-        self._work_dir = work_dir
-        self._keep = keep
-        self._clear = clear
-        self._kept: dict[_Key, _Kept] = {}
+    start: Starter
+    prepare: Callable[[Stack], None]
+    work_dir: Path
+    _: KW_ONLY
+    keep: bool = False
+    clear: tuple[str, ...] = ()
+    _kept: dict[_Key, _Kept] = field(default_factory=dict)
 
     def __enter__(self) -> Stacks:
         return self
@@ -82,12 +75,12 @@ class Stacks:
     @contextmanager
     def serving(self, cell: Cell, pinning: Pinning, slug: str) -> Iterator[Serving]:
         """The cell's stack, running: a new one stopped afterwards, or the kept one."""
-        if not self._keep:
+        if not self.keep:
             with (
-                (self._work_dir / f"{slug}.server.log").open("w") as log,
-                self._start(cell, pinning, log) as stack,
+                (self.work_dir / f"{slug}.server.log").open("w") as log,
+                self.start(cell, pinning, log) as stack,
             ):
-                self._prepare(stack)
+                self.prepare(stack)
                 yield Serving(stack, warm=False)
             return
         key = _key(cell, pinning)
@@ -103,19 +96,19 @@ class Stacks:
             self.stop(lambda other: other == key)
             raise
         kept.served.add(cell.endpoint.key)
-        for volume in self._clear:
+        for volume in self.clear:
             _empty(kept.stack.volume(volume))
 
     def _started(self, key: _Key, cell: Cell, pinning: Pinning) -> _Kept:
-        log = (self._work_dir / f"{cell.variant.name}-w{cell.workers}.server.log").open("w")
+        log = (self.work_dir / f"{cell.variant.name}-w{cell.workers}.server.log").open("w")
         try:
-            stack = self._start(cell, pinning, log)
+            stack = self.start(cell, pinning, log)
             stack.start()
         except BaseException:
             log.close()
             raise
         kept = self._kept[key] = _Kept(stack, log)
-        self._prepare(stack)
+        self.prepare(stack)
         return kept
 
     def stop(self, which: Callable[[_Key], bool]) -> None:
@@ -129,11 +122,7 @@ class Stacks:
 
 
 def _key(cell: Cell, pinning: Pinning) -> _Key:
-    return _Key(cell.variant.name, cell.workers, _sorted(cell.server_env), pinning)
-
-
-def _sorted(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(env.items()))
+    return _Key(cell.variant.name, cell.workers, tuple(sorted(cell.server_env.items())), pinning)
 
 
 def _empty(directory: Path) -> None:

@@ -9,7 +9,7 @@ charts, keyed `<kind>:<part>` (rps:1, rps:2...), each a run of whole rows."""
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,60 +130,37 @@ def _server(cell: CellResult, rate: bool) -> str:
     return f"{cell.variant}, {_workers(cell.workers)}{bound}"
 
 
-def _per_cell_chart(
-    cells: Sequence[CellResult],
-    value: Callable[[CellResult], float | None],
-    path: Path,
-    title: str,
-    xlabel: str,
-    digits: int = 0,
-    rate: bool = False,
-) -> list[Path]:
-    """One row per endpoint and server (variant and workers), a single series: the rows
-    of one endpoint together, the chart split between endpoints where it must be."""
-    rows = [(f"{cell.endpoint} | {_server(cell, rate)}", value(cell)) for cell in cells]
-    kept = [(label, figure) for label, figure in rows if figure is not None]
-    labels = [label for label, _ in kept]
-    return _split_barh(path, title, xlabel, labels, [("", [v or 0.0 for _, v in kept])], digits)
+# The charts of every cell: what each shows, whether more is better, its axis, its decimals.
+_CELL_CHARTS = {
+    "rps": ("successful requests/s", "more", "successful requests/s", 0),
+    "cpu": ("server CPU per request", "less", "CPU µs per request", 0),
+    "total": ("total time of each burst", "less", "seconds", 2),
+}
 
 
-def _steady_excluded(run: BenchRun) -> list[CellResult]:
-    """Cells whose requests/s say something: a constant-rate cell's are its offered rate."""
-    return [cell for cell in _measured(run) if not cell.load.arrival]
+def _cell_value(cell: CellResult, kind: str) -> float | None:
+    """The cell's figure on a chart of `kind`: its successful requests/s where they say
+    something (a constant-rate cell's are its offered rate), its server CPU per request,
+    or the total time of a counted cell (hey's Total: how long the burst took)."""
+    assert cell.measurement is not None
+    if kind == "rps":
+        return None if cell.load.arrival else cell.measurement.ok_rps
+    if kind == "cpu":
+        return cell.cpu_us_per_request
+    return cell.measurement.elapsed_s if cell.load.counted else None
 
 
-def rps_chart(run: BenchRun, path: Path) -> list[Path]:
-    title = f"{run.family}: successful requests/s ({run.form}), more is better"
-    return _per_cell_chart(
-        _steady_excluded(run),
-        lambda cell: cell.measurement.ok_rps if cell.measurement is not None else None,
-        path,
-        title,
-        "successful requests/s",
-        rate=True,
-    )
-
-
-def cpu_chart(run: BenchRun, path: Path) -> list[Path]:
-    """The server's CPU microseconds per request of every cell that measured it."""
-    title = f"{run.family}: server CPU per request ({run.form}), less is better"
-    return _per_cell_chart(
-        _measured(run), lambda cell: cell.cpu_us_per_request, path, title, "CPU µs per request"
-    )
-
-
-def total_chart(run: BenchRun, path: Path) -> list[Path]:
-    """The total time of every counted cell (hey's Total): how long the burst took."""
-    cells = [cell for cell in _measured(run) if cell.load.counted]
-    title = f"{run.family}: total time of each burst ({run.form}), less is better"
-    return _per_cell_chart(
-        cells,
-        lambda cell: cell.measurement.elapsed_s if cell.measurement is not None else None,
-        path,
-        title,
-        "seconds",
-        digits=2,
-    )
+def cell_chart(run: BenchRun, kind: str, path: Path) -> list[Path]:
+    """One row per endpoint and server (variant and workers) with a figure of `kind`
+    (_CELL_CHARTS), a single series: the rows of one endpoint together, the chart split
+    between endpoints where it must be."""
+    what, better, xlabel, digits = _CELL_CHARTS[kind]
+    rows = [
+        (cell, value) for cell in _measured(run) if (value := _cell_value(cell, kind)) is not None
+    ]
+    labels = [f"{cell.endpoint} | {_server(cell, kind == 'rps')}" for cell, _ in rows]
+    title = f"{run.family}: {what} ({run.form}), {better} is better"
+    return _split_barh(path, title, xlabel, labels, [("", [v for _, v in rows])], digits)
 
 
 def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> list[Path]:
@@ -340,16 +317,14 @@ def write_charts(
     `latency:<variant>:<workers>`, and given the matrix and the write-up
     `write-up:<table>`, or `workers` where the matrix names a `[report] worker_curve`;
     values: paths relative to `base` (where the report lives)."""
-    charts = _keyed("rps", rps_chart(run, directory / "rps.png"))
-    if any(cell.cpu_us_per_request is not None for cell in _measured(run)):
-        charts.update(_keyed("cpu", cpu_chart(run, directory / "cpu.png")))
+    charts: dict[str, Path] = {}
+    for kind in _CELL_CHARTS:
+        charts.update(_keyed(kind, cell_chart(run, kind, directory / f"{kind}.png")))
     if matrix is not None and write_up is not None:
         if (curve := matrix.report.worker_curve) is not None:
             charts["workers"] = workers_chart(run, write_up, curve, directory / "workers.png")
         else:
             charts.update(write_up_charts(run, matrix, write_up, directory))
-    if any(cell.load.counted for cell in _measured(run)):
-        charts.update(_keyed("total", total_chart(run, directory / "total.png")))
     for variant, workers in dict.fromkeys((c.variant, c.workers) for c in _measured(run)):
         paths = latency_chart(
             run, variant, workers, directory / f"latency-{variant}-w{workers}.png"

@@ -316,7 +316,8 @@ def _ratios(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> tuple[list[str]
         ours = run_ratio_values(spec, run, names)
         published = write_up.values(mapped, spec.metric)
         divisors = write_up.values(mapped, over) if over else None
-        settings = write_up.cell_settings(published)
+        # The write-up's settings are the same for every run.
+        settings = dict.fromkeys(published, write_up.settings)
         theirs = ratio_values(spec, published, names, settings, divisors)
         measured += ours
         if not spec.table:

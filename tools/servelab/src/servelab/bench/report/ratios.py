@@ -70,26 +70,12 @@ class GoalResult:
 
     @property
     def met(self) -> bool:
-        return self.value is not None and self.goal.met_by(self.value.value)
-
-
-def _endpoint_pairs(
-    spec: Ratio,
-    values: Values,
-    variant: str,
-    other: str,
-    workers: int,
-    theirs_w: int,
-    top: str | None,
-) -> list[tuple[str, str]]:
-    assert spec.denominator is not None
-    bottom = spec.denominator.endpoint
-    if top or bottom:
-        return [(top or bottom or "", bottom or top or "")]
-    mine = {e for (v, w, e) in values if v == variant and w == workers}
-    theirs = {e for (v, w, e) in values if v == other and w == theirs_w}
-    shared = {endpoint for endpoint in mine & theirs if spec.numerator.combines(endpoint)}
-    return [(endpoint, endpoint) for endpoint in sorted(shared)]
+        if self.value is None:
+            return False
+        low, high = self.goal.minimum, self.goal.maximum
+        return (low is None or self.value.value >= low) and (
+            high is None or self.value.value <= high
+        )
 
 
 def _shown(spec: Ratio, top: str | None) -> str | None:
@@ -100,24 +86,26 @@ def _shown(spec: Ratio, top: str | None) -> str | None:
 def _value(
     spec: Ratio, values: Values, variant: str, other: str, workers: int, top: str | None
 ) -> RatioValue | None:
+    """`variant`'s cells over `other`'s: at the endpoints the sides name, else the geometric
+    mean over every endpoint both ran that the numerator combines."""
     assert spec.denominator is not None
-    theirs_w = spec.denominator.workers or workers
-    quotients = []
-    for mine, bottom in _endpoint_pairs(spec, values, variant, other, workers, theirs_w, top):
-        numerator = values.get((variant, workers, mine))
-        denominator = values.get((other, theirs_w, bottom))
-        if numerator and denominator:
-            quotients.append(numerator / denominator)
+    theirs_w, bottom = spec.denominator.workers or workers, spec.denominator.endpoint
+    if top or bottom:
+        pairs = [(top or bottom or "", bottom or top or "")]
+    else:
+        mine = {e for (v, w, e) in values if (v, w) == (variant, workers)}
+        theirs = {e for (v, w, e) in values if (v, w) == (other, theirs_w)}
+        pairs = [(e, e) for e in sorted(mine & theirs) if spec.numerator.combines(e)]
+    quotients = [
+        numerator / denominator
+        for mine_e, theirs_e in pairs
+        if (numerator := values.get((variant, workers, mine_e)))
+        and (denominator := values.get((other, theirs_w, theirs_e)))
+    ]
     if not quotients:
         return None
-    return RatioValue(
-        spec.name,
-        variant,
-        workers,
-        geometric_mean(quotients),
-        len(quotients),
-        _shown(spec, top),
-    )
+    mean = geometric_mean(quotients)
+    return RatioValue(spec.name, variant, workers, mean, len(quotients), _shown(spec, top))
 
 
 def _sum_value(
@@ -134,11 +122,13 @@ def _sum_value(
 
 
 def _divisor(spec: Ratio, settings: Settings, key: Key, divisors: Values | None) -> float | None:
-    if spec.denominator is not None and spec.denominator.metric is not None:
-        return (divisors or {}).get(key)
-    if spec.denominator is None or spec.denominator.setting is None:
+    """What a per-cell ratio divides the cell's value by: 1, its other metric, its setting."""
+    bottom = spec.denominator
+    if bottom is None:
         return 1.0
-    setting = settings.get(key, {}).get(spec.denominator.setting)
+    if bottom.metric is not None:
+        return (divisors or {}).get(key)
+    setting = settings.get(key, {}).get(bottom.setting or "")
     return float(setting) if setting else None
 
 
@@ -150,16 +140,15 @@ def _cell_values(
     divisors: Values | None,
 ) -> list[RatioValue]:
     one_endpoint = spec.numerator.endpoint
-    result = []
-    for variant in spec.numerator.variants or variants:
-        for key, value in values.items():
-            name, workers, endpoint = key
-            divisor = _divisor(spec, settings, key, divisors)
-            if name != variant or one_endpoint not in (None, endpoint) or not divisor:
-                continue
-            shown = None if one_endpoint else endpoint
-            result.append(RatioValue(spec.name, variant, workers, value / divisor, 1, shown))
-    return result
+    return [
+        RatioValue(spec.name, variant, workers, value / divisor, 1, None if one_endpoint else e)
+        for variant in spec.numerator.variants or variants
+        for key, value in values.items()
+        for name, workers, e in [key]
+        if name == variant
+        and one_endpoint in (None, e)
+        and (divisor := _divisor(spec, settings, key, divisors))
+    ]
 
 
 def ratio_values(

@@ -139,10 +139,6 @@ class WriteUp(Spec):
                     values[variant, figure.workers, figure.endpoint] = value
         return values
 
-    def cell_settings(self, keys: Mapping[Key, float]) -> dict[Key, Mapping[str, str]]:
-        """The write-up's settings (the same for every run) for each of these cells."""
-        return dict.fromkeys(keys, self.settings)
-
 
 class WriteUpError(BenchError):
     """The write-up's figures file lacks something the report needs."""
