@@ -40,13 +40,9 @@ class Peak:
     peak_mib: float | None
 
     @property
-    def over(self) -> bool:
-        """Past its limit, or never read (nothing says it stayed under)."""
-        return self.share > 1.0
-
-    @property
     def share(self) -> float:
-        """The peak as a share of the limit: 0 without a limit, infinite when never read."""
+        """The peak as a share of the limit: 0 without a limit, infinite when never read (past
+        1: over it, or nothing says it stayed under)."""
         limit = self.container.limit_mib
         if self.peak_mib is None:
             return float("inf")
@@ -114,7 +110,7 @@ class CeilingWatch:
 def memory_probe(label: str, peaks: Sequence[Peak]) -> Row:
     """The row: every container's peak against its recipe's limit, failing when one went
     past it (or none could be read); the figures are the container's closest to its limit."""
-    over = [peak for peak in peaks if peak.over]
+    over = [peak for peak in peaks if peak.share > 1.0]
     closest = max(peaks, key=lambda peak: peak.share, default=None)
     return Row(
         "memory under the recipe's limit",

@@ -76,46 +76,35 @@ def render(
 ) -> str:
     """The drill's page; `marks`: what the runner did when (unix ms), by default the kill,
     the restart and the healthcheck; `probe`: its row in the reliability report."""
-    first = f"{outcome.first_ok_after_s:g} s" if outcome.first_ok_after_s is not None else "never"
-    recovered = (
-        f"{outcome.recovered_after_s:g} s"
-        if outcome.recovered_after_s is not None
-        else "not by the end of the run"
-    )
     machine = this_machine(k6_version(k6_binary())).describe()
     killed = drill.kind == "kill"
     lines = [
         f"# Outage drill: {drill.title}",
         "",
-        f"Written by `servelab outage {drill.name}` "
-        f"(loadtests/outage/{drill.name}.toml) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
+        f"Written by `servelab outage {drill.name}` ([drills.{drill.name}] of its family's "
+        f"spec) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
         f"Machine: {machine}.",
         "",
         f"`{drill.endpoint}` through `{drill.service}` (profile `{drill.profile}`) at "
         f"{drill.rate} requests/s for {drill.duration_s:g} s; {action(drill)}",
         "",
-        *(
-            [
-                f"- **{probe.verdict.value}**: {probe.observed}",
-                f"- goal: {probe.expected}",
-            ]
-            if probe
-            else []
-        ),
-        *(
-            [
-                f"- back: `{drill.victim}` passed its healthcheck {outcome.service_back_s:g} s "
-                "after it was started again",
-                f"- first success {first} after that; every answer a success again after "
-                f"{recovered}",
-            ]
-            if killed
-            else []
-        ),
-        f"- every 503: {outcome.unavailable_503.status_503} answers, "
-        f"{outcome.unavailable_503.with_retry_after} with Retry-After, p50 "
-        f"{outcome.unavailable_503.p50_ms:g} ms, p99 {outcome.unavailable_503.p99_ms:g} ms, "
-        f"max {outcome.unavailable_503.max_ms:g} ms",
+    ]
+    if probe:
+        lines += [f"- **{probe.verdict.value}**: {probe.observed}", f"- goal: {probe.expected}"]
+    if killed:
+        first, recovered = outcome.first_ok_after_s, outcome.recovered_after_s
+        lines += [
+            f"- back: `{drill.victim}` passed its healthcheck {outcome.service_back_s:g} s "
+            "after it was started again",
+            f"- first success {'never' if first is None else f'{first:g} s'} after that; every "
+            "answer a success again after "
+            + ("not by the end of the run" if recovered is None else f"{recovered:g} s"),
+        ]
+    refused = outcome.unavailable_503
+    lines += [
+        f"- every 503: {refused.status_503} answers, {refused.with_retry_after} with "
+        f"Retry-After, p50 {refused.p50_ms:g} ms, p99 {refused.p99_ms:g} ms, max "
+        f"{refused.max_ms:g} ms",
         "",
     ]
     names = (

@@ -9,13 +9,9 @@ from pathlib import Path
 from servelab.markdown import table
 from servelab.reliability.report import write_reliability
 from servelab.reliability.rows import write_section
-from servelab.reliability.soak.run import FORMS, WARMUP_SHARE, Soaked, run_soak
+from servelab.reliability.soak.run import FORMS, WARMUP_SHARE, run_soak
 
-
-def samples_table(soaked: Soaked) -> str:
-    header = "s,RSS MiB,fds (not sockets),sockets,in CLOSE_WAIT,DB connections,temp files"
-    rows = [[f"{s.at_s:g}", f"{s.rss_mib:g}", *astuple(s)[2:]] for s in soaked.samples]
-    return "\n".join(table(header.split(","), rows)).rstrip()
+SAMPLES = "s,RSS MiB,fds (not sockets),sockets,in CLOSE_WAIT,DB connections,temp files"
 
 
 def write_soak(
@@ -24,6 +20,7 @@ def write_soak(
     """Soak `family` in `form`, save its section and render docs/results/reliability.md."""
     duration_s, interval_s = FORMS[form]
     soaked = run_soak(project_dir, family, duration_s, interval_s, rate)
+    rows = [[f"{s.at_s:g}", f"{s.rss_mib:g}", *astuple(s)[2:]] for s in soaked.samples]
     capacity = (
         f"half the {soaked.capacity:.0f} requests/s measured by {soaked.capacity_from}"
         if soaked.capacity and rate is None
@@ -42,7 +39,7 @@ def write_soak(
             "Prometheus multiprocess files among them) and the files store's tmp/. k6: `"
             + " ".join(soaked.command)
             + "`.",
-            samples_table(soaked),
+            "\n".join(table(SAMPLES.split(","), rows)).rstrip(),
         ]
     )
     write_section(
