@@ -116,10 +116,7 @@ Tables = dict[str, LoadTable]
 
 
 def _loads(tables: Tables, where: str, shape: str = "wrk") -> dict[str, Load]:
-    try:
-        return {form: parse_load(table, f"{where}.{form}", shape) for form, table in tables.items()}
-    except SpecError as error:  # the table lacks what its shape needs
-        raise MatrixError(str(error)) from error
+    return {form: parse_load(table, f"{where}.{form}", shape) for form, table in tables.items()}
 
 
 def _swept(item: Endpoint, load: Tables, shapes: dict[str, Tables]) -> list[Endpoint]:
@@ -171,33 +168,30 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
     """The matrix of a family's spec table; `notes` is the report's prose (Markdown)."""
     try:
         found = spec.parse_matrix_spec(raw, str(raw.get("family", "matrix")))
-    except SpecError as error:
-        raise MatrixError(str(error)) from error
-    shapes = {name: dict(tables) for name, tables in found.shapes.items()}
-    groups = _groups(found, shapes)  # adds the shapes its sweeps need
-    matrix = Matrix(
-        family=found.family,
-        title=found.title or found.family,
-        write_up=found.write_up,
-        payload=found.payload,
-        loads=_loads(dict(found.load), "load"),
-        variants=tuple(found.variants.values()),
-        ratios=found.ratios,
-        goals=tuple(each for goal in found.goals for each in goal.each()),
-        shapes={name: _loads(tables, f"shapes.{name}", name) for name, tables in shapes.items()},
-        settings=found.settings,
-        groups=groups,
-        notes=notes.strip(),
-        report=found.report,
-        stacks=found.stacks,
-    )
-    for form in matrix.loads:
-        for cell in matrix.cells(form):
-            for tool in cell.tools:
-                try:
+        shapes = {name: dict(tables) for name, tables in found.shapes.items()}
+        groups = _groups(found, shapes)  # adds the shapes its sweeps need
+        matrix = Matrix(
+            family=found.family,
+            title=found.title or found.family,
+            write_up=found.write_up,
+            payload=found.payload,
+            loads=_loads(dict(found.load), "load"),
+            variants=tuple(found.variants.values()),
+            ratios=found.ratios,
+            goals=tuple(each for goal in found.goals for each in goal.each()),
+            shapes={name: _loads(table, f"shapes.{name}", name) for name, table in shapes.items()},
+            settings=found.settings,
+            groups=groups,
+            notes=notes.strip(),
+            report=found.report,
+            stacks=found.stacks,
+        )
+        for form in matrix.loads:
+            for cell in matrix.cells(form):
+                for tool in cell.tools:
                     check_shape(tool, cell.load, f"variants.{cell.variant.name} ({form})")
-                except ToolError as error:
-                    raise MatrixError(str(error)) from error
+    except (SpecError, ToolError) as error:  # ToolError: a tool cannot run a cell's shape
+        raise MatrixError(str(error)) from error
     return matrix
 
 

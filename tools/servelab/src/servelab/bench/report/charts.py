@@ -9,7 +9,7 @@ charts, keyed `<kind>:<part>` (rps:1, rps:2...), each a run of whole rows."""
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,35 +87,30 @@ def _grouped_barh(
 
 
 def _split_barh(
+    kind: str,
     path: Path,
     title: str,
     xlabel: str,
     labels: Sequence[str],
     series: Sequence[tuple[str, Sequence[float]]],
     digits: int = 0,
-) -> list[Path]:
-    """`_grouped_barh` over as many charts as keep each within MAX_BARS: `path` itself
-    where one does, else <stem>-1.png, <stem>-2.png..., each titled with its rows."""
+) -> dict[str, Path]:
+    """`_grouped_barh` over as many charts as keep each within MAX_BARS: `path` itself, keyed
+    `kind`, where one does, else <stem>-1.png, <stem>-2.png..., keyed `kind:1`, `kind:2`...,
+    each titled with its rows."""
     per_chart = max(1, MAX_BARS // max(len(series), 2))
-    if not labels:
-        return []
     if len(labels) <= per_chart:
-        return [_grouped_barh(path, title, xlabel, labels, series, digits)]
-    paths = []
+        return {kind: _grouped_barh(path, title, xlabel, labels, series, digits)} if labels else {}
+    paths = {}
     for part, start in enumerate(range(0, len(labels), per_chart), 1):
         rows = slice(start, start + per_chart)
         chunk = [(name, list(values)[rows]) for name, values in series]
         shown = f"{title} — rows {start + 1}–{start + len(labels[rows])} of {len(labels)}"
         part_path = path.with_name(f"{path.stem}-{part}{path.suffix}")
-        paths.append(_grouped_barh(part_path, shown, xlabel, labels[rows], chunk, digits))
+        paths[f"{kind}:{part}"] = _grouped_barh(
+            part_path, shown, xlabel, labels[rows], chunk, digits
+        )
     return paths
-
-
-def _keyed(kind: str, paths: Sequence[Path]) -> dict[str, Path]:
-    """`kind` for a single chart, `kind:1`, `kind:2`... for a split one."""
-    if len(paths) == 1:
-        return {kind: paths[0]}
-    return {f"{kind}:{part}": path for part, path in enumerate(paths, 1)}
 
 
 def _measured(run: BenchRun) -> list[CellResult]:
@@ -150,7 +145,7 @@ def _cell_value(cell: CellResult, kind: str) -> float | None:
     return cell.measurement.elapsed_s if cell.load.counted else None
 
 
-def cell_chart(run: BenchRun, kind: str, path: Path) -> list[Path]:
+def cell_chart(run: BenchRun, kind: str, path: Path) -> dict[str, Path]:
     """One row per endpoint and server (variant and workers) with a figure of `kind`
     (_CELL_CHARTS), a single series: the rows of one endpoint together, the chart split
     between endpoints where it must be."""
@@ -160,16 +155,17 @@ def cell_chart(run: BenchRun, kind: str, path: Path) -> list[Path]:
     ]
     labels = [f"{cell.endpoint} | {_server(cell, kind == 'rps')}" for cell, _ in rows]
     title = f"{run.family}: {what} ({run.form}), {better} is better"
-    return _split_barh(path, title, xlabel, labels, [("", [v for _, v in rows])], digits)
+    return _split_barh(kind, path, title, xlabel, labels, [("", [v for _, v in rows])], digits)
 
 
-def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> list[Path]:
+def latency_chart(run: BenchRun, variant: str, workers: int, path: Path) -> dict[str, Path]:
     cells = [c for c in _measured(run) if (c.variant, c.workers) == (variant, workers)]
     series = [
         (name, [getattr(c.measurement, field) for c in cells if c.measurement is not None])
         for name, field in _PERCENTILES
     ]
     return _split_barh(
+        f"latency:{variant}:{workers}",
         path,
         f"{run.family}: latency percentiles, {variant}, {_workers(workers)}",
         "milliseconds",
@@ -258,6 +254,7 @@ def write_up_charts(
             continue
         reference, labels, theirs, ours = relative
         paths = _split_barh(
+            f"write-up:{name}",
             directory / f"write-up-{index + 1}.png",
             f"{run.family}: {name}, requests/s over {reference}'s (1.0), each in its own run",
             f"successful requests/s ÷ {reference}'s in the same run",
@@ -265,13 +262,8 @@ def write_up_charts(
             [(f"write-up ({write_up.year})", theirs), (f"this run ({run.form})", ours)],
             digits=2,
         )
-        charts.update(_keyed(f"write-up:{name}", paths))
+        charts.update(paths)
     return charts
-
-
-def _curve(points: Mapping[int, float]) -> tuple[list[int], list[float]]:
-    workers = sorted(points)
-    return workers, [points[w] for w in workers]
 
 
 def workers_chart(run: BenchRun, write_up: WriteUp, endpoint: str, path: Path) -> Path:
@@ -292,7 +284,8 @@ def workers_chart(run: BenchRun, write_up: WriteUp, endpoint: str, path: Path) -
         (published, theirs, f"the write-up ({write_up.year})"),
     ):
         for name, points in lines.items():
-            workers, rates = _curve(points)
+            workers = sorted(points)
+            rates = [points[count] for count in workers]
             axes.plot(workers, rates, marker="o", label=name, color=next(colours))
         axes.set_title(title)
         axes.set_xlabel("workers")
@@ -319,15 +312,13 @@ def write_charts(
     values: paths relative to `base` (where the report lives)."""
     charts: dict[str, Path] = {}
     for kind in _CELL_CHARTS:
-        charts.update(_keyed(kind, cell_chart(run, kind, directory / f"{kind}.png")))
+        charts.update(cell_chart(run, kind, directory / f"{kind}.png"))
     if matrix is not None and write_up is not None:
         if (curve := matrix.report.worker_curve) is not None:
             charts["workers"] = workers_chart(run, write_up, curve, directory / "workers.png")
         else:
             charts.update(write_up_charts(run, matrix, write_up, directory))
-    for variant, workers in dict.fromkeys((c.variant, c.workers) for c in _measured(run)):
-        paths = latency_chart(
-            run, variant, workers, directory / f"latency-{variant}-w{workers}.png"
-        )
-        charts.update(_keyed(f"latency:{variant}:{workers}", paths))
+    for variant, count in dict.fromkeys((c.variant, c.workers) for c in _measured(run)):
+        path = directory / f"latency-{variant}-w{count}.png"
+        charts.update(latency_chart(run, variant, count, path))
     return {key: path.relative_to(base).as_posix() for key, path in charts.items()}
