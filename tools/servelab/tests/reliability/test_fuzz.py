@@ -288,7 +288,7 @@ def test_schemathesis_report_is_read() -> None:
         ],
         "errors": [{"title": "Network Error", "count": 1}],
     }
-    outcome = read_report(report, ["st"])
+    outcome = read_report(report)
     assert (outcome.generated, outcome.operations, outcome.failure_count) == (327, 20, 5)
     assert outcome.server_errors == 2
     assert outcome.errors == [("Network Error", 1)]

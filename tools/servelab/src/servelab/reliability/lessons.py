@@ -21,7 +21,7 @@ class _Loss:
 
     @property
     def shown(self) -> str:
-        return f"{self.failed:,} of {self.answers:,}"
+        return f"{self.target}: {self.failed:,} of {self.answers:,} lost"
 
     @property
     def back(self) -> str:
@@ -65,8 +65,8 @@ def lessons(sections: Sequence[Section]) -> list[str]:
                 worst.lost[0],
                 [
                     f"[{section.title}](#{section.name})",
-                    f"{worst.target}: {worst.shown} lost, {worst.back}",
-                    f"{best.target}: {best.shown} lost",
+                    f"{worst.shown}, {worst.back}",
+                    best.shown,
                     f"{goal.advice}.",
                 ],
             )

@@ -39,7 +39,6 @@ class SchemaOutcome:
     # (failure code and title, count, operations) for every kind of failure found.
     failures: list[tuple[str, int, list[str]]]
     errors: list[tuple[str, int]]
-    command: list[str]
 
     @property
     def failure_count(self) -> int:
@@ -107,10 +106,10 @@ def run_schemathesis(
             ) from None
     if not report.is_file():
         raise SchemaRunError(f"schemathesis wrote no report (its output: {log})")
-    return read_report(json.loads(report.read_text()), argv)
+    return read_report(json.loads(report.read_text()))
 
 
-def read_report(raw: dict[str, Any], argv: list[str]) -> SchemaOutcome:
+def read_report(raw: dict[str, Any]) -> SchemaOutcome:
     return SchemaOutcome(
         generated=int(raw["test_cases"]["generated"]),
         operations=int(raw["operations"]["tested"]),
@@ -120,5 +119,4 @@ def read_report(raw: dict[str, Any], argv: list[str]) -> SchemaOutcome:
             for f in raw["failures"]
         ],
         errors=[(str(e["title"]), int(e["count"])) for e in raw["errors"]],
-        command=argv,
     )

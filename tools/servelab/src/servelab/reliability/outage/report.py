@@ -76,14 +76,13 @@ def render(
 ) -> str:
     """The drill's page; `marks`: what the runner did when (unix ms), by default the kill,
     the restart and the healthcheck; `probe`: its row in the reliability report."""
-    machine = this_machine(k6_version(k6_binary())).describe()
     killed = drill.kind == "kill"
     lines = [
         f"# Outage drill: {drill.title}",
         "",
         f"Written by `servelab outage {drill.name}` ([drills.{drill.name}] of its family's "
         f"spec) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
-        f"Machine: {machine}.",
+        f"Machine: {this_machine(k6_version(k6_binary())).describe()}.",
         "",
         f"`{drill.endpoint}` through `{drill.service}` (profile `{drill.profile}`) at "
         f"{drill.rate} requests/s for {drill.duration_s:g} s; {action(drill)}",

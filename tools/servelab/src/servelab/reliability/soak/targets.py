@@ -27,17 +27,15 @@ def measured_capacity(project_dir: Path, target: Soak) -> float | None:
         path = reference_dir(project_dir) / saved
     if not path.is_file():
         return None
-    best = 0.0
-    for cell in json.loads(path.read_text()).get("cells", []):
-        measurement = cell.get("measurement") or {}
-        if cell.get("variant") == target.variant and str(cell.get("endpoint", "")).startswith(
-            target.cell_endpoint
-        ):
-            good = float(measurement.get("rps", 0.0)) * (
-                1.0 - float(measurement.get("failed_rate", 0.0))
-            )
-            best = max(best, good)
-    return best or None
+    cells = json.loads(path.read_text()).get("cells", [])
+    good = [
+        float(measured.get("rps", 0.0)) * (1.0 - float(measured.get("failed_rate", 0.0)))
+        for cell in cells
+        if cell.get("variant") == target.variant
+        and str(cell.get("endpoint", "")).startswith(target.cell_endpoint)
+        for measured in [cell.get("measurement") or {}]
+    ]
+    return max(good, default=0.0) or None
 
 
 def soaks(project_dir: Path, families: list[str] | None = None) -> dict[str, Soak]:
