@@ -228,41 +228,30 @@ def _tables(run: BenchRun, matrix: Matrix, write_up: WriteUp) -> list[tuple[str,
     return tables
 
 
-def _relative(rows: Sequence[_Row]) -> tuple[str, list[str], list[float], list[float]] | None:
-    """Each side over its own figure for the reference row: the write-up's fastest row
-    that this run measured too."""
-    both = [(label, theirs, ours) for label, theirs, ours in rows if theirs and ours]
-    if not both:
-        return None
-    reference, their_base, our_base = max(both, key=lambda row: row[1] or 0.0)
-    assert their_base and our_base
-    labels = [label for label, _, _ in rows]
-    theirs = [(t or 0.0) / their_base for _, t, _ in rows]
-    ours = [(o or 0.0) / our_base for _, _, o in rows]
-    return reference, labels, theirs, ours
-
-
 def write_up_charts(
     run: BenchRun, matrix: Matrix, write_up: WriteUp, directory: Path
 ) -> dict[str, Path]:
     """One chart per table of the write-up, keyed `write-up:<table>`: requests/s of each
-    row over the reference row's, the write-up's beside ours."""
-    charts = {}
+    row over the reference row's (the write-up's fastest row that this run measured too),
+    each side over its own, the write-up's beside ours."""
+    charts: dict[str, Path] = {}
     for index, (name, rows) in enumerate(_tables(run, matrix, write_up)):
-        relative = _relative(rows)
-        if relative is None:
+        both = [row for row in rows if row[1] and row[2]]
+        if not both:
             continue
-        reference, labels, theirs, ours = relative
-        paths = _split_barh(
+        reference, their_base, our_base = max(both, key=lambda row: row[1] or 0.0)
+        assert their_base and our_base
+        theirs = [(t or 0.0) / their_base for _, t, _ in rows]
+        ours = [(o or 0.0) / our_base for _, _, o in rows]
+        charts |= _split_barh(
             f"write-up:{name}",
             directory / f"write-up-{index + 1}.png",
             f"{run.family}: {name}, requests/s over {reference}'s (1.0), each in its own run",
             f"successful requests/s ÷ {reference}'s in the same run",
-            labels,
+            [label for label, _, _ in rows],
             [(f"write-up ({write_up.year})", theirs), (f"this run ({run.form})", ours)],
             digits=2,
         )
-        charts.update(paths)
     return charts
 
 

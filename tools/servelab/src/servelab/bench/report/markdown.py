@@ -615,11 +615,8 @@ def _summary(found: Sequence[Answer], source: Path | None) -> list[str]:
     docs/results/, beside a run kept apart."""
     if not found:
         return []
-    kept_apart = source is not None and (source.parent.name, source.parent.parent.name) != (
-        "results",
-        "docs",
-    )
-    findings = "findings.md" if kept_apart else "../findings.md"
+    in_docs = source is None or source.parent.parts[-2:] == ("docs", "results")
+    findings = "../findings.md" if in_docs else "findings.md"
     intro = (
         "The write-up's questions, answered by this run's figures alone, each value with its "
         "range (min–max over rounds; ±10% for a value measured once, ±21% for a ratio of two "

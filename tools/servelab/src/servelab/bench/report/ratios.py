@@ -2,27 +2,18 @@
 
 Absolute requests/s depend on the machine (and on k6 sharing it); the ratio of two cells
 measured in the same run carries across machines, so the reports compare those with the
-write-up's. A ratio (servelab.spec.matrix.Ratio) divides one metric (successful requests/s
-unless it names another) of a cell by that of another cell, or by the sum of several cells'
-(a floor: what the cheapest servers doing each part of the job spend together); or, cell
-by cell, by one of the cell's own settings (total seconds / WAITING_TIME) or by another of
-its own metrics (p99 / p50), or by nothing (the metric itself).
+write-up's. What a ratio divides, and by what, is servelab.spec.matrix.Ratio's to say.
 
-A cell whose load generator set the pace is client-bound: k6 is several times costlier per
-request than wrk, and on a small machine it can use up its CPUs before the server does.
-Such a cell's requests/s enter no ratio (its server CPU per request still does: that is
-counted per request served).
+A cell whose load generator set the pace is client-bound (k6 costs several times wrk's CPU
+per request and can use up its CPUs before the server does): its requests/s enter no
+ratio; its server CPU per request, counted per request served, still does.
 
-With rounds (bench.load.rounds) a run's ratio is the median of its round-by-round values.
-Each cell keeps its median round, but the two sides of a ratio may keep different rounds,
-measured minutes apart: on a virtual machine whose speed drifts by a fifth over minutes,
-the quotient of two medians then carries that drift. Both sides of a round-by-round ratio
-were measured in the same pass over the matrix, so a drift between rounds cancels, and the
-median of the rounds' ratios is what a ratio of CPU per request or of successful
-requests/s reports (the metrics the cells record round by round). Cells of a shape with
-more rounds (the steady ones) give the ratios that read only such cells more values. Any
-other metric, and a ratio over the cell's own setting or metric, is read from the cells'
-median rounds.
+With rounds (bench.load.rounds) each cell keeps its median round, but the two sides of a
+ratio may keep rounds measured minutes apart, and a virtual machine's speed drifts by a
+fifth over minutes. Both sides of one round were measured in the same pass over the matrix,
+so a ratio of CPU per request or of successful requests/s (the metrics a cell records round
+by round) is the median of its rounds' values, in which that drift cancels; any other
+metric, and a ratio over the cell's own setting or metric, reads the median rounds.
 """
 
 from __future__ import annotations
