@@ -80,16 +80,8 @@ def _form(name: str) -> str:
     return name
 
 
-def _text(value: Any) -> Any:
-    return str(value) if isinstance(value, int | float) else value
-
-
 def _listed(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
-
-
-def _every_form(value: Any) -> Any:
-    return value if isinstance(value, Mapping) else dict.fromkeys(FORMS, value)
 
 
 def _by_form(table: Any) -> Any:
@@ -104,13 +96,16 @@ def _by_form(table: Any) -> Any:
 
 Form = Annotated[str, AfterValidator(_form)]
 # An environment variable's value; a number is written as its text.
-Text = Annotated[str, BeforeValidator(_text)]
+Text = Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int | float) else v)]
 Names = Annotated[tuple[str, ...], BeforeValidator(_listed)]
 Tools = Annotated[
     tuple[Tool, ...], BeforeValidator(_listed), AfterValidator(lambda t: tuple(dict.fromkeys(t)))
 ]
 # A value per form, or one for every form.
-EveryForm = Annotated[Mapping[Form, T], BeforeValidator(_every_form)]
+EveryForm = Annotated[
+    Mapping[Form, T],
+    BeforeValidator(lambda v: v if isinstance(v, Mapping) else dict.fromkeys(FORMS, v)),
+]
 # A table per form, from its common keys and each form's own table.
 ByForm = Annotated[Mapping[Form, T], BeforeValidator(_by_form)]
 

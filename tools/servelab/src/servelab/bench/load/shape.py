@@ -37,10 +37,6 @@ _K6_SHORTEST_S = 1.0
 COUNTED_EXECUTORS = frozenset({COUNTED, SHARED})
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g}s"
-
-
 @dataclass(frozen=True)
 class Load:
     vus: int
@@ -87,9 +83,9 @@ class Load:
         if self.counted:
             return env | {
                 "ITERATIONS": str(self.iterations),
-                "MAX_DURATION": _seconds(self.max_duration_s),
+                "MAX_DURATION": f"{self.max_duration_s:g}s",
             }
-        env |= {"DURATION": _seconds(self.duration_s), "WARMUP": _seconds(self.warmup_s)}
+        env |= {"DURATION": f"{self.duration_s:g}s", "WARMUP": f"{self.warmup_s:g}s"}
         if self.arrival:
             env |= {"RATE": str(self.rate), "MAX_VUS": str(self.max_vus)}
         return env

@@ -233,11 +233,6 @@ def _needs(goal: Goal, spec: Ratio | None) -> str:
     return " and ".join(f"{sign} {bound:g}{unit}" for sign, bound in bounds if bound is not None)
 
 
-def _nearest_bound(goal: Goal, value: float) -> float | None:
-    bounds = [b for b in (goal.minimum, goal.maximum) if b is not None]
-    return min(bounds, key=lambda bound: abs(bound - value), default=None)
-
-
 def _worst(result: GoalResult) -> float:
     """How far a value lies outside its goal's bounds (0 inside them)."""
     assert result.value is not None
@@ -262,7 +257,9 @@ def _goals(results: Sequence[GoalResult], specs: Mapping[str, Ratio]) -> list[st
         value, spec = worst.value, specs.get(worst.goal.ratio)
         assert value is not None
         met = sum(result.met for result in measured)
-        shown = _amount(spec, value.value, _nearest_bound(worst.goal, value.value))
+        bounds = [b for b in (worst.goal.minimum, worst.goal.maximum) if b is not None]
+        nearest = min(bounds, key=lambda bound: abs(bound - value.value), default=None)
+        shown = _amount(spec, value.value, nearest)
         needs = _needs(worst.goal, spec)
         rows.append(
             (
@@ -343,12 +340,6 @@ def _error_kinds(errors: Mapping[str, int]) -> str:
         return "0"
     kinds = [*ERROR_KINDS, *(kind for kind in errors if kind not in ERROR_KINDS)]
     return ", ".join(f"{kind} {errors[kind]}" for kind in kinds if errors.get(kind))
-
-
-def _errors(cell: CellResult) -> str:
-    if cell.measurement is None:
-        return f"failed: {(cell.error or '').splitlines()[0] if cell.error else ''}"
-    return _error_kinds(cell.measurement.errors)
 
 
 def _statuses(m: Measurement) -> str:
@@ -478,7 +469,8 @@ def _cell_rows(cell: CellResult, names: Sequence[str]) -> list[list[str]]:
         rows = [[cell.endpoint, run, *(COLUMNS[name].ours(cell, m) for name in names)]]
     else:
         failure = next((n for n in _FAILURE_COLUMNS if n in names), names[-1])
-        rows = [[cell.endpoint, run, *(_errors(cell) if n == failure else _DASH for n in names)]]
+        error = f"failed: {cell.error.splitlines()[0] if cell.error else ''}"
+        rows = [[cell.endpoint, run, *(error if n == failure else _DASH for n in names)]]
     return rows + [
         [cell.endpoint, f"{tool.tool}, {workers(cell.workers)}", *(_tool(tool, n) for n in names)]
         for tool in cell.tools
@@ -624,8 +616,8 @@ def _summary(found: Sequence[Answer], source: Path | None) -> list[str]:
         f"where every range lies on its side. [The findings]({findings}) answer them from "
         "every run of this family, beside the write-up's own answers."
     )
-    answers = [f"- **{a.question}** {a.verdict} — {a.figures}." for a in found]
-    return [*_section("Summary", intro), *answers, ""]
+    answers = "\n".join(f"- **{a.question}** {a.verdict} — {a.figures}." for a in found)
+    return _section("Summary", intro, answers)
 
 
 def render(

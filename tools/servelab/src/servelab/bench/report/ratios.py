@@ -61,11 +61,10 @@ class GoalResult:
 
     @property
     def met(self) -> bool:
-        if self.value is None:
-            return False
         low, high = self.goal.minimum, self.goal.maximum
-        return (low is None or self.value.value >= low) and (
-            high is None or self.value.value <= high
+        value = None if self.value is None else self.value.value
+        return (
+            value is not None and (low is None or value >= low) and (high is None or value <= high)
         )
 
 
@@ -183,29 +182,23 @@ def _judges(goal: Goal, value: RatioValue) -> bool:
     return variant and workers and goal.endpoint in (None, value.endpoint)
 
 
-def _best(values: Sequence[RatioValue], lowest: bool) -> list[RatioValue]:
-    best: dict[int, RatioValue] = {}
-    for value in values:
-        held = best.get(value.workers)
-        if held is None or (value.value < held.value if lowest else value.value > held.value):
-            best[value.workers] = value
-    return [best[workers] for workers in sorted(best)]
-
-
 def goal_results(
     goals: Iterable[Goal],
     values: Sequence[RatioValue],
     specs: Mapping[str, Ratio] | None = None,
 ) -> list[GoalResult]:
-    """One result per judged value of each goal's ratio (or per best value: the lowest
-    where `specs` says the ratio is a cost); a goal never measured gets one result
-    without a value."""
+    """One result per judged value of each goal's ratio (or per best value, per number of
+    workers: the highest, the lowest where `specs` says the ratio is a cost); a goal never
+    measured gets one result without a value."""
     results: list[GoalResult] = []
     for goal in goals:
         matching = [v for v in values if v.ratio == goal.ratio and _judges(goal, v)]
         if goal.best:
             spec = (specs or {}).get(goal.ratio)
-            matching = _best(matching, spec is not None and spec.lower_is_better)
+            best = min if spec is not None and spec.lower_is_better else max
+            counts = sorted({value.workers for value in matching})
+            groups = ([v for v in matching if v.workers == count] for count in counts)
+            matching = [best(group, key=lambda value: value.value) for group in groups]
         results.extend(GoalResult(goal, value) for value in matching)
         if not matching:
             results.append(GoalResult(goal, None))

@@ -121,23 +121,20 @@ class WriteUp(Spec):
         return f"*{self.title}* ({self.year}{language}{original})"
 
     def figure(self, server: str, workers: int, endpoint: str) -> Figure | None:
-        for figure in self.figures:
-            if (figure.server, figure.workers, figure.endpoint) == (server, workers, endpoint):
-                return figure
-        return None
+        wanted = (server, workers, endpoint)
+        return next((f for f in self.figures if (f.server, f.workers, f.endpoint) == wanted), None)
 
     def workers(self, server: str) -> list[int]:
         return sorted({run.workers for run in self.runs if run.server == server})
 
     def values(self, variants: Mapping[str, str], metric: str = "ok_rps") -> dict[Key, float]:
         """One metric keyed like a run's, for each of our variants mapped to a server here."""
-        values = {}
-        for variant, server in variants.items():
-            for figure in self.figures:
-                value = figure.metric(metric)
-                if figure.server == server and value is not None:
-                    values[variant, figure.workers, figure.endpoint] = value
-        return values
+        return {
+            (variant, figure.workers, figure.endpoint): value
+            for variant, server in variants.items()
+            for figure in self.figures
+            if figure.server == server and (value := figure.metric(metric)) is not None
+        }
 
 
 class WriteUpError(BenchError):
