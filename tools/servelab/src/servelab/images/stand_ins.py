@@ -16,12 +16,12 @@ import json
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import IO, Protocol
 
-from servelab.containers.engine import Engine, cache_dir
+from servelab.containers.engine import Docker, Engine, cache_dir
 from servelab.project import Project
 
 SUITE = "bookworm"
@@ -44,27 +44,12 @@ class ImagesError(Exception):
     """A step of building the stand-ins failed (the message ends with the step's output)."""
 
 
-class Docker(Protocol):
-    """The engine the images go into: servelab's private one (containers.engine.Engine) or
-    the one the user's docker command line points at (containers.current.CurrentEngine)."""
-
-    def docker(
-        self,
-        *args: str,
-        check: bool = ...,
-        timeout: float | None = ...,
-        extra_env: Mapping[str, str] | None = ...,
-        stdin: IO[bytes] | None = ...,
-    ) -> subprocess.CompletedProcess[str]: ...
-
-
 @dataclass(frozen=True)
 class StandIn:
     """One official image and the deploy/images/ folder its stand-in is built from."""
 
     folder: str
     tag: str
-    build_args: Mapping[str, str] = field(default_factory=dict)
 
 
 STAND_INS = (
@@ -215,12 +200,10 @@ def labels(engine: Docker, tag: str) -> dict[str, str] | None:
 def pull(engine: Docker, tag: str) -> bool:
     """Try the official image; False (quickly, here) when its registry cannot be reached."""
     try:
-        return (
-            engine.docker("pull", "--quiet", tag, check=False, timeout=PULL_TIMEOUT_S).returncode
-            == 0
-        )
+        pulled = engine.docker("pull", "--quiet", tag, check=False, timeout=PULL_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return False
+    return pulled.returncode == 0
 
 
 def build(engine: Docker, stand_in: StandIn, folder: Path, *, no_cache: bool) -> None:
@@ -237,8 +220,6 @@ def build(engine: Docker, stand_in: StandIn, folder: Path, *, no_cache: bool) ->
         "--tag",
         stand_in.tag,
     ]
-    for name, value in stand_in.build_args.items():
-        argv += ["--build-arg", f"{name}={value}"]
     if no_cache:
         argv.append("--no-cache")
     try:
@@ -290,49 +271,52 @@ def ensure_images(
     (Docker's layer cache still applies); `refresh` also debootstraps anew and builds
     without the layer cache (Debian's latest updates). The Debian rootfs is kept in the
     project's cache directory."""
-    outcomes = []
-    folder = images_dir(project)
     cache = cache_dir(project.settings)
     registry_answers = try_pull
-    start = time.monotonic()
     if refresh:
         shutil.rmtree(cache / "debootstrap" / SUITE, ignore_errors=True)
-    if refresh or labels(engine, BASE_TAG) is None:
+
+    def base() -> str:
+        if not refresh and labels(engine, BASE_TAG) is not None:
+            return "present"
         rootfs = debootstrap(cache, mirror, say)
         say(f"importing {rootfs} as {BASE_TAG}")
         import_base(engine, rootfs, mirror)
-        outcomes.append(Outcome(BASE_TAG, "imported", time.monotonic() - start))
-    else:
-        outcomes.append(Outcome(BASE_TAG, "present", time.monotonic() - start))
-    for stand_in in STAND_INS:
-        start = time.monotonic()
+        return "imported"
+
+    def ensure(stand_in: StandIn) -> str:
+        nonlocal registry_answers
         found = labels(engine, stand_in.tag)
-        source = folder / stand_in.folder
+        source = images_dir(project) / stand_in.folder
         if found is not None and SOURCE not in found:
-            outcomes.append(Outcome(stand_in.tag, "present (official)", time.monotonic() - start))
-            continue
+            return "present (official)"
         current = found is not None and found[SOURCE] == source_digest(source)
         if current and not (rebuild or refresh):
-            outcomes.append(Outcome(stand_in.tag, "present (stand-in)", time.monotonic() - start))
-            continue
+            return "present (stand-in)"
         if found is None and registry_answers:
             say(f"pulling {stand_in.tag}")
             if pull(engine, stand_in.tag):
-                outcomes.append(
-                    Outcome(stand_in.tag, "pulled (official)", time.monotonic() - start)
-                )
-                continue
+                return "pulled (official)"
             say(f"{stand_in.tag} cannot be pulled here: building stand-ins from Debian packages")
             registry_answers = False
         say(f"building the stand-in for {stand_in.tag} from {source}")
         build(engine, stand_in, source, no_cache=refresh)
-        outcomes.append(Outcome(stand_in.tag, "built (stand-in)", time.monotonic() - start))
+        return "built (stand-in)"
+
+    outcomes = [_timed(BASE_TAG, base)]
+    outcomes += [_timed(stand_in.tag, partial(ensure, stand_in)) for stand_in in STAND_INS]
     if isinstance(engine, Engine):
         # The private engine's data root only: the bootstrap's check without an engine.
         stamp_path(engine.data_root).write_text(
             json.dumps(expected_stamp(project, engine.data_root), indent=1) + "\n"
         )
     return outcomes
+
+
+def _timed(tag: str, action: Callable[[], str]) -> Outcome:
+    start = time.monotonic()
+    done = action()
+    return Outcome(tag, done, time.monotonic() - start)
 
 
 def describe(outcomes: list[Outcome]) -> Iterator[str]:

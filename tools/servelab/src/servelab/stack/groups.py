@@ -39,17 +39,24 @@ def spawn(
     )
 
 
+def stat(pid: int) -> list[str] | None:
+    """The fields of /proc/`pid`/stat after the command name (state, ppid, pgrp, ...; index
+    19 is the start time), or None once the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def processes() -> dict[int, list[str]]:
+    """Every live (non-zombie) process's stat fields, by pid."""
+    found = {int(entry.name): stat(int(entry.name)) for entry in Path("/proc").glob("[0-9]*")}
+    return {pid: fields for pid, fields in found.items() if fields and fields[0] != "Z"}
+
+
 def members(pgid: int) -> list[int]:
     """Live (non-zombie) processes whose process group is `pgid`, read from /proc."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            found.append(int(stat.parent.name))
-    return found
+    return [pid for pid, fields in processes().items() if int(fields[2]) == pgid]
 
 
 def group_alive(pgid: int) -> bool:
@@ -58,7 +65,7 @@ def group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # it exists, under another user
     return True
 
 
@@ -70,21 +77,11 @@ def stop_group(pgid: int, grace: float, leader: subprocess.Popen[Any] | None = N
         os.killpg(pgid, signal.SIGTERM)
     except ProcessLookupError:
         return
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if leader is not None:
-            leader.poll()
-        if not group_alive(pgid):
-            return
-        time.sleep(0.05)
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
+    if _wait_gone(pgid, grace, leader):
         return
-    while group_alive(pgid) and time.monotonic() < deadline + 5:
-        if leader is not None:
-            leader.poll()
-        time.sleep(0.05)
+    with suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+        _wait_gone(pgid, 5, leader)
 
 
 def kill_group(pgid: int, leader: subprocess.Popen[bytes]) -> None:
@@ -92,6 +89,18 @@ def kill_group(pgid: int, leader: subprocess.Popen[bytes]) -> None:
     with suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
     leader.wait()
-    deadline = time.monotonic() + 5
-    while group_alive(pgid) and time.monotonic() < deadline:
+    _wait_gone(pgid, 5)
+
+
+def _wait_gone(pgid: int, timeout: float, leader: subprocess.Popen[Any] | None = None) -> bool:
+    """Wait up to `timeout` for the group to be gone, reaping its leader as it exits (a zombie
+    would keep the group alive); whether it is."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if leader is not None:
+            leader.poll()
+        if not group_alive(pgid):
+            return True
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.05)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import getpass
 import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from servelab.stack.compose import ComposeError, Service
+from servelab.stack.servers.binaries import find
 
 TEMPLATES = "/etc/nginx/templates/"
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
@@ -43,15 +43,6 @@ http {{
     include {prefix}/conf.d/*.conf;
 }}
 """
-
-
-def nginx_binary() -> str:
-    found = shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if Path(p).exists()), None
-    )
-    if found is None:
-        raise ComposeError("nginx not found: run `make bootstrap` (Debian package nginx-light)")
-    return found
 
 
 def envsubst(
@@ -115,7 +106,7 @@ def prepare(
         _MAIN_CONF.format(user=user, prefix=prefix, mime_types=_mime_types())
     )
     conf = str(prefix / "nginx.conf")
-    return [nginx_binary(), "-p", str(prefix), "-c", conf, "-g", "daemon off;"]
+    return [find("nginx", "nginx-light"), "-p", str(prefix), "-c", conf, "-g", "daemon off;"]
 
 
 def _mime_types() -> str:

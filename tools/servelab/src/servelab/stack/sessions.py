@@ -16,21 +16,15 @@ from servelab.stack import groups
 
 def start_time(pid: int) -> int | None:
     """The kernel's start time of `pid` (clock ticks after boot), None if it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
+    fields = groups.stat(pid)
+    return int(fields[19]) if fields else None
 
 
 def exited(pid: int) -> bool:
     """Whether `pid` has exited: gone, or a zombie that its parent has not reaped yet (a runner
     started by a program that waits on it later)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+    fields = groups.stat(pid)
+    return fields is None or fields[0] == "Z"
 
 
 @dataclass(frozen=True)

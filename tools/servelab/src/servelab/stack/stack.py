@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from servelab.project import Project
 from servelab.stack import attached, groups, nginx
@@ -168,19 +169,11 @@ class Stack:
         """The process group id of every long-running process this stack started, by
         name (a replica's is `<service>-<n>`): the servers and what they fork, not the
         one-shots (which have exited) nor the database and cache servers it attached to."""
-        return {
-            name: running.pgid
-            for name, running in self.running.items()
-            if running.service.name not in self._one_shots
-        }
+        return {running.name: running.pgid for running in self._servers()}
 
     def exited(self) -> list[str]:
         """The long-running processes (process_groups' names) that are no longer running."""
-        return [
-            name
-            for name, running in self.running.items()
-            if running.service.name not in self._one_shots and running.process.poll() is not None
-        ]
+        return [running.name for running in self._servers() if running.process.poll() is not None]
 
     def start(self) -> None:
         try:
@@ -303,26 +296,23 @@ class Stack:
     def _fill(self, value: str, process: str, chosen: Mapping[str, str]) -> str:
         """`value` with its placeholders filled in for `process`: `{port:S}` with the port
         of `chosen[S]` where S is chosen (one replica of S), else S's own (or the port
-        `through` names for S)."""
+        `through` names for S); `{tmp:NAME}` with an empty directory, as a container's
+        tmpfs is on every start (and restart)."""
 
         def replace(match: re.Match[str]) -> str:
             kind, name = match.groups()
             if kind == "port":
                 return str(self.through.get(name) or self.port(chosen.get(name, name)))
             if kind == "tmp":
-                return str(self._fresh_tmp(process, name))
+                path = self.tmp(process, name)
+                shutil.rmtree(path, ignore_errors=True)
+                path.mkdir(parents=True)
+                return str(path)
             if kind == "project":
                 return str(self.project.root / name)
             return str(self.volume(name))
 
         return _PLACEHOLDER.sub(replace, value)
-
-    def _fresh_tmp(self, service: str, name: str) -> Path:
-        """An empty directory, as a container's tmpfs is on every start (and restart)."""
-        path = self.tmp(service, name)
-        shutil.rmtree(path, ignore_errors=True)
-        path.mkdir(parents=True)
-        return path
 
     def _argv(
         self, service: Service, name: str, env: Mapping[str, str], lists: Mapping[str, list[str]]
@@ -348,7 +338,7 @@ class Stack:
         try:
             argv = self._argv(service, name, env, lists)
             process = groups.spawn(argv, env=env, cwd=self.project.root, cpus=self.cpus)
-        except (ComposeError, OSError) as error:
+        except (ComposeError, ServerError, OSError) as error:
             raise StackError(f"{name}: cannot start: {error}") from error
         assert process.stdout is not None
         log = LogPump(name.ljust(width), process.stdout, self._log)
@@ -400,13 +390,9 @@ class Stack:
 
     def _wait_completed(self, running: Running) -> None:
         """Wait for a one-shot service to exit; anything but status 0 fails the start."""
-        code = running.process.wait()
-        running.log.join(timeout=2)
-        if code != 0:
-            raise StackError(
-                f"{running.name} exited with status {code} "
-                f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
-            )
+        running.process.wait()
+        if running.process.returncode != 0:
+            _raise_exited(running)
 
     def _servers(self) -> list[Running]:
         """The started processes that should keep running (every one but the one-shots)."""
@@ -421,15 +407,13 @@ class Stack:
         exits fails the start at once with its own log: nginx in front of an app server that
         died would otherwise answer 502 to its healthcheck until the deadline."""
         check = running.service.healthcheck
-        argv = check.argv if check else None
-        if check is None or argv is None:
-            self._ensure_alive(running)
+        if check is None or (argv := check.argv) is None:
+            _ensure_alive(running)
             return
         deadline = time.monotonic() + check.start_period + check.interval * check.retries
         while True:
-            self._ensure_alive(running)
-            for other in watch:
-                self._ensure_alive(other)
+            for process in (running, *watch):
+                _ensure_alive(process)
             try:
                 result = subprocess.run(
                     argv,
@@ -450,14 +434,18 @@ class Stack:
                 )
             time.sleep(_POLL)
 
-    def _ensure_alive(self, running: Running) -> None:
-        code = running.process.poll()
-        if code is not None:
-            running.log.join(timeout=2)
-            raise StackError(
-                f"{running.name} exited with status {code} "
-                f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
-            )
+
+def _ensure_alive(running: Running) -> None:
+    if running.process.poll() is not None:
+        _raise_exited(running)
+
+
+def _raise_exited(running: Running) -> NoReturn:
+    running.log.join(timeout=2)
+    raise StackError(
+        f"{running.name} exited with status {running.process.returncode} "
+        f"(command: {' '.join(running.argv)})\n{running.log.tail()}"
+    )
 
 
 def _replica_names(service: Service) -> list[str]:

@@ -28,9 +28,8 @@ from servelab.stack.attached import Address
 from servelab.stack.logs import Sink
 from servelab.stack.ports import free_port
 from servelab.stack.servers import mariadb, process, redis
-from servelab.stack.servers.choice import choose
 from servelab.stack.servers.process import PrivateServer
-from servelab.stack.servers.settings import VARIABLES, Kind, ServerSettings
+from servelab.stack.servers.settings import VARIABLES, Kind, ServerSettings, choose
 
 _NAMES: Mapping[Kind, str] = {"mariadb": "MariaDB", "redis": "Redis"}
 _BINARIES: Mapping[Kind, str] = {"mariadb": "mariadbd", "redis": "redis-server"}
@@ -106,14 +105,6 @@ class Servers:
             self._holders[lease.kind] -= 1
             if self._holders[lease.kind] <= 0 and not self._keeping:
                 self._stop(lease.kind)
-
-    @contextmanager
-    def held(self, kind: Kind, default: Address) -> Iterator[Lease]:
-        lease = self.acquire(kind, default)
-        try:
-            yield lease
-        finally:
-            self.release(lease)
 
     @contextmanager
     def keeping(self) -> Iterator[Servers]:

@@ -1,21 +1,22 @@
-"""Where the user points the runner's database and cache (servelab.project.Settings).
+"""Where the user points the runner's database and cache (servelab.project.Settings), and
+which server a stack uses for each.
 
 SERVELAB_MARIADB and SERVELAB_REDIS each take a loopback `host:port` (or a port alone) of a
 server the user runs (MariaDB: root without a password; the runner creates each stack's
 database there), or `private` for a server of the runner's own even where the default
-address answers. Unset, the runner uses the server at compose.yaml's `x-local.server` when
-one answers there, and starts a private one otherwise.
+address answers. Unset, the runner uses the server at compose.yaml's `x-local.server` (the
+machine's) when something accepts connections there now, and starts a private one otherwise.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from servelab.project import Settings
-from servelab.stack.attached import Address
+from servelab.stack.attached import Address, accepts_connections
 
 Kind = Literal["mariadb", "redis"]
 VARIABLES: Mapping[Kind, str] = {"mariadb": "SERVELAB_MARIADB", "redis": "SERVELAB_REDIS"}
@@ -76,3 +77,26 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+@dataclass(frozen=True)
+class Choice:
+    """`address` to use as it is (`configured`: the user named it), or, with no address, a
+    private server to start."""
+
+    address: Address | None
+    configured: bool = False
+
+
+def choose(
+    setting: Setting,
+    default: Address,
+    reachable: Callable[[Address], bool] = accepts_connections,
+) -> Choice:
+    if setting.private:
+        return Choice(None)
+    if setting.address is not None:
+        return Choice(setting.address, configured=True)
+    if reachable(default):
+        return Choice(default)
+    return Choice(None)
