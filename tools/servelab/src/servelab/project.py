@@ -136,18 +136,10 @@ class Project:
         return self.root.joinpath(".servelab", *parts)
 
 
-# The functions below take the project directory for bench/ and reliability/, which pass it
-# still; they go once those pass the Project.
+# The functions below take the project directory for bench/device/, which passes it still;
+# they go once it passes the Project.
 def find_project_dir(start: Path | None = None) -> Path:
     return Project.find(start).root
-
-
-def reference_dir(project: Project | Path) -> Path:
-    return Project.of(project).reference
-
-
-def results_dir(project: Project | Path) -> Path:
-    return Project.of(project).results
 
 
 def work_dir(project: Project | Path, *parts: str) -> Path:

@@ -9,15 +9,16 @@ import pytest
 
 from servelab.bench.plan.matrix import Matrix, load_matrix, parse_matrix
 from servelab.bench.runner import k6_env, run_matrix
+from servelab.project import Project
 from servelab.stack import Stack
 
 SUMMARY = Path("run/summary.json")
 
 
-def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape(project_root: Path) -> None:
+def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape(project: Project) -> None:
     cell = next(
         c
-        for c in load_matrix(project_root, "wait").cells("quick")
+        for c in load_matrix(project.root, "wait").cells("quick")
         if (c.variant.name, c.endpoint.key) == ("uvicorn-cpu", "client /async")
     )
     assert k6_env(cell, "http://127.0.0.1:9", SUMMARY, None) == {
@@ -37,8 +38,8 @@ def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape(project_roo
     }
 
 
-def test_a_payload_goes_to_k6_where_the_family_has_one(project_root: Path) -> None:
-    cell = load_matrix(project_root, "files").cells("quick")[0]
+def test_a_payload_goes_to_k6_where_the_family_has_one(project: Project) -> None:
+    cell = load_matrix(project.root, "files").cells("quick")[0]
     env = k6_env(cell, "http://127.0.0.1:9", SUMMARY, Path("run/health.jpg"))
     assert env["PAYLOAD_FILE"] == "run/health.jpg"
     assert env["WEB_CONCURRENCY"] == "1"
@@ -47,7 +48,7 @@ def test_a_payload_goes_to_k6_where_the_family_has_one(project_root: Path) -> No
 
 @pytest.mark.stack
 def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
-    project_root: Path,
+    project: Project,
 ) -> None:
     """4 requests of 0.2 s at once on a pool of 2 threads: 2 rounds."""
     matrix = parse_matrix(
@@ -72,7 +73,7 @@ def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
         }
     )
     progress = io.StringIO()
-    run = run_matrix(project_root, matrix, "quick", stream=progress)
+    run = run_matrix(project, matrix, "quick", stream=progress)
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
     assert cell.settings == {"WAITING_TIME": "0.2", "THREADPOOL_SIZE": "2", "WEB_CONCURRENCY": "1"}
@@ -108,10 +109,10 @@ def _hello_empty_app(tools: list[str] | None = None) -> Matrix:
 
 
 @pytest.mark.stack
-def test_a_cell_records_the_cpu_its_server_spent_per_request(project_root: Path) -> None:
+def test_a_cell_records_the_cpu_its_server_spent_per_request(project: Project) -> None:
     """k6 and then wrk, each with the server's CPU time read around it."""
     progress = io.StringIO()
-    run = run_matrix(project_root, _hello_empty_app(["wrk"]), "quick", stream=progress)
+    run = run_matrix(project, _hello_empty_app(["wrk"]), "quick", stream=progress)
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
     assert cell.server_cpu_s is not None and cell.server_cpu_s > 0
@@ -126,12 +127,10 @@ def test_a_cell_records_the_cpu_its_server_spent_per_request(project_root: Path)
 
 
 @pytest.mark.stack
-def test_a_target_run_loads_a_stack_that_is_already_up(project_root: Path, tmp_path: Path) -> None:
+def test_a_target_run_loads_a_stack_that_is_already_up(project: Project, tmp_path: Path) -> None:
     with Stack("reference", only=["hello-empty-asgi"], run_parent=tmp_path, log=None) as stack:
         url = stack.url("hello-empty-asgi")
-        run = run_matrix(
-            project_root, _hello_empty_app(), "quick", stream=io.StringIO(), target=url
-        )
+        run = run_matrix(project, _hello_empty_app(), "quick", stream=io.StringIO(), target=url)
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
     assert cell.measurement.requests > 0 and cell.measurement.failed_rate == 0

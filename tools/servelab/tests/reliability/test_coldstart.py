@@ -9,16 +9,13 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
-from servelab.project import find_project_dir
-from servelab.reliability.faults import cli as probe_cli
+from servelab.project import Project
 from servelab.reliability.faults import sections
 from servelab.reliability.faults.coldstart import ColdRun, coldstart_row, probe_target, targets
 from servelab.reliability.faults.k6_requests import read_requests
 from servelab.reliability.rows import Row, Verdict
 
-HELLO_UVICORN = next(
-    t for t in targets(find_project_dir(Path(__file__))) if t.label == "hello uvicorn"
-)
+HELLO_UVICORN = next(t for t in targets(Project.find(Path(__file__))) if t.label == "hello uvicorn")
 UP_MS = 1_700_000_000_000.0
 _HEADER = (
     "metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,"
@@ -94,8 +91,8 @@ def test_a_run_without_a_single_success_fails(tmp_path: Path) -> None:
     assert "no success" in row.observed
 
 
-def test_every_family_has_a_target_with_a_rate_and_a_script(project_root: Path) -> None:
-    every = targets(project_root)
+def test_every_family_has_a_target_with_a_rate_and_a_script(project: Project) -> None:
+    every = targets(project)
     assert {t.load.family for t in every} == {
         "hello",
         "files",
@@ -106,23 +103,24 @@ def test_every_family_has_a_target_with_a_rate_and_a_script(project_root: Path) 
     for target in every:
         load = target.load
         assert load.rate > 0 and load.max_vus >= load.vus > 0, target.label
-        assert (project_root / "loadtests" / load.script).is_file(), target.label
+        assert (project.loadtests / load.script).is_file(), target.label
     assert (HELLO_UVICORN.load.rate, HELLO_UVICORN.load.max_vus) == (400, 400)  # [shapes.steady]
 
 
 def test_the_command_runs_the_families_named_for_the_seconds_given(
-    project_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[tuple[list[str], float]] = []
 
-    def fake(project_dir: Path, families: list[str], seconds: float) -> list[Row]:
+    def fake(project: Project, families: list[str], seconds: float) -> list[Row]:
         asked.append((list(families), seconds))
         row = Row("cold start", f"{families[0]} x", "all 2xx", "all 2xx", Verdict.PASS)
         return [row]
 
     monkeypatch.setattr(sections, "probe_coldstart", fake)
-    monkeypatch.setattr(probe_cli, "find_project_dir", lambda: tmp_path)
-    (tmp_path / "loadtests").symlink_to(project_root / "loadtests")  # the families' specs
+    (tmp_path / "compose.yaml").touch()
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loadtests").symlink_to(project.loadtests)  # the families' specs
 
     assert main(["probe", "coldstart", "--family", "hello", "--seconds", "2"]) == 0
 
@@ -140,10 +138,8 @@ def test_a_family_not_known_is_refused(capsys: pytest.CaptureFixture[str]) -> No
 
 # Its verdict holds a rate of requests with none dropped: `make test` runs it alone.
 @pytest.mark.alone
-def test_hello_started_cold_answers_its_rated_load(
-    project_root: Path, starts_servers: None
-) -> None:
-    row = probe_target(project_root, HELLO_UVICORN, 2.0)
+def test_hello_started_cold_answers_its_rated_load(project: Project, starts_servers: None) -> None:
+    row = probe_target(project, HELLO_UVICORN, 2.0)
 
     assert row.figures["sent"] >= HELLO_UVICORN.load.rate  # the first second's at least
     assert row.figures["failed"] == 0, row.observed

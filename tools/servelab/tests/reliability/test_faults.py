@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
+from servelab.project import Project
 from servelab.reliability.faults import cli as faults_cli
 from servelab.reliability.faults.aborts import probe_variant as probe_aborts
 from servelab.reliability.faults.dependencies import MODES, probe_dependencies
@@ -87,9 +88,9 @@ def test_without_root_every_probe_but_disk_full_runs(
 ) -> None:
     ran: list[str] = []
 
-    def record(project_dir: Path, name: str, write: object) -> Path:
+    def record(project: Project, name: str, write: object) -> Path:
         ran.append(name)
-        return project_dir / f"{name}.json"
+        return project.root / f"{name}.json"
 
     monkeypatch.setattr(faults_cli, "run_probe", record)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
@@ -101,13 +102,13 @@ def test_without_root_every_probe_but_disk_full_runs(
 # Its verdict holds the answers during an outage to a latency: `make test` runs it alone.
 @pytest.mark.alone
 def test_dependency_outages_answer_fast_503s_and_recover(
-    project_root: Path, starts_servers: None
+    project: Project, starts_servers: None
 ) -> None:
-    [entryeditor] = dependency_targets(project_root)
+    [entryeditor] = dependency_targets(project)
     schedule = Schedule(rate=10, duration_s=6.0, cut_at_s=2.0, restore_at_s=4.0)
     short = entryeditor.model_copy(update={"stacks": entryeditor.stacks[:1], "schedule": schedule})
     probes, tables, _ = probe_dependencies(
-        project_root, short, env={"WEB_CONCURRENCY": "2", "WEB_THREADS": "4"}
+        project, short, env={"WEB_CONCURRENCY": "2", "WEB_THREADS": "4"}
     )
     assert len(probes) == len(entryeditor.outages) * len(MODES) == len(tables)
     database = probes[0]  # cut
@@ -117,16 +118,16 @@ def test_dependency_outages_answer_fast_503s_and_recover(
     assert all(probe.verdict is Verdict.PASS for probe in probes), [p.observed for p in probes]
 
 
-def test_a_full_disk_refuses_uploads_cleanly(project_root: Path, starts_servers: None) -> None:
-    [files] = store_targets(project_root)
-    probe = probe_disk_full(project_root, files, files.stacks[0])
+def test_a_full_disk_refuses_uploads_cleanly(project: Project, starts_servers: None) -> None:
+    [files] = store_targets(project)
+    probe = probe_disk_full(project, files, files.stacks[0])
     assert probe.figures["refused"] >= 4
     assert probe.figures["leftover_files"] == 0
     assert probe.verdict is Verdict.PASS, probe.observed
 
 
-def test_aborted_transfers_leave_nothing(project_root: Path, starts_servers: None) -> None:
-    [files] = store_targets(project_root)
-    probes = probe_aborts(project_root, files, files.stacks[0])
+def test_aborted_transfers_leave_nothing(project: Project, starts_servers: None) -> None:
+    [files] = store_targets(project)
+    probes = probe_aborts(project, files, files.stacks[0])
     assert all(probe.figures.get("leftover_files", 0) == 0 for probe in probes)
     assert all(probe.verdict is Verdict.PASS for probe in probes), [p.observed for p in probes]

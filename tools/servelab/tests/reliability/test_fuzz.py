@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from servelab.cli import main
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.fuzz import schema
 from servelab.reliability.fuzz.cases import (
     BIG_ID,
@@ -52,7 +52,7 @@ from servelab.spec.reliability import chosen
 from servelab.stack.compose import load_project
 from servelab.testing.markdown import unpadded
 
-FAMILIES = chosen(find_project_dir(Path(__file__)), lambda spec: spec.fuzz, "fuzz")
+FAMILIES = chosen(Project.find(Path(__file__)), lambda spec: spec.fuzz, "fuzz")
 FILES = FAMILIES["files"]
 
 
@@ -127,10 +127,10 @@ def _body(case: Case) -> bytes:
 
 
 def test_every_image_path_gets_a_small_png_past_the_recipes_pixel_limit(
-    project_root: Path,
+    project: Project,
 ) -> None:
     """Each side within MAX_IMAGE_SIDE, so only the area check (MAX_PIXELS) refuses it."""
-    recipe = load_project(project_root, ["health-code-uvicorn"]).services["health-code-uvicorn"]
+    recipe = load_project(project, ["health-code-uvicorn"]).services["health-code-uvicorn"]
     max_pixels = int(recipe.environment["MAX_PIXELS"])
     max_side = int(recipe.environment["MAX_IMAGE_SIDE"])
     family = FAMILIES["health-code"]

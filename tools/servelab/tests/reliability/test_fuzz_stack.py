@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.fuzz.cases import decompression_ratio, hand_written, range_cases
 from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
 from servelab.reliability.fuzz.run import (
@@ -23,7 +23,7 @@ from servelab.spec.reliability import FuzzStack, chosen
 from servelab.stack import Stack
 
 pytestmark = pytest.mark.stack
-FAMILIES = chosen(find_project_dir(Path(__file__)), lambda spec: spec.fuzz, "fuzz")
+FAMILIES = chosen(Project.find(Path(__file__)), lambda spec: spec.fuzz, "fuzz")
 
 
 def test_files_through_nginx_has_no_5xx_and_no_hang(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
+from servelab.project import Project
 from servelab.reliability.outage.analysis import Answer, Events, analyse, read_answers
 from servelab.reliability.outage.drill import DrillError, k6_env, load_drill, parse_drill
 from servelab.reliability.outage.run import answers_argv, run_k6
@@ -27,19 +28,19 @@ DRILL = {
 }
 
 
-def test_the_shipped_drills_parse(project_root: Path) -> None:
-    drill = load_drill(project_root, "entryeditor-compute")
+def test_the_shipped_drills_parse(project: Project) -> None:
+    drill = load_drill(project, "entryeditor-compute")
     assert drill.victim == "entryeditor-compute"
     assert k6_env(drill, "http://h")["RATE"] == str(drill.rate)
 
 
-def test_a_drill_needs_every_field_and_a_sane_schedule(project_root: Path) -> None:
+def test_a_drill_needs_every_field_and_a_sane_schedule(project: Project) -> None:
     with pytest.raises(DrillError, match="endpoint"):
         parse_drill("d", {k: v for k, v in DRILL.items() if k != "endpoint"})
     with pytest.raises(DrillError, match="kill_at_s < restart_at_s"):
         parse_drill("d", {**DRILL, "restart_at_s": 1})
     with pytest.raises(DrillError, match="no outage drill"):
-        load_drill(project_root, "nothing-like-it")
+        load_drill(project, "nothing-like-it")
 
 
 def answer(at_s: float, status: int, duration_ms: float = 5.0, retry_after: bool = False) -> Answer:
@@ -115,11 +116,11 @@ def flaky_url(starts_servers: None) -> Iterator[str]:
 
 
 def test_outage_js_records_every_answer_for_the_drill(
-    project_root: Path, flaky_url: str, tmp_path: Path
+    project: Project, flaky_url: str, tmp_path: Path
 ) -> None:
     answers_csv = tmp_path / "answers.csv"
     env = {"BASE_URL": flaky_url, "ENDPOINT": "/x", "RATE": "30", "DURATION": "1s"}
-    result = run_k6(answers_argv(env, answers_csv), project_root, timeout_s=60)
+    result = run_k6(answers_argv(env, answers_csv), project, timeout_s=60)
     assert result.returncode == 0, result.stdout + result.stderr
     answers = read_answers(answers_csv)
     assert 25 <= len(answers) <= 31

@@ -10,11 +10,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from servelab.cli import main
+from servelab.project import Project
 from servelab.reliability.outage.actions import Acted
 from servelab.reliability.outage.analysis import Answer
 from servelab.reliability.outage.drill import KINDS, DrillError, k6_env, load_drill, parse_drill
@@ -32,16 +32,16 @@ def answer(at_s: float, status: int, duration_ms: float = 5.0) -> Answer:
     return Answer(at_s * 1000, duration_ms, status, False)
 
 
-def test_every_shipped_drill_parses_and_each_process_kind_has_one(project_root: Path) -> None:
-    kinds = {load_drill(project_root, name).kind for name in drill_names(project_root)}
+def test_every_shipped_drill_parses_and_each_process_kind_has_one(project: Project) -> None:
+    kinds = {load_drill(project, name).kind for name in drill_names(project)}
     assert kinds == set(KINDS)
-    rolling = load_drill(project_root, "rolling-restart-hello")
+    rolling = load_drill(project, "rolling-restart-hello")
     assert list(rolling.victims) == ["hello-replica-1", "hello-replica-2"]
-    pool = load_drill(project_root, "kill-worker-health-code-pool")
+    pool = load_drill(project, "kill-worker-health-code-pool")
     assert k6_env(pool, "http://h")["METHOD"] == "POST"
     assert k6_env(pool, "http://h")["BODY_FILE"] == "data/health-code.jpg"
     assert "NO_REUSE" not in k6_env(pool, "http://h")
-    assert k6_env(load_drill(project_root, "kill-worker-wait-uvicorn"), "h")["NO_REUSE"] == "1"
+    assert k6_env(load_drill(project, "kill-worker-wait-uvicorn"), "h")["NO_REUSE"] == "1"
 
 
 def test_a_drill_of_a_kind_needs_what_that_kind_acts_on() -> None:
@@ -143,9 +143,9 @@ def test_workers_are_found_by_their_depth_below_the_master(
     assert workers(tree.pid, 1, match="no such command line") == []
 
 
-def drill_run(name: str, raw: dict[str, object], project_root: Path) -> tuple[Loss, Acted]:
+def drill_run(name: str, raw: dict[str, object], project: Project) -> tuple[Loss, Acted]:
     """Run a short drill against real servers; what it cost and what the runner did."""
-    ran = execute(project_root, parse_drill(f"test-{name}", raw))
+    ran = execute(project, parse_drill(f"test-{name}", raw))
     return loss(ran.answers, ran.events.killed_ms), ran.acted
 
 
@@ -153,14 +153,14 @@ HELLO = {"endpoint": "/hello", "rate": 40, "duration_s": 4}
 
 
 def test_a_killed_uvicorn_worker_is_replaced_and_no_request_is_lost(
-    project_root: Path, starts_servers: None
+    project: Project, starts_servers: None
 ) -> None:
     service = {"profile": "hello-uvicorn", "service": "hello-uvicorn", "victim": "hello-uvicorn"}
     # 8 s, so that a replacement the supervisor's 5 s ping timeout delays is still seen;
     # how soon it comes is the drill's figure (docs/results/reliability.md), not a test's.
     load = {**HELLO, "duration_s": 8}
     cost, acted = drill_run(
-        "kill-worker", {**load, **service, "kind": "kill-worker", "at_s": 1.5}, project_root
+        "kill-worker", {**load, **service, "kind": "kill-worker", "at_s": 1.5}, project
     )
     assert acted.figures["workers"] == 2
     assert "worker_back_s" in acted.figures, acted.marks
@@ -169,7 +169,7 @@ def test_a_killed_uvicorn_worker_is_replaced_and_no_request_is_lost(
 
 
 def test_sigterm_finishes_what_is_in_flight_and_exits_at_once(
-    project_root: Path, starts_servers: None
+    project: Project, starts_servers: None
 ) -> None:
     service = {
         "profile": "hello-gunicorn",
@@ -177,7 +177,7 @@ def test_sigterm_finishes_what_is_in_flight_and_exits_at_once(
         "victim": "hello-gunicorn-sync",
     }
     cost, acted = drill_run(
-        "sigterm", {**HELLO, **service, "kind": "sigterm", "at_s": 1.5}, project_root
+        "sigterm", {**HELLO, **service, "kind": "sigterm", "at_s": 1.5}, project
     )
     assert acted.figures["exit_code"] == 0
     assert acted.figures["exit_s"] < acted.figures["grace_s"]
@@ -188,7 +188,7 @@ def test_sigterm_finishes_what_is_in_flight_and_exits_at_once(
 
 
 def test_a_rolling_restart_behind_nginx_loses_no_request(
-    project_root: Path, starts_servers: None
+    project: Project, starts_servers: None
 ) -> None:
     cost, acted = drill_run(
         "rolling-restart",
@@ -202,7 +202,7 @@ def test_a_rolling_restart_behind_nginx_loses_no_request(
             "at_s": 1,
             "env": {"REPLICAS": "2"},
         },
-        project_root,
+        project,
     )
     assert [what for what, _ in acted.marks if what.endswith("healthy")] == [
         "hello-replica-1 healthy",
@@ -212,7 +212,7 @@ def test_a_rolling_restart_behind_nginx_loses_no_request(
     assert cost.failed == 0, cost.statuses
 
 
-def test_an_nginx_reload_loses_no_request(project_root: Path, starts_servers: None) -> None:
+def test_an_nginx_reload_loses_no_request(project: Project, starts_servers: None) -> None:
     cost, acted = drill_run(
         "nginx-reload",
         {
@@ -223,7 +223,7 @@ def test_an_nginx_reload_loses_no_request(project_root: Path, starts_servers: No
             "victim": "hello-uwsgi-nginx",
             "at_s": 1.5,
         },
-        project_root,
+        project,
     )
     assert acted.figures["old_workers_gone_s"] < 5
     assert cost.answers >= 150

@@ -11,6 +11,7 @@ import pytest
 
 from servelab.bench.progress import clock
 from servelab.cli import main
+from servelab.project import Project
 from servelab.reliability.faults import coldstart
 from servelab.reliability.fuzz.run import FuzzOptions
 from servelab.reliability.plan import (
@@ -26,12 +27,12 @@ from servelab.reliability.soak.targets import soaks
 from servelab.spec.reliability import Fuzz, chosen
 
 
-def fuzzed(project_root: Path, *names: str) -> list[Fuzz]:
-    return list(chosen(project_root, lambda spec: spec.fuzz, "fuzz", names).values())
+def fuzzed(project: Project, *names: str) -> list[Fuzz]:
+    return list(chosen(project, lambda spec: spec.fuzz, "fuzz", names).values())
 
 
 def test_the_plan_prints_each_phase_and_the_whole_and_runs_nothing(
-    project_root: Path,
+    project: Project,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -39,7 +40,7 @@ def test_the_plan_prints_each_phase_and_the_whole_and_runs_nothing(
     monkeypatch.setenv("SERVELAB_RESULTS", str(tmp_path / "results"))
     assert main(["reliability", "--plan", "quick"]) == 0
     line = capsys.readouterr().err.strip()
-    phases = suite_plan(project_root, "quick")
+    phases = suite_plan(project, "quick")
     assert [phase.name for phase in phases] == ["drills", "probes", "fuzzing", "soaks"]
     for phase in phases:
         assert f"{phase.name} {clock(phase.seconds)}" in line
@@ -48,13 +49,13 @@ def test_the_plan_prints_each_phase_and_the_whole_and_runs_nothing(
 
 
 def test_the_full_form_adds_nine_minutes_a_soak_and_repeats_the_schema_runs(
-    project_root: Path,
+    project: Project,
 ) -> None:
-    quick = {phase.name: phase.seconds for phase in suite_plan(project_root, "quick")}
-    full = {phase.name: phase.seconds for phase in suite_plan(project_root, "full")}
-    assert full["soaks"] - quick["soaks"] == 540 * len(soaks(project_root))
+    quick = {phase.name: phase.seconds for phase in suite_plan(project, "quick")}
+    full = {phase.name: phase.seconds for phase in suite_plan(project, "full")}
+    assert full["soaks"] - quick["soaks"] == 540 * len(soaks(project))
     assert soaks_s(["files"], "full") - soaks_s(["files"], "quick") == 540
-    every = fuzzed(project_root)
+    every = fuzzed(project)
     assert quick["fuzzing"] == fuzz_s(every, FuzzOptions())
     assert full["fuzzing"] == fuzz_s(every, FuzzOptions(time_limit_s=60)) > quick["fuzzing"]
     assert {k: v for k, v in full.items() if k not in ("soaks", "fuzzing")} == {
@@ -62,48 +63,48 @@ def test_the_full_form_adds_nine_minutes_a_soak_and_repeats_the_schema_runs(
     }
 
 
-def test_disk_full_is_planned_only_where_it_runs_as_root(project_root: Path) -> None:
+def test_disk_full_is_planned_only_where_it_runs_as_root(project: Project) -> None:
     assert "disk-full" in probe_names(root=True)
     assert "disk-full" not in probe_names(root=False)
     seconds = coldstart.DEFAULT_SECONDS
-    as_root = probes_s(project_root, probe_names(root=True), (), seconds)
-    as_user = probes_s(project_root, probe_names(root=False), (), seconds)
+    as_root = probes_s(project, probe_names(root=True), (), seconds)
+    as_user = probes_s(project, probe_names(root=False), (), seconds)
     assert as_root - as_user == PROBE_S["disk-full"]
 
 
-def test_longer_cold_starts_and_the_full_fuzz_take_longer(project_root: Path) -> None:
-    five = probes_s(project_root, ["coldstart"], (), 5.0)
-    every = coldstart.targets(project_root)
-    assert probes_s(project_root, ["coldstart"], (), 10.0) - five == 5.0 * len(every)
-    assert probes_s(project_root, ["coldstart"], ["hello"], 5.0) < five
-    files = fuzzed(project_root, "files")
+def test_longer_cold_starts_and_the_full_fuzz_take_longer(project: Project) -> None:
+    five = probes_s(project, ["coldstart"], (), 5.0)
+    every = coldstart.targets(project)
+    assert probes_s(project, ["coldstart"], (), 10.0) - five == 5.0 * len(every)
+    assert probes_s(project, ["coldstart"], ["hello"], 5.0) < five
+    files = fuzzed(project, "files")
     quick, full = fuzz_s(files, FuzzOptions()), fuzz_s(files, FuzzOptions(quick=False))
     # Two targets, each with a schema run (one pass -> 600 s) and slowloris (15 s -> 60 s).
     assert full - quick == 2 * (600 - files[0].schema_pass_s + 45)
     # Families whose targets serve no schema plan no schema run.
-    hello = fuzzed(project_root, "hello")
+    hello = fuzzed(project, "hello")
     assert fuzz_s(hello, FuzzOptions()) == fuzz_s(hello, FuzzOptions(time_limit_s=60))
 
 
-def test_make_reliability_runs_the_phases_in_the_planned_order(project_root: Path) -> None:
-    recipe = (project_root / "Makefile").read_text().split("\nreliability: ", 1)[1]
+def test_make_reliability_runs_the_phases_in_the_planned_order(project: Project) -> None:
+    recipe = (project.root / "Makefile").read_text().split("\nreliability: ", 1)[1]
     recipe = recipe.split("\n\n", 1)[0]
     commands = re.findall(r"servelab (outage|probe|fuzz|soak)\b", recipe)
     assert commands == ["outage", "probe", "fuzz", "soak"]
-    assert len(commands) == len(suite_plan(project_root))
+    assert len(commands) == len(suite_plan(project))
     assert "servelab reliability --plan" in recipe
 
 
 @pytest.mark.parametrize("form", ["quick", "full"])
 def test_make_reliability_fuzzes_and_soaks_as_its_plan_says(
-    project_root: Path, tmp_path: Path, form: str
+    project: Project, tmp_path: Path, form: str
 ) -> None:
     stub = tmp_path / "stub.mk"
     stub.write_text("bootstrap:\n\t@:\n")
     make = ["make", "-n", "-s", "-f", "Makefile", "-f", str(stub)]
     shown = subprocess.run(
         [*make, "reliability", f"FORM={form}", "RUN=run"],
-        cwd=project_root,
+        cwd=project.root,
         capture_output=True,
         text=True,
         check=True,
@@ -117,8 +118,8 @@ def test_make_reliability_fuzzes_and_soaks_as_its_plan_says(
     assert f"run servelab reliability --plan {form}" in shown
 
 
-def test_the_full_bench_targets_run_the_full_form(project_root: Path) -> None:
-    makefile = (project_root / "Makefile").read_text()
+def test_the_full_bench_targets_run_the_full_form(project: Project) -> None:
+    makefile = (project.root / "Makefile").read_text()
     for target in ("bench-full", "reference-full"):
         recipe = makefile.split(f"\n{target}: bootstrap\n", 1)[1].split("\n\n", 1)[0]
         assert "servelab bench --full" in recipe

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.faults.dependencies import FAST_MS, RECOVERY_S, Spot, _verdict
 from servelab.reliability.faults.files_stack import Store
 from servelab.reliability.faults.k6_requests import failure_kind, read_requests
@@ -20,7 +20,7 @@ from servelab.reliability.outage.analysis import Answer, Events, analyse
 from servelab.reliability.rows import Row, Section, Verdict
 from servelab.spec.reliability import Dependency, reliability
 
-ENTRYEDITOR = reliability(find_project_dir(), "entryeditor").faults.dependencies
+ENTRYEDITOR = reliability(Project.find(), "entryeditor").faults.dependencies
 assert ENTRYEDITOR is not None
 DATABASE, REDIS, COMPUTE = ENTRYEDITOR.outages
 SCHEDULE = ENTRYEDITOR.schedule  # 20 requests/s for 14 s, cut at 4 s, restored at 8 s

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from servelab.cli import main
+from servelab.project import Project
 from servelab.reliability.outage import cli as outage_cli
 from servelab.spec.family import SpecError, families
 from servelab.spec.reliability import Drill, Stack, every_reliability, reliability
@@ -50,19 +51,19 @@ max_vus = 300
 """
 
 
-def family(tmp_path: Path, reliability_toml: str) -> Path:
+def family(tmp_path: Path, reliability_toml: str) -> Project:
     """A project whose one family, hello, has MATRIX and `reliability_toml`."""
     directory = tmp_path / "loadtests" / "families"
     directory.mkdir(parents=True)
     (directory / "hello.toml").write_text(MATRIX + textwrap.dedent(reliability_toml))
-    return tmp_path
+    return Project(tmp_path)
 
 
 def test_every_familys_targets_validate_and_name_variants_of_its_matrix(
-    project_root: Path,
+    project: Project,
 ) -> None:
-    every = every_reliability(project_root)
-    assert list(every) == families(project_root)
+    every = every_reliability(project)
+    assert list(every) == families(project)
     assert sorted(name for spec in every.values() for name in spec.drills) == DRILLS
     for spec in every.values():
         named: list[Stack | Drill] = [*spec.drills.values(), *([spec.soak] if spec.soak else [])]
@@ -136,9 +137,9 @@ def test_outage_all_runs_the_same_drills(
 ) -> None:
     ran: list[str] = []
 
-    def write_drill(name: str, *, project_dir: Path) -> Path:
+    def write_drill(project: Project, name: str) -> Path:
         ran.append(name)
-        return project_dir / f"outage-{name}.md"
+        return project.root / f"outage-{name}.md"
 
     monkeypatch.setattr(outage_cli, "write_drill", write_drill)
     assert main(["outage", "--all"]) == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from servelab.project import Project
 from servelab.reliability.report import render_reliability
 from servelab.reliability.rows import Row, Verdict, load_sections, write_section
 
@@ -31,11 +32,12 @@ def _probe(target: str, verdict: Verdict) -> Row:
 
 
 def test_a_section_run_again_replaces_only_its_own_rows(tmp_path: Path) -> None:
-    write_section(tmp_path, "outage", "Outages", "servelab outage", [_probe("a", Verdict.PASS)])
-    write_section(tmp_path, "soak", "Soak", "servelab soak", [_probe("b", Verdict.PASS)])
-    write_section(tmp_path, "outage", "Outages", "servelab outage", [_probe("c", Verdict.FAIL)])
+    project = Project(tmp_path)
+    write_section(project, "outage", "Outages", "servelab outage", [_probe("a", Verdict.PASS)])
+    write_section(project, "soak", "Soak", "servelab soak", [_probe("b", Verdict.PASS)])
+    write_section(project, "outage", "Outages", "servelab outage", [_probe("c", Verdict.FAIL)])
 
-    sections = load_sections(tmp_path)
+    sections = load_sections(project)
 
     assert [(s.name, [p.target for p in s.probes]) for s in sections] == [
         ("outage", ["c"]),
@@ -45,15 +47,16 @@ def test_a_section_run_again_replaces_only_its_own_rows(tmp_path: Path) -> None:
 
 
 def test_the_page_counts_and_marks_failures(tmp_path: Path) -> None:
+    project = Project(tmp_path)
     write_section(
-        tmp_path,
+        project,
         "fuzz-files",
         "Fuzzing: files",
         "servelab fuzz files",
         [_probe("files-uvicorn", Verdict.PASS), _probe("files-gunicorn | nginx", Verdict.FAIL)],
     )
 
-    page = render_reliability(load_sections(tmp_path))
+    page = render_reliability(load_sections(project))
 
     assert ["[Fuzzing: files](#fuzz-files)", "2", "1", "1"] in [row[:4] for row in _rows(page)]
     assert "files-gunicorn \\| nginx" in [row[1] for row in _rows(page)]
@@ -75,22 +78,23 @@ def _drill(target: str, failed: int, back_s: float) -> Row:
 def test_the_page_opens_with_what_a_deployer_must_do_judged_by_requests_lost(
     tmp_path: Path,
 ) -> None:
+    project = Project(tmp_path)
     write_section(
-        tmp_path,
+        project,
         "sigterm",
         "SIGTERM under constant load",
         "servelab outage --kind sigterm",
         [_drill("hello-uvicorn", 218, 2.7), _drill("hello-uwsgi-http", 79, 1.3)],
     )
     write_section(
-        tmp_path,
+        project,
         "rolling-restart",
         "A rolling restart behind nginx",
         "servelab outage --kind rolling-restart",
         [_drill("hello-replicas", 0, 0.0)],
     )
 
-    page = render_reliability(load_sections(tmp_path))
+    page = render_reliability(load_sections(project))
     opening = page[page.index("## What a deployer must do") : page.index("## Every section")]
 
     rows = [row for row in _rows(opening) if row[0].startswith("[")]

@@ -3,11 +3,10 @@ sampled, and the verdicts on samples that stay flat or grow."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from servelab.cli import main
+from servelab.project import Project
 from servelab.reliability.rows import Verdict
 from servelab.reliability.soak import run
 from servelab.reliability.soak.run import judge, run_soak
@@ -16,13 +15,13 @@ from servelab.reliability.soak.targets import measured_capacity, soaks
 
 
 def test_a_short_soak_samples_and_stays_flat(
-    project_root: Path, starts_servers: None, monkeypatch: pytest.MonkeyPatch
+    project: Project, starts_servers: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No saved capacity: a short run of clients back to back measures it, and the soak
     # runs at half of it.
     monkeypatch.setattr(run, "measured_capacity", lambda *_: None)
     monkeypatch.setattr(run, "PROBE_S", 2.0)
-    soaked = run_soak(project_root, "files", duration_s=5, interval_s=1)
+    soaked = run_soak(project, "files", duration_s=5, interval_s=1)
     assert soaked.capacity > 0
     assert soaked.rate == max(1, int(soaked.capacity / 2))
     assert "back to back" in soaked.capacity_from
@@ -33,9 +32,9 @@ def test_a_short_soak_samples_and_stays_flat(
     assert all(p.verdict is Verdict.PASS for p in soaked.probes), observed
 
 
-def test_growth_past_the_tolerance_fails(project_root: Path) -> None:
+def test_growth_past_the_tolerance_fails(project: Project) -> None:
     samples = [Sample(float(i), 100.0 + 10 * i, 20 + i, 50 + i, 0, 0, 3) for i in range(12)]
-    files = soaks(project_root, ["files"])["files"]
+    files = soaks(project, ["files"])["files"]
     verdicts = {p.probe.split(": ")[1]: p.verdict for p in judge(files, samples, 12)}
     assert verdicts["memory (RSS)"] is Verdict.FAIL
     assert verdicts["file descriptors (not sockets)"] is Verdict.FAIL
@@ -44,15 +43,15 @@ def test_growth_past_the_tolerance_fails(project_root: Path) -> None:
 
 
 @pytest.mark.parametrize("family", ["files", "health-code"])
-def test_the_capacity_comes_from_the_saved_benchmark(project_root: Path, family: str) -> None:
-    assert measured_capacity(project_root, soaks(project_root, [family])[family]) is not None
+def test_the_capacity_comes_from_the_saved_benchmark(project: Project, family: str) -> None:
+    assert measured_capacity(project, soaks(project, [family])[family]) is not None
 
 
-def test_health_code_is_soaked_with_the_benchmarks_sample_posted(project_root: Path) -> None:
-    chosen = soaks(project_root, ["health-code"])["health-code"]
+def test_health_code_is_soaked_with_the_benchmarks_sample_posted(project: Project) -> None:
+    chosen = soaks(project, ["health-code"])["health-code"]
     assert chosen.request == "POST /analysis/health-code"
     assert chosen.json_body is not None
-    assert (project_root / "loadtests" / chosen.json_body).is_file()
+    assert (project.loadtests / chosen.json_body).is_file()
 
 
 def test_an_unknown_family_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from servelab.bench.device.report import write_device_report
@@ -13,21 +14,19 @@ from servelab.bench.device.results import RESULTS_NAME, is_device_run
 from servelab.bench.errors import BenchError
 from servelab.bench.plan.options import BenchOptions
 from servelab.bench.run import render_report, results_path, run_bench, run_progress
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.spec.family import families as all_families
 
 
-def families(requested: list[str]) -> list[str]:
+def families(project: Project, requested: list[str]) -> list[str]:
     """The requested benchmark families, or every one in loadtests/families/."""
-    if requested:
-        return requested
-    return all_families(find_project_dir())
+    return requested or all_families(project)
 
 
-def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:
+def _each_family(project: Project, requested: list[str], write: Callable[[str], Path]) -> int:
     """Write each family's report; a BenchError is one clear line and exit status 2."""
     try:
-        for family in families(requested):
+        for family in families(project, requested):
             print(f"servelab: wrote {write(family)}", file=sys.stderr)
     except BenchError as error:
         print(f"servelab: {error}", file=sys.stderr)
@@ -36,6 +35,7 @@ def _each_family(requested: list[str], write: Callable[[str], Path]) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
+    project = Project.find()
     options = BenchOptions(
         workers=args.workers,
         cpus=args.cpus,
@@ -48,13 +48,15 @@ def bench(args: argparse.Namespace) -> int:
     )
     try:
         # With several families, one estimate of the time left covers them all.
-        names = families(args.family)
-        progress = run_progress(names, args.quick, options=options)
+        names = families(project, args.family)
+        progress = run_progress(project, names, args.quick, options=options)
     except BenchError as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     return _each_family(
-        names, lambda family: run_bench(family, args.quick, options=options, progress=progress)
+        project,
+        names,
+        lambda family: run_bench(project, family, args.quick, options=options, progress=progress),
     )
 
 
@@ -62,26 +64,23 @@ def report(args: argparse.Namespace) -> int:
     """The families named, or every family that has saved results (a new family has none
     until its first run); a device run's JSON (`health-code.gpu`, or the file the GPU
     machine wrote) becomes docs/results/health-code.gpu.md."""
-    requested = args.family or _measured_families()
-    return _each_family(requested, _render)
+    project = Project.find()
+    requested = args.family or _measured_families(project)
+    return _each_family(project, requested, partial(_render, project))
 
 
-def _render(name: str) -> Path:
-    project_dir = find_project_dir()
-    saved = Path(name) if name.endswith(".json") else results_path(project_dir, name)
+def _render(project: Project, name: str) -> Path:
+    saved = Path(name) if name.endswith(".json") else results_path(project, name)
     if is_device_run(saved):
-        return write_device_report(saved, project_dir)
-    return render_report(name)
+        return write_device_report(saved, project)
+    return render_report(project, name)
 
 
-def _measured_families() -> list[str]:
-    project_dir = find_project_dir()
+def _measured_families(project: Project) -> list[str]:
     measured = [
-        family
-        for family in all_families(project_dir)
-        if results_path(project_dir, family).is_file()
+        family for family in all_families(project) if results_path(project, family).is_file()
     ]
-    device = results_path(project_dir, RESULTS_NAME)
+    device = results_path(project, RESULTS_NAME)
     return [*measured, RESULTS_NAME] if is_device_run(device) else measured
 
 

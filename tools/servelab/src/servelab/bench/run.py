@@ -21,20 +21,20 @@ from servelab.bench.report.markdown import render
 from servelab.bench.report.results import load_run, save_run
 from servelab.bench.report.writeup import load_write_up
 from servelab.bench.runner import planned, run_matrix
-from servelab.project import find_project_dir, results_dir
+from servelab.project import Project
 
 
-def results_path(project_dir: Path, family: str) -> Path:
-    return results_dir(project_dir) / f"{family}.json"
+def results_path(project: Project, family: str) -> Path:
+    return project.results / f"{family}.json"
 
 
-def _write_report(project_dir: Path, matrix: Matrix, saved: Path | None = None) -> Path:
+def _write_report(project: Project, matrix: Matrix, saved: Path | None = None) -> Path:
     """The report (<stem>.md) and charts (<stem>/) beside the saved results <stem>.json."""
-    saved = saved or results_path(project_dir, matrix.family)
+    saved = saved or results_path(project, matrix.family)
     if not saved.is_file():
         raise BenchError(f"no results at {saved}: run `servelab bench {matrix.family}` first")
     run = load_run(saved)
-    write_up = load_write_up(project_dir / matrix.write_up)
+    write_up = load_write_up(project.root / matrix.write_up)
     results = saved.parent
     # matplotlib loads here, when a report is drawn: not in every process that imports
     # servelab.bench (the CLI, the pytest plugin's k6 helper).
@@ -42,66 +42,62 @@ def _write_report(project_dir: Path, matrix: Matrix, saved: Path | None = None) 
 
     charts = write_charts(run, results / saved.stem, results, matrix, write_up)
     report = results / f"{saved.stem}.md"
-    default = saved.resolve() == results_path(project_dir, matrix.family).resolve()
-    source = None if default else _shown(project_dir, saved)
+    default = saved.resolve() == results_path(project, matrix.family).resolve()
+    source = None if default else _shown(project, saved)
     report.write_text(render(run, matrix, write_up, charts, source))
     return report
 
 
-def _shown(project_dir: Path, path: Path) -> Path:
+def _shown(project: Project, path: Path) -> Path:
     """`path` as a command run from the project's root would name it."""
     try:
-        return path.resolve().relative_to(project_dir.resolve())
+        return path.resolve().relative_to(project.root.resolve())
     except ValueError:
         return path.resolve()
 
 
 def run_progress(
+    project: Project,
     families: Sequence[str],
     quick: bool,
     *,
-    project_dir: Path | None = None,
-    options: BenchOptions | None = None,
+    options: BenchOptions,
     stream: TextIO = sys.stderr,
 ) -> Progress | None:
     """One progress over the cells of every family, for a run of several, each family's
     run_bench then passing it on; None for one family alone, whose run makes its own."""
     if len(families) < 2:
         return None
-    project_dir = project_dir or find_project_dir()
-    options = options or BenchOptions()
     options.check()
     available = available_cpus()
     form = "quick" if quick else "full"
     plans: list[Plan] = []
     parts: list[tuple[str, int]] = []
     for family in families:
-        matrix = options.matrix(project_dir, load_matrix(project_dir, family), available)
-        cells = planned(project_dir, matrix, form)
+        matrix = options.matrix(project.root, load_matrix(project.root, family), available)
+        cells = planned(project, matrix, form)
         plans += cells
         parts.append((family, len(cells)))
     return Progress(plans, stream, parts)
 
 
 def run_bench(
+    project: Project,
     family: str,
     quick: bool,
     *,
-    project_dir: Path | None = None,
-    options: BenchOptions | None = None,
+    options: BenchOptions,
     progress: Progress | None = None,
 ) -> Path:
     """Run the matrix (its quick or full form) as `options` say, save the results, write
     the report; returns the report's path. `progress` is a run's of several families
     (run_progress)."""
-    project_dir = project_dir or find_project_dir()
-    options = options or BenchOptions()
     options.check()
     available = available_cpus()
-    matrix = options.matrix(project_dir, load_matrix(project_dir, family), available)
+    matrix = options.matrix(project.root, load_matrix(project.root, family), available)
     pinning = options.pinning(available)
     run = run_matrix(
-        project_dir,
+        project,
         matrix,
         "quick" if quick else "full",
         pinning=pinning,
@@ -110,17 +106,16 @@ def run_bench(
         on_disk=options.on_disk,
         progress=progress,
     )
-    saved = save_run(run, options.results_file(results_dir(project_dir), family))
-    return _write_report(project_dir, matrix, saved)
+    saved = save_run(run, options.results_file(project.results, family))
+    return _write_report(project, matrix, saved)
 
 
-def render_report(family: str, *, project_dir: Path | None = None) -> Path:
+def render_report(project: Project, family: str) -> Path:
     """Write docs/results/<family>.md and its charts again from the saved results; `family`
     may also be a saved run's .json (a labelled or --out run), whose report goes beside it."""
-    project_dir = project_dir or find_project_dir()
     if family.endswith(".json"):
         saved = Path(family)
         if not saved.is_file():
             raise BenchError(f"no results at {saved}")
-        return _write_report(project_dir, load_matrix(project_dir, load_run(saved).family), saved)
-    return _write_report(project_dir, load_matrix(project_dir, family))
+        return _write_report(project, load_matrix(project.root, load_run(saved).family), saved)
+    return _write_report(project, load_matrix(project.root, family))

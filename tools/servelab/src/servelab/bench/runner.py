@@ -46,8 +46,7 @@ from servelab.bench.plan.scratch import server_files
 from servelab.bench.plan.stacks import Stacks
 from servelab.bench.progress import OVERHEAD_S, Plan, Progress
 from servelab.bench.report.results import BenchRun, CellResult, load_run
-from servelab.project import LOADTESTS, reference_dir
-from servelab.project import work_dir as project_work_dir
+from servelab.project import LOADTESTS, Project
 from servelab.spec.matrix import Payload
 from servelab.stack import Stack, StackError
 
@@ -63,7 +62,7 @@ RECORD_FAILURES = {"THRESHOLD_FAILED": "1", "THRESHOLD_CHECKS": "0"}
 class Context:
     """What every cell of a run shares: where it runs and writes, k6, the CPUs, the token."""
 
-    project_dir: Path
+    project: Project
     work_dir: Path
     payload_file: Path | None
     k6: str
@@ -154,7 +153,7 @@ def _k6(
     env = {**k6_env(cell, base_url, summary, ctx.payload_file, load), "API_TOKEN": ctx.api_token}
     run = run_k6(
         k6_argv(ctx.k6, LOADTESTS / cell.endpoint.script, env),
-        cwd=ctx.project_dir,
+        cwd=ctx.project.root,
         log=log,
         timeout_s=load.seconds + _K6_GRACE_S,
         cpus=pinning.client,
@@ -176,9 +175,8 @@ def _tool(
 ) -> ToolResult:
     """The cell's request sent by `tool` with the measured run's load, the server's CPU
     time read around it as around k6."""
-    loadtests = ctx.project_dir / LOADTESTS
     endpoint_env = {**cell.endpoint.env, "API_TOKEN": ctx.api_token}
-    source = Source(base_url, endpoint_env, ctx.payload_file, loadtests, ctx.work_dir)
+    source = Source(base_url, endpoint_env, ctx.payload_file, ctx.project.loadtests, ctx.work_dir)
     request = tool_request(cell.endpoint.script, source)
     argv, env = tool_argv(tool, request, load, len(pinning.client or ctx.cpus), LOADTESTS)
     before = cpu_time.snapshot(pgids)
@@ -186,7 +184,7 @@ def _tool(
         argv,
         env,
         load,
-        cwd=ctx.project_dir,
+        cwd=ctx.project.root,
         log=ctx.work_dir / f"{slug}.{tool}.log",
         cpus=pinning.client,
     )
@@ -265,7 +263,7 @@ def cell_stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -
         only=[cell.variant.service],
         env={**cell.server_env, "API_TOKEN": ctx.api_token},
         cpus=pinning.server,
-        project=ctx.project_dir,
+        project=ctx.project,
         run_parent=ctx.server_files,
         log=server_log,
     )
@@ -381,17 +379,17 @@ def _plan(cell: Cell, reference: BenchRun | None) -> Plan:
     return cell.load.seconds + cell.load.duration_s * len(cell.tools) + OVERHEAD_S
 
 
-def planned(project_dir: Path, matrix: Matrix, form: str) -> list[Plan]:
+def planned(project: Project, matrix: Matrix, form: str) -> list[Plan]:
     """Each cell's plan (progress.Plan) in the order the cells run, rounds included."""
-    reference = _reference(project_dir, matrix.family, form)
+    reference = _reference(project, matrix.family, form)
     return [_plan(cell, reference) for _, _, cell in _in_rounds(matrix.cells(form))]
 
 
-def _reference(project_dir: Path, family: str, form: str) -> BenchRun | None:
+def _reference(project: Project, family: str, form: str) -> BenchRun | None:
     """The committed run of the same family and form, for the time estimate; None where
     there is none or it cannot be read."""
     stem = family if form == "quick" else f"{family}.{form}"
-    path = reference_dir(project_dir) / f"{stem}.json"
+    path = project.reference / f"{stem}.json"
     try:
         return load_run(path)
     except (OSError, ValueError, KeyError, TypeError):
@@ -458,7 +456,7 @@ def _run_cells(
 
 
 def run_matrix(
-    project_dir: Path,
+    project: Project,
     matrix: Matrix,
     form: str,
     *,
@@ -475,7 +473,7 @@ def run_matrix(
     `progress` is a run's of several families (this one's cells next in it); without it the
     progress on `stream` covers this family alone."""
     load = matrix.load(form)
-    work_dir = project_work_dir(project_dir, "bench", matrix.family)
+    work_dir = project.work("bench", matrix.family)
     shutil.rmtree(work_dir, ignore_errors=True)
     work_dir.mkdir(parents=True)
     binary = k6_binary()
@@ -484,7 +482,7 @@ def run_matrix(
     # Against a target the servers write nothing here.
     with server_files(work_dir, on_disk=on_disk or target is not None) as files:
         ctx = Context(
-            project_dir=project_dir,
+            project=project,
             work_dir=work_dir,
             payload_file=write_payload(work_dir / payload.name, payload.size) if payload else None,
             k6=binary,
@@ -498,7 +496,7 @@ def run_matrix(
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         load_average = os.getloadavg()[0]
         started = time.monotonic()
-        progress = progress or Progress(planned(project_dir, matrix, form), stream)
+        progress = progress or Progress(planned(project, matrix, form), stream)
         measured = _run_cells(ctx, matrix, form, progress)
     results = [median_round(each) for each in measured]
     return BenchRun(

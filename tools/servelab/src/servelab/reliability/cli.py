@@ -6,20 +6,21 @@ import argparse
 import sys
 
 from servelab.bench.progress import clock
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.plan import announce, suite_plan
 from servelab.reliability.report import write_reliability
 from servelab.reliability.soak.run import FORMS as SOAK_FORMS
 
 
 def reliability(args: argparse.Namespace) -> int:
+    project = Project.find()
     if args.plan:
-        phases = suite_plan(find_project_dir(), args.plan)
+        phases = suite_plan(project, args.plan)
         each = ", ".join(f"{phase.name} {clock(phase.seconds)}" for phase in phases)
         total = sum(phase.seconds for phase in phases)
         print(announce(f"the reliability suite ({each})", total), file=sys.stderr)
         return 0
-    print(f"servelab: wrote {write_reliability(find_project_dir())}", file=sys.stderr)
+    print(f"servelab: wrote {write_reliability(project)}", file=sys.stderr)
     return 0
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from servelab.bench.progress import clock
+from servelab.project import Project
 from servelab.reliability.faults import coldstart
 from servelab.reliability.faults.dependencies import MODES
 from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES, dependency_targets
@@ -55,26 +55,26 @@ class Phase:
     seconds: float
 
 
-def drills_s(project_dir: Path, names: Sequence[str]) -> float:
-    every = drills(project_dir)
+def drills_s(project: Project, names: Sequence[str]) -> float:
+    every = drills(project)
     if unknown := [name for name in names if name not in every]:
         raise DrillError(f"no outage drill {unknown[0]!r} (known: {', '.join(every)})")
     return sum(every[name].duration_s + DRILL_OVERHEAD_S for name in names)
 
 
 def probes_s(
-    project_dir: Path, names: Sequence[str], families: Sequence[str], seconds: float
+    project: Project, names: Sequence[str], families: Sequence[str], seconds: float
 ) -> float:
     """`servelab probe` running `names`, its cold starts over `families` for `seconds`."""
     total = 0.0
     for name in names:
         if name == "dependencies":
-            for target in dependency_targets(project_dir):
+            for target in dependency_targets(project):
                 outages = len(target.outages) * len(MODES)
                 per_outage = target.schedule.duration_s + DEPENDENCY_OUTAGE_OVERHEAD_S
                 total += len(target.stacks) * (DEPENDENCIES_STACK_S + outages * per_outage)
         elif name == "coldstart":
-            targets = coldstart.targets(project_dir, families)
+            targets = coldstart.targets(project, families)
             total += len(targets) * (seconds + COLDSTART_OVERHEAD_S)
         else:
             total += PROBE_S[name]
@@ -104,15 +104,15 @@ def probe_names(root: bool | None = None) -> list[str]:
     return [name for name in PROBES if root or name not in NEEDS_ROOT]
 
 
-def suite_plan(project_dir: Path, form: str = "quick") -> list[Phase]:
+def suite_plan(project: Project, form: str = "quick") -> list[Phase]:
     """`make reliability FORM=<form>` (quick or full), phase by phase, in the order it runs
     them."""
-    fuzzed = chosen(project_dir, lambda spec: spec.fuzz, "fuzz").values()
+    fuzzed = chosen(project, lambda spec: spec.fuzz, "fuzz").values()
     return [
-        Phase("drills", drills_s(project_dir, list(drills(project_dir)))),
-        Phase("probes", probes_s(project_dir, probe_names(), (), coldstart.DEFAULT_SECONDS)),
+        Phase("drills", drills_s(project, list(drills(project)))),
+        Phase("probes", probes_s(project, probe_names(), (), coldstart.DEFAULT_SECONDS)),
         Phase("fuzzing", fuzz_s(list(fuzzed), FUZZ_FORMS[form])),
-        Phase("soaks", soaks_s(list(soaks(project_dir)), form)),
+        Phase("soaks", soaks_s(list(soaks(project)), form)),
     ]
 
 

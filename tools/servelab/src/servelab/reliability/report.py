@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from servelab.markdown import table
-from servelab.project import results_dir
+from servelab.project import Project
 from servelab.reliability.lessons import lessons
 from servelab.reliability.rows import Section, Verdict, load_sections
 
@@ -59,8 +59,8 @@ def render_reliability(sections: Sequence[Section]) -> str:
     return "\n".join(lines[:-1]) + "\n"
 
 
-def write_reliability(project_dir: Path) -> Path:
+def write_reliability(project: Project) -> Path:
     """docs/results/reliability.md from the sections saved so far; returns its path."""
-    path = results_dir(project_dir) / "reliability.md"
-    path.write_text(render_reliability(load_sections(project_dir)))
+    path = project.results / "reliability.md"
+    path.write_text(render_reliability(load_sections(project)))
     return path

@@ -12,7 +12,7 @@ from typing import Any
 
 from servelab.bench.load.k6 import k6_binary, k6_version
 from servelab.bench.measure.machine import this_machine
-from servelab.project import results_dir
+from servelab.project import Project
 
 
 class Verdict(StrEnum):
@@ -46,12 +46,12 @@ class Section:
     notes: str = ""
 
 
-def sections_dir(project_dir: Path) -> Path:
-    return results_dir(project_dir) / "reliability"
+def sections_dir(project: Project) -> Path:
+    return project.results / "reliability"
 
 
 def write_section(
-    project_dir: Path,
+    project: Project,
     name: str,
     title: str,
     command: str,
@@ -68,7 +68,7 @@ def write_section(
         probes=list(probes),
         notes=notes,
     )
-    path = sections_dir(project_dir) / f"{name}.json"
+    path = sections_dir(project) / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(asdict(section), indent=1, ensure_ascii=False) + "\n")
     return path
@@ -80,10 +80,10 @@ def row(raw: Mapping[str, Any]) -> Row:
     return Row(**{**raw, "verdict": Verdict(raw["verdict"]), "figures": figures})
 
 
-def load_sections(project_dir: Path) -> list[Section]:
+def load_sections(project: Project) -> list[Section]:
     """Every saved section, by name."""
     sections = []
-    for path in sorted(sections_dir(project_dir).glob("*.json")):
+    for path in sorted(sections_dir(project).glob("*.json")):
         raw = json.loads(path.read_text())
         sections.append(Section(**{**raw, "probes": [row(p) for p in raw["probes"]]}))
     return sections

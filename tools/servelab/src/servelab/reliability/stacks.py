@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from typing import Any, TextIO
 
+from servelab.project import Project
 from servelab.spec.reliability import Stack as SpecStack
 from servelab.stack import Stack, databases
 from servelab.stack.databases import scratch_database
@@ -14,6 +15,7 @@ from servelab.stack.databases import scratch_database
 
 @contextmanager
 def started(
+    project: Project,
     target: SpecStack,
     log: TextIO,
     scratch: str | None = None,
@@ -31,5 +33,7 @@ def started(
             redis_db = int(settings.get("EE_REDIS_DB", "0"))
             cleanup.callback(databases.clear_redis_keys, database, redis_db)
             settings["EE_DATABASE"] = database
-        stack = Stack(target.profile, only=[target.service], env=settings, log=log, **options)
+        stack = Stack(
+            target.profile, only=[target.service], env=settings, log=log, project=project, **options
+        )
         yield cleanup.enter_context(stack), database

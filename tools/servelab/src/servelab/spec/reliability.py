@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from servelab.project import Project
 from servelab.spec.family import Spec, SpecError, families, read_spec, validate
 
 Kind = Literal["kill", "kill-worker", "sigterm", "rolling-restart", "nginx-reload"]
@@ -303,10 +303,10 @@ def _coldstart(raw: dict[str, Any], spec: dict[str, Any], where: str) -> dict[st
     return _stacks(raw, spec.get("variants", {}), where)
 
 
-def reliability(project_dir: Path, family: str) -> Reliability:
+def reliability(project: Project, family: str) -> Reliability:
     """The family's reliability targets, every variant and shape they name resolved;
     SpecError (one line) for a bad one."""
-    spec = read_spec(project_dir, family)
+    spec = read_spec(project, family)
     variants = spec.get("variants", {})
     where = f"{family}.toml"
     drills = {
@@ -332,22 +332,22 @@ def reliability(project_dir: Path, family: str) -> Reliability:
     return validate(Reliability, joined, where)
 
 
-def every_reliability(project_dir: Path) -> dict[str, Reliability]:
+def every_reliability(project: Project) -> dict[str, Reliability]:
     """Every family's reliability targets, in the families' order."""
-    return {family: reliability(project_dir, family) for family in families(project_dir)}
+    return {family: reliability(project, family) for family in families(project)}
 
 
 T = TypeVar("T")
 
 
 def chosen(
-    project_dir: Path, part: Callable[[Reliability], T | None], what: str, names: Sequence[str] = ()
+    project: Project, part: Callable[[Reliability], T | None], what: str, names: Sequence[str] = ()
 ) -> dict[str, T]:
     """`part` of each family named (default: every family that has it), by family; SpecError
     naming the first family named without it."""
     every = {
         family: found
-        for family, spec in every_reliability(project_dir).items()
+        for family, spec in every_reliability(project).items()
         if (found := part(spec)) is not None
     }
     if unknown := [name for name in names if name not in every]:

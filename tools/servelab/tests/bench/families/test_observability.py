@@ -103,7 +103,7 @@ def test_a_pair_of_cells_runs_end_to_end_and_answers_the_question(project_root: 
         loads={"quick": tiny},
         shapes={"hello": {"quick": tiny}, "steady-rate-400": {"quick": steady}},
     )
-    run = run_matrix(project_root, small, "quick", stream=io.StringIO())
+    run = run_matrix(Project(project_root), small, "quick", stream=io.StringIO())
     assert [(cell.variant, cell.endpoint) for cell in run.cells] == [
         ("hello-uvicorn", "GET /hello"),
         ("hello-uvicorn-bare", "GET /hello"),

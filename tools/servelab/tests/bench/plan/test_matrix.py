@@ -11,6 +11,7 @@ from servelab.bench import cli as bench_cli
 from servelab.bench.measure.summary import CPU_US, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import MatrixError, load_matrix, parse_matrix
 from servelab.cli import main as servelab
+from servelab.project import Project
 from servelab.spec import matrix as spec
 from servelab.spec.family import families
 from servelab.spec.matrix import OTHER_PARTS, Part, Side
@@ -264,7 +265,7 @@ def test_cli_re_renders_every_family_with_saved_results(
 ) -> None:
     rendered: list[str] = []
 
-    def render(family: str) -> Path:
+    def render(project: Project, family: str) -> Path:
         rendered.append(family)
         return project_root / f"{family}.md"
 

@@ -13,7 +13,7 @@ from servelab.bench.measure.cpus import Pinning
 from servelab.bench.plan.matrix import Cell, Matrix, parse_matrix
 from servelab.bench.plan.stacks import Stacks
 from servelab.bench.runner import run_matrix
-from servelab.project import work_dir
+from servelab.project import Project
 
 _UNPINNED = Pinning(None, None)
 
@@ -162,12 +162,12 @@ def test_rounds_of_a_kept_stack_are_measured_by_one_warmed_up_server(project_roo
         }
     )
     progress = io.StringIO()
-    run = run_matrix(project_root, matrix, "quick", stream=progress)
+    run = run_matrix(Project(project_root), matrix, "quick", stream=progress)
     assert run.rounds == 3
     for cell, rounds in zip(run.cells, (2, 3), strict=True):
         assert cell.measurement is not None and cell.measurement.requests > 0, cell.error
         assert len(cell.rounds_cpu_us) == rounds and cell.cpu_us_per_request in cell.rounds_cpu_us
-    logs = [p.name for p in work_dir(project_root, "bench", "stacks-run-test").glob("*.log")]
+    logs = [p.name for p in Project(project_root).work("bench", "stacks-run-test").glob("*.log")]
     assert [name for name in logs if name.endswith(".server.log")] == ["empty-asgi-w1.server.log"]
     assert len([name for name in logs if ".warmup." in name]) == 2
     lines = progress.getvalue().splitlines()

@@ -14,6 +14,7 @@ from servelab.bench.report.markdown import render as render_padded
 from servelab.bench.report.results import load_run, run_from_json, save_run
 from servelab.bench.report.writeup import load_write_up
 from servelab.bench.run import render_report, results_path
+from servelab.project import Project
 from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
 
@@ -226,10 +227,10 @@ def test_render_report_rewrites_markdown_from_saved_results(
     project_root: Path, tmp_path: Path
 ) -> None:
     shutil.copytree(project_root / "loadtests", tmp_path / "loadtests")
-    results = results_path(tmp_path, "files")
+    results = results_path(Project(tmp_path), "files")
     results.parent.mkdir(parents=True)
     results.write_text(json.dumps(RUN))
-    report = render_report("files", project_dir=tmp_path)
+    report = render_report(Project(tmp_path), "files")
     assert report == tmp_path / "docs" / "results" / "files.md"
     text = unpadded(report.read_text())
     assert "| stream/buffer upload | uvicorn | 2.00× |" in text
@@ -245,7 +246,7 @@ def test_a_labelled_run_is_rendered_beside_its_results(project_root: Path, tmp_p
     saved = tmp_path / "elsewhere" / "files.big-box.json"
     saved.parent.mkdir()
     saved.write_text(json.dumps(RUN))
-    report = render_report(str(saved), project_dir=tmp_path)
+    report = render_report(Project(tmp_path), str(saved))
     assert report == saved.with_suffix(".md")
     assert "| stream/buffer upload | uvicorn | 2.00× |" in unpadded(report.read_text())
     assert (saved.parent / "files.big-box" / "rps.png").is_file()
@@ -262,7 +263,7 @@ def test_a_labelled_run_is_rendered_beside_its_results(project_root: Path, tmp_p
 def test_render_report_without_results_says_what_to_run(project_root: Path, tmp_path: Path) -> None:
     shutil.copytree(project_root / "loadtests", tmp_path / "loadtests")
     with pytest.raises(BenchError, match="run `servelab bench files` first"):
-        render_report("files", project_dir=tmp_path)
+        render_report(Project(tmp_path), "files")
 
 
 def test_the_header_records_options_shared_cpus_access_logs_and_the_write_ups_tool(

@@ -22,7 +22,7 @@ import httpx2
 
 from servelab.bench.load.tool_requests import MULTIPART_CONTENT_TYPE
 from servelab.bench.load.tool_requests import multipart as encode_multipart
-from servelab.project import work_dir
+from servelab.project import Project
 from servelab.reliability.faults.files_stack import Store, files_stack
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.soak.sampling import descriptors, pids
@@ -83,12 +83,12 @@ def _settled(data: Path, objects: int) -> Store:
         time.sleep(0.1)
 
 
-def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> list[Row]:
-    work = work_dir(project_dir, "probe", "aborts", target.family, variant.variant)
+def probe_variant(project: Project, target: StoreFaults, variant: Served) -> list[Row]:
+    work = project.work("probe", "aborts", target.family, variant.variant)
     work.mkdir(parents=True, exist_ok=True)
     where = f"{target.family} {variant.variant}"
     probes = []
-    with files_stack(target, variant, work / "server.log") as (stack, data):
+    with files_stack(project, target, variant, work / "server.log") as (stack, data):
         port = stack.port(variant.service)
         headers = {"Authorization": f"Bearer {stack.api_token}"}
         with httpx2.Client(
@@ -151,10 +151,10 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> li
     return probes
 
 
-def probe_aborts(project_dir: Path, targets: Sequence[StoreFaults]) -> list[Row]:
+def probe_aborts(project: Project, targets: Sequence[StoreFaults]) -> list[Row]:
     return [
         row
         for target in targets
         for variant in target.stacks
-        for row in probe_variant(project_dir, target, variant)
+        for row in probe_variant(project, target, variant)
     ]

@@ -8,7 +8,7 @@ import sys
 from functools import partial
 
 from servelab.bench.load.k6 import K6Error
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.faults.coldstart import DEFAULT_SECONDS
 from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
 from servelab.reliability.outage.run import LoadError
@@ -28,21 +28,22 @@ def probe(args: argparse.Namespace) -> int:
     if args.seconds <= 0:
         print("servelab: --seconds must be more than 0", file=sys.stderr)
         return 2
+    project = Project.find()
     try:
-        chosen(find_project_dir(), lambda spec: spec.coldstart, "coldstart", args.family or ())
+        chosen(project, lambda spec: spec.coldstart, "coldstart", args.family or ())
     except SpecError as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
     names = list(args.probe) or probe_names()
     for skipped in [name for name in PROBES if name not in names and not args.probe]:
         print(f"servelab: {skipped} skipped: {NEEDS_ROOT[skipped]}", file=sys.stderr)
-    planned = probes_s(find_project_dir(), names, args.family or (), args.seconds)
+    planned = probes_s(project, names, args.family or (), args.seconds)
     print(announce(f"probes {', '.join(names)}", planned), file=sys.stderr)
     # The cold start's writer with the command line's options.
     coldstart = partial(write_coldstart, families=args.family or (), seconds=args.seconds)
     try:
         for name in names:
-            path = run_probe(find_project_dir(), name, coldstart if name == "coldstart" else None)
+            path = run_probe(project, name, coldstart if name == "coldstart" else None)
             print(f"servelab: wrote {path} ({name})", file=sys.stderr)
     except (StackError, LoadError, K6Error, subprocess.CalledProcessError) as error:
         print(f"servelab: {error}", file=sys.stderr)

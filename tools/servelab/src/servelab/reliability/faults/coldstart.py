@@ -16,10 +16,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from servelab.bench.load.k6 import k6_argv, k6_binary, run_k6
-from servelab.project import LOADTESTS, work_dir
+from servelab.project import LOADTESTS, Project
 from servelab.reliability.faults.k6_requests import Requests, read_requests
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.stacks import started
@@ -44,9 +43,9 @@ class Target:
         return f"{self.load.family} {self.stack.variant}"
 
 
-def targets(project_dir: Path, families: Sequence[str] = ()) -> list[Target]:
+def targets(project: Project, families: Sequence[str] = ()) -> list[Target]:
     """Every stack of the families' [coldstart] (default: every family that has one)."""
-    loads = chosen(project_dir, lambda spec: spec.coldstart, "coldstart", families)
+    loads = chosen(project, lambda spec: spec.coldstart, "coldstart", families)
     return [Target(load, stack) for load in loads.values() for stack in load.stacks]
 
 
@@ -130,15 +129,15 @@ def k6_env(load: Coldstart, url: str, seconds: float, token: str) -> dict[str, s
     }
 
 
-def probe_target(project_dir: Path, target: Target, seconds: float) -> Row:
-    work = work_dir(project_dir, "probe", "coldstart", target.load.family, target.stack.variant)
+def probe_target(project: Project, target: Target, seconds: float) -> Row:
+    work = project.work("probe", "coldstart", target.load.family, target.stack.variant)
     work.mkdir(parents=True, exist_ok=True)
     answers = work / "requests.csv"
     answers.unlink(missing_ok=True)
     scratch = "ee_cold_" if target.load.database else None
     with (
         (work / "server.log").open("w") as log,
-        started(target.stack, log, scratch, target.load.server_env) as (stack, _),
+        started(project, target.stack, log, scratch, target.load.server_env) as (stack, _),
     ):
         up_ms = time.time() * 1000
         env = k6_env(target.load, stack.url(target.stack.service), seconds, stack.api_token)
@@ -148,13 +147,13 @@ def probe_target(project_dir: Path, target: Target, seconds: float) -> Row:
             env,
             options=["--out", f"csv=fileName={answers},timeFormat=unix_milli"],
         )
-        run_k6(argv, cwd=project_dir, log=work / "k6.log", timeout_s=seconds + _K6_GRACE_S)
+        run_k6(argv, cwd=project.root, log=work / "k6.log", timeout_s=seconds + _K6_GRACE_S)
     return coldstart_row(target, ColdRun(read_requests(answers), up_ms, seconds))
 
 
 def probe_coldstart(
-    project_dir: Path, families: Sequence[str] = (), seconds: float = DEFAULT_SECONDS
+    project: Project, families: Sequence[str] = (), seconds: float = DEFAULT_SECONDS
 ) -> list[Row]:
     """A cold start of every target of `families` (default: every family with a
     [coldstart]), one after another."""
-    return [probe_target(project_dir, target, seconds) for target in targets(project_dir, families)]
+    return [probe_target(project, target, seconds) for target in targets(project, families)]

@@ -16,12 +16,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import product
-from pathlib import Path
 from typing import TextIO
 
 import httpx2
 
-from servelab.project import work_dir
+from servelab.project import Project
 from servelab.reliability.faults.proxy import Proxy
 from servelab.reliability.outage.analysis import Events, Outcome, analyse, per_second
 from servelab.reliability.outage.report import by_second
@@ -131,7 +130,11 @@ def _verdict(
 
 @contextmanager
 def proxied_stack(
-    target: SpecStack, outages: Sequence[Dependency], log: TextIO, env: Mapping[str, str]
+    project: Project,
+    target: SpecStack,
+    outages: Sequence[Dependency],
+    log: TextIO,
+    env: Mapping[str, str],
 ) -> Iterator[tuple[Stack, dict[str, Proxy]]]:
     """The target's stack on a scratch database, each dependency behind a Proxy (a service
     of the stack's own, pointed at once the stack has given it a port)."""
@@ -144,7 +147,9 @@ def proxied_stack(
             for d in outages
         }
         through = {name: proxy.port for name, proxy in proxies.items()}
-        stack, _ = running.enter_context(started(target, log, "ee_deps_", env, through=through))
+        stack, _ = running.enter_context(
+            started(project, target, log, "ee_deps_", env, through=through)
+        )
         for d in outages:
             if not d.attached:
                 proxies[d.service].target = Address(LOOPBACK, stack.port(d.service))
@@ -152,7 +157,7 @@ def proxied_stack(
 
 
 def probe_dependency(
-    project_dir: Path,
+    project: Project,
     url: str,
     proxy: Proxy,
     dependency: Dependency,
@@ -165,7 +170,7 @@ def probe_dependency(
     spot = Spot()
     middle = (schedule.cut_at_s + schedule.restore_at_s) / 2
     loaded = run_load(
-        project_dir,
+        project,
         url,
         dependency.endpoint,
         rate=schedule.rate,
@@ -175,7 +180,7 @@ def probe_dependency(
             Step(middle, "spot", lambda: _spot(url, _spot_endpoint(dependency), spot)),
             Step(schedule.restore_at_s, "restored", proxy.restore),
         ],
-        work=work_dir(project_dir, "probe", "dependencies", *label.split(), dependency.name),
+        work=project.work("probe", "dependencies", *label.split(), dependency.name),
     )
     down_ms, back_ms = loaded.events_ms[mode], loaded.events_ms["restored"]
     outcome = analyse(loaded.answers, Events(down_ms, back_ms, back_ms))
@@ -191,7 +196,7 @@ def probe_dependency(
 
 
 def probe_dependencies(
-    project_dir: Path,
+    project: Project,
     target: Dependencies,
     modes: Sequence[str] = tuple(MODES),
     env: Mapping[str, str] | None = None,
@@ -204,15 +209,16 @@ def probe_dependencies(
     command: list[str] = []
     for served in target.stacks:
         label = f"{target.family} {served.variant}"
-        log = work_dir(project_dir, "probe", "dependencies", *label.split()) / "server.log"
+        log = project.work("probe", "dependencies", *label.split()) / "server.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         with (
             log.open("w") as server_log,
-            proxied_stack(served, target.outages, server_log, env or {}) as (stack, proxies),
+            proxied_stack(project, served, target.outages, server_log, env or {}) as running,
         ):
+            stack, proxies = running
             for dependency, mode in product(target.outages, modes):
                 row, table, command = probe_dependency(
-                    project_dir,
+                    project,
                     stack.url(served.service),
                     proxies[dependency.service],
                     dependency,

@@ -13,11 +13,10 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx2
 
-from servelab.project import work_dir
+from servelab.project import Project
 from servelab.reliability.faults.files_stack import Store, files_stack
 from servelab.reliability.rows import Row, Verdict
 from servelab.spec.reliability import Served, StoreFaults
@@ -53,11 +52,11 @@ def _upload(client: httpx2.Client, body: bytes, multipart: bool) -> tuple[Attemp
     return attempt, object_id
 
 
-def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> Row:
-    work = work_dir(project_dir, "probe", "disk-full", target.family, variant.variant)
+def probe_variant(project: Project, target: StoreFaults, variant: Served) -> Row:
+    work = project.work("probe", "disk-full", target.family, variant.variant)
     work.mkdir(parents=True, exist_ok=True)
     log = work / "server.log"
-    with files_stack(target, variant, log, tmpfs_size=TMPFS_SIZE) as (stack, data):
+    with files_stack(project, target, variant, log, tmpfs_size=TMPFS_SIZE) as (stack, data):
         headers = {"Authorization": f"Bearer {stack.api_token}"}
         with httpx2.Client(
             base_url=stack.url(variant.service), headers=headers, timeout=30
@@ -124,5 +123,5 @@ def probe_variant(project_dir: Path, target: StoreFaults, variant: Served) -> Ro
     )
 
 
-def probe_disk_full(project_dir: Path, targets: Sequence[StoreFaults]) -> list[Row]:
-    return [probe_variant(project_dir, target, s) for target in targets for s in target.stacks]
+def probe_disk_full(project: Project, targets: Sequence[StoreFaults]) -> list[Row]:
+    return [probe_variant(project, target, s) for target in targets for s in target.stacks]

@@ -12,6 +12,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from servelab.project import Project
 from servelab.spec.reliability import Served, StoreFaults
 from servelab.stack import Stack, StackError
 
@@ -51,7 +52,12 @@ def mounted_tmpfs(path: Path, size: str) -> Iterator[Path]:
 
 @contextmanager
 def files_stack(
-    target: StoreFaults, variant: Served, log: Path, *, tmpfs_size: str | None = None
+    project: Project,
+    target: StoreFaults,
+    variant: Served,
+    log: Path,
+    *,
+    tmpfs_size: str | None = None,
 ) -> Iterator[tuple[Stack, Path]]:
     """The stack and its store's directory (on a tmpfs of `tmpfs_size` if set)."""
     run_dir = Path(tempfile.mkdtemp(prefix="servelab-probe-"))
@@ -67,6 +73,7 @@ def files_stack(
                 env=variant.env,
                 run_dir=run_dir,
                 log=server_log,
+                project=project,
             ) as stack,
         ):
             yield stack, data

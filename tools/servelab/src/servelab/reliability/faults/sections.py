@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from servelab.project import Project
 from servelab.reliability.faults.aborts import probe_aborts
 from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, probe_coldstart
 from servelab.reliability.faults.dependencies import probe_dependencies
@@ -14,25 +15,25 @@ from servelab.reliability.rows import Row, write_section
 from servelab.spec.reliability import Dependencies, StoreFaults, chosen
 
 
-def dependency_targets(project_dir: Path) -> list[Dependencies]:
+def dependency_targets(project: Project) -> list[Dependencies]:
     """Every family's [faults.dependencies]."""
-    return list(chosen(project_dir, lambda spec: spec.faults.dependencies, "dependencies").values())
+    return list(chosen(project, lambda spec: spec.faults.dependencies, "dependencies").values())
 
 
-def store_targets(project_dir: Path) -> list[StoreFaults]:
+def store_targets(project: Project) -> list[StoreFaults]:
     """Every family's [faults.store]."""
-    return list(chosen(project_dir, lambda spec: spec.faults.store, "store faults").values())
+    return list(chosen(project, lambda spec: spec.faults.store, "store faults").values())
 
 
-def write_dependencies(project_dir: Path) -> Path:
+def write_dependencies(project: Project) -> Path:
     probes: list[Row] = []
     notes: list[str] = []
-    for target in dependency_targets(project_dir):
-        rows, tables, command = probe_dependencies(project_dir, target)
+    for target in dependency_targets(project):
+        rows, tables, command = probe_dependencies(project, target)
         probes += rows
         notes += [f"{target.notes} k6: `{' '.join(command)}`.", *tables]
     return write_section(
-        project_dir,
+        project,
         "dependencies",
         "Dependency outages: the entry editor's database, Redis and compute service",
         "servelab probe dependencies",
@@ -41,13 +42,13 @@ def write_dependencies(project_dir: Path) -> Path:
     )
 
 
-def write_disk_full(project_dir: Path) -> Path:
+def write_disk_full(project: Project) -> Path:
     return write_section(
-        project_dir,
+        project,
         "disk-full",
         "Disk full: the files service's storage on a small tmpfs",
         "servelab probe disk-full",
-        probe_disk_full(project_dir, store_targets(project_dir)),
+        probe_disk_full(project, store_targets(project)),
         f"The storage volume is a {TMPFS_SIZE} tmpfs mounted by the probe (root) and "
         "unmounted afterwards; uploads of 1 MiB alternate raw and multipart bodies until four "
         "are refused; then every stored file is downloaded and compared by SHA-256, two are "
@@ -55,13 +56,13 @@ def write_disk_full(project_dir: Path) -> Path:
     )
 
 
-def write_aborts(project_dir: Path) -> Path:
+def write_aborts(project: Project) -> Path:
     return write_section(
-        project_dir,
+        project,
         "aborts",
         "Client aborts: uploads and downloads cut mid-way",
         "servelab probe aborts",
-        probe_aborts(project_dir, store_targets(project_dir)),
+        probe_aborts(project, store_targets(project)),
         "Each abort is a raw socket that sends the headers and half the body (or reads the "
         "first 64 KiB of a download) and resets the connection (SO_LINGER 0). Files left "
         "are counted in the store's tmp/ and as blobs or sidecars without their pair; file "
@@ -87,21 +88,21 @@ COLDSTART_NOTES = (
 
 
 def write_coldstart(
-    project_dir: Path,
+    project: Project,
     families: Sequence[str] = (),
     seconds: float = DEFAULT_SECONDS,
 ) -> Path:
     """A section per family, `coldstart-<family>` (as `servelab fuzz` writes `fuzz-<family>`),
     so that one family run again leaves the others as they were measured; returns the last."""
     written = []
-    for family in chosen(project_dir, lambda spec: spec.coldstart, "coldstart", families):
+    for family in chosen(project, lambda spec: spec.coldstart, "coldstart", families):
         written.append(
             write_section(
-                project_dir,
+                project,
                 f"coldstart-{family}",
                 f"Cold start: {family} at its rated load from the moment its stack is up",
                 f"servelab probe coldstart --family {family} --seconds {seconds:g}",
-                probe_coldstart(project_dir, [family], seconds),
+                probe_coldstart(project, [family], seconds),
                 COLDSTART_NOTES,
             )
         )
@@ -111,7 +112,7 @@ def write_coldstart(
 # Probes that only root can run, and why; `servelab probe` with no name skips them elsewhere.
 NEEDS_ROOT = {"disk-full": "it mounts a tmpfs under the files store, which needs root"}
 
-PROBES: dict[str, Callable[[Path], Path]] = {
+PROBES: dict[str, Callable[[Project], Path]] = {
     "dependencies": write_dependencies,
     "disk-full": write_disk_full,
     "aborts": write_aborts,
@@ -119,8 +120,8 @@ PROBES: dict[str, Callable[[Path], Path]] = {
 }
 
 
-def run_probe(project_dir: Path, name: str, write: Callable[[Path], Path] | None = None) -> Path:
+def run_probe(project: Project, name: str, write: Callable[[Project], Path] | None = None) -> Path:
     """Run probe `name` (through `write` where given: its writer with the command line's
     options), save its section and render docs/results/reliability.md."""
-    (write or PROBES[name])(project_dir)
-    return write_reliability(project_dir)
+    (write or PROBES[name])(project)
+    return write_reliability(project)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.fuzz.run import FuzzError, FuzzOptions, run_fuzz
 from servelab.reliability.plan import announce, fuzz_s
 from servelab.spec.family import SpecError
@@ -18,13 +18,13 @@ def fuzz(args: argparse.Namespace) -> int:
     options = FuzzOptions(
         examples=args.examples, quick=args.quick, seed=args.seed, time_limit_s=args.seconds
     )
-    project_dir = find_project_dir()
+    project = Project.find()
     try:
-        families = chosen(project_dir, lambda spec: spec.fuzz, "fuzz", args.family)
+        families = chosen(project, lambda spec: spec.fuzz, "fuzz", args.family)
         planned = fuzz_s(list(families.values()), options)
         print(announce(f"fuzzing {', '.join(families)}", planned), file=sys.stderr)
         for family in families.values():
-            print(f"servelab: wrote {run_fuzz(project_dir, family, options)}", file=sys.stderr)
+            print(f"servelab: wrote {run_fuzz(project, family, options)}", file=sys.stderr)
     except (SpecError, FuzzError, StackError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2

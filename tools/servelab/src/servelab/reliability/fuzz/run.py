@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from itertools import groupby
 from pathlib import Path
 
-from servelab.project import work_dir
+from servelab.project import Project
 from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
 from servelab.reliability.fuzz.judge import tally
 from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
@@ -237,27 +237,27 @@ def fuzz_target(
     return probes
 
 
-def fuzz_family(project_dir: Path, family: Fuzz, options: FuzzOptions) -> list[Row]:
-    work = work_dir(project_dir, "fuzz", family.family)
+def fuzz_family(project: Project, family: Fuzz, options: FuzzOptions) -> list[Row]:
+    work = project.work("fuzz", family.family)
     work.mkdir(parents=True, exist_ok=True)
     probes: list[Row] = []
     scratch = "ee_fuzz_" if family.database else None
     with (work / "server.log").open("w") as server_log:
         for variant in family.stacks:
-            with started(variant, server_log, scratch) as (stack, _):
+            with started(project, variant, server_log, scratch) as (stack, _):
                 for target in variant.targets:
                     print(f"servelab: fuzzing {target.service} ({target.server})", flush=True)
                     probes += fuzz_target(stack, family, target, options, work)
     return probes
 
 
-def run_fuzz(project_dir: Path, family: Fuzz, options: FuzzOptions) -> Path:
+def run_fuzz(project: Project, family: Fuzz, options: FuzzOptions) -> Path:
     """Fuzz every stack of `family`; write its section and the reliability page."""
     name = family.family
     started = time.monotonic()
-    probes = fuzz_family(project_dir, family, options)
+    probes = fuzz_family(project, family, options)
     write_section(
-        project_dir,
+        project,
         f"fuzz-{name}",
         f"Fuzz: {name}",
         f"servelab fuzz {name} {options.flags}",
@@ -271,4 +271,4 @@ def run_fuzz(project_dir: Path, family: Fuzz, options: FuzzOptions) -> Path:
             f"(servelab/reliability/fuzz/cases.py). {_SERVERS_ALONE} {family.notes}"
         ).strip(),
     )
-    return write_reliability(project_dir)
+    return write_reliability(project)

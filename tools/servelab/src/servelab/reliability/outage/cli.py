@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.outage.drill import KINDS, DrillError
 from servelab.reliability.outage.results import drill_names, write_drill
 from servelab.reliability.outage.run import LoadError
@@ -15,15 +15,15 @@ from servelab.stack import StackError
 
 
 def outage(args: argparse.Namespace) -> int:
-    project_dir = find_project_dir()
+    project = Project.find()
     names = list(args.drill)
     if args.all or args.kind:
-        names += drill_names(project_dir, args.kind)
+        names += drill_names(project, args.kind)
     if not names:
         print("servelab: name a drill, or give --kind or --all", file=sys.stderr)
         return 2
     try:
-        planned = drills_s(project_dir, names)
+        planned = drills_s(project, names)
     except DrillError as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2
@@ -31,7 +31,7 @@ def outage(args: argparse.Namespace) -> int:
     failed = 0
     for name in names:
         try:
-            report = write_drill(name, project_dir=project_dir)
+            report = write_drill(project, name)
         except (DrillError, LoadError, StackError) as error:
             print(f"servelab: {error}", file=sys.stderr)
             failed += 1

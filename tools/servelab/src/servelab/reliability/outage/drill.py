@@ -4,9 +4,9 @@ servelab.spec.reliability.Drill): finding it by name, and k6's environment for i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from servelab.project import Project
 from servelab.spec.family import SpecError, validate
 from servelab.spec.reliability import KINDS, Drill, every_reliability
 
@@ -17,12 +17,10 @@ class DrillError(RuntimeError):
     """The drill is unknown or invalid, or could not run."""
 
 
-def drills(project_dir: Path) -> dict[str, Drill]:
+def drills(project: Project) -> dict[str, Drill]:
     """Every family's drills by name, sorted."""
     try:
-        found = [
-            d for spec in every_reliability(project_dir).values() for d in spec.drills.values()
-        ]
+        found = [d for spec in every_reliability(project).values() for d in spec.drills.values()]
     except SpecError as error:
         raise DrillError(str(error)) from error
     names = [drill.name for drill in found]
@@ -31,8 +29,8 @@ def drills(project_dir: Path) -> dict[str, Drill]:
     return {drill.name: drill for drill in sorted(found, key=lambda drill: drill.name)}
 
 
-def load_drill(project_dir: Path, name: str) -> Drill:
-    every = drills(project_dir)
+def load_drill(project: Project, name: str) -> Drill:
+    every = drills(project)
     if name not in every:
         raise DrillError(f"no outage drill {name!r} (known: {', '.join(every) or 'none'})")
     return every[name]

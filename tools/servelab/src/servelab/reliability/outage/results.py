@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from servelab.project import find_project_dir, results_dir
+from servelab.project import Project
 from servelab.reliability.outage.drill import drills, load_drill
 from servelab.reliability.outage.loss import loss
 from servelab.reliability.outage.report import render
@@ -17,13 +17,12 @@ from servelab.reliability.report import write_reliability
 from servelab.reliability.rows import row, write_section
 
 
-def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
+def write_drill(project: Project, name: str) -> Path:
     """Run the drill `name` and write docs/results/outage-<name>.md
     (and .json); returns the report's path. A drill of a kind with a reliability section
     also writes that section again, with its new row."""
-    project_dir = project_dir or find_project_dir()
-    drill = load_drill(project_dir, name)
-    ran = execute(project_dir, drill)
+    drill = load_drill(project, name)
+    ran = execute(project, drill)
     probe = None
     saved: dict[str, object] = {
         "drill": drill.model_dump(exclude={"variant"}),
@@ -39,31 +38,29 @@ def write_drill(name: str, *, project_dir: Path | None = None) -> Path:
             "probe": asdict(probe),
             "command": " ".join(ran.command),
         }
-    results = results_dir(project_dir)
+    results = project.results
     results.mkdir(parents=True, exist_ok=True)
     report = results / f"outage-{drill.name}.md"
     report.write_text(render(drill, ran.outcome, ran.events, ran.command, ran.acted.marks, probe))
     (results / f"outage-{drill.name}.json").write_text(json.dumps(saved, indent=1) + "\n")
     if probe is not None:
-        write_kind_section(project_dir, drill.kind)
+        write_kind_section(project, drill.kind)
     return report
 
 
-def drill_names(project_dir: Path, kind: str | None = None) -> list[str]:
+def drill_names(project: Project, kind: str | None = None) -> list[str]:
     """Every family's drills, or those of one kind, by name."""
-    return [name for name, drill in drills(project_dir).items() if kind in (None, drill.kind)]
+    return [name for name, drill in drills(project).items() if kind in (None, drill.kind)]
 
 
-def write_kind_section(project_dir: Path, kind: str) -> Path:
+def write_kind_section(project: Project, kind: str) -> Path:
     """docs/results/reliability/<kind>.json from the saved result of every drill of that
     kind (docs/results/outage-<drill>.json), then docs/results/reliability.md."""
-    paths = [
-        results_dir(project_dir) / f"outage-{name}.json" for name in drill_names(project_dir, kind)
-    ]
+    paths = [project.results / f"outage-{name}.json" for name in drill_names(project, kind)]
     saved = [json.loads(path.read_text()).get("probe") for path in paths if path.is_file()]
     probes = [row(raw) for raw in saved if raw]
     section = write_section(
-        project_dir,
+        project,
         kind,
         GOALS[kind].title,
         f"servelab outage --kind {kind}",
@@ -75,5 +72,5 @@ def write_kind_section(project_dir: Path, kind: str) -> Path:
         "its answer, as browsers do; a drill with keep_alive = false opens a connection per "
         "request, so that every request the server lost counts.",
     )
-    write_reliability(project_dir)
+    write_reliability(project)
     return section

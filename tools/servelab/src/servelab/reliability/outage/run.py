@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.load.k6 import k6_argv, k6_binary
-from servelab.project import LOADTESTS, work_dir
+from servelab.project import LOADTESTS, Project
 from servelab.reliability.outage.actions import ACTIONS, Acted
 from servelab.reliability.outage.analysis import Answer, Events, Outcome, analyse, read_answers
 from servelab.reliability.outage.drill import Drill, k6_env
@@ -32,13 +32,13 @@ def answers_argv(env: Mapping[str, str], answers_csv: Path) -> list[str]:
 
 
 def run_k6(
-    argv: Sequence[str], project_dir: Path, timeout_s: float
+    argv: Sequence[str], project: Project, timeout_s: float
 ) -> subprocess.CompletedProcess[str]:
     """Run answers_argv's k6, its CSV times in Unix milliseconds as read_answers reads them
     (raises subprocess.TimeoutExpired after `timeout_s`)."""
     return subprocess.run(
         argv,
-        cwd=project_dir,
+        cwd=project.root,
         env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
         capture_output=True,
         text=True,
@@ -52,7 +52,7 @@ class LoadError(RuntimeError):
 
 
 def load_beside(
-    project_dir: Path, env: Mapping[str, str], work: Path, act: Callable[[float], object]
+    project: Project, env: Mapping[str, str], work: Path, act: Callable[[float], object]
 ) -> tuple[list[Answer], list[str]]:
     """k6 running loadtests/outage.js under `env` (its DURATION), `act` called in a thread
     beside it with k6's start (time.monotonic()); every answer k6 got, by arrival, and its
@@ -72,7 +72,7 @@ def load_beside(
     actor = threading.Thread(target=acting)
     actor.start()
     try:
-        result = run_k6(argv, project_dir, float(env["DURATION"].rstrip("s")) + _K6_GRACE_S)
+        result = run_k6(argv, project, float(env["DURATION"].rstrip("s")) + _K6_GRACE_S)
     except subprocess.TimeoutExpired:
         raise LoadError(f"k6 still running {_K6_GRACE_S:.0f} s after the load's end") from None
     finally:
@@ -81,7 +81,7 @@ def load_beside(
         raise LoadError(str(failures[0]))
     if not answers_csv.is_file():
         raise LoadError(f"k6 wrote no answers (exit {result.returncode}):\n{result.stdout[-2000:]}")
-    return read_answers(answers_csv), [arg.replace(str(project_dir) + "/", "") for arg in argv]
+    return read_answers(answers_csv), [arg.replace(f"{project.root}/", "") for arg in argv]
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class Loaded:
 
 
 def run_load(
-    project_dir: Path,
+    project: Project,
     url: str,
     endpoint: str,
     *,
@@ -132,7 +132,7 @@ def run_load(
             events[step.name] = time.time() * 1000
             step.act()
 
-    answers, command = load_beside(project_dir, env, work, act)
+    answers, command = load_beside(project, env, work, act)
     return Loaded(answers, events, command)
 
 
@@ -148,20 +148,22 @@ class Ran:
     command: list[str]
 
 
-def execute(project_dir: Path, drill: Drill) -> Ran:
+def execute(project: Project, drill: Drill) -> Ran:
     """Run the drill, whatever its kind."""
     action = ACTIONS[drill.kind]
-    work = work_dir(project_dir, "outage", drill.name)
+    work = project.work("outage", drill.name)
     work.mkdir(parents=True, exist_ok=True)
     done: list[Acted] = []
     with (
         (work / "server.log").open("w") as server_log,
         # Volumes in the system's temp dir: a unix socket's path must stay under 108 bytes.
-        Stack(drill.profile, only=[drill.service], env=drill.env, log=server_log) as stack,
+        Stack(
+            drill.profile, only=[drill.service], env=drill.env, log=server_log, project=project
+        ) as stack,
     ):
         env = k6_env(drill, stack.url(drill.service))
         answers, command = load_beside(
-            project_dir, env, work, lambda started: done.append(action(stack, drill, started))
+            project, env, work, lambda started: done.append(action(stack, drill, started))
         )
     events = done[0].events()
     return Ran(answers, analyse(answers, events), events, done[0], command)

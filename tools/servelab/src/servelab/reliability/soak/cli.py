@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from servelab.project import find_project_dir
+from servelab.project import Project
 from servelab.reliability.outage.run import LoadError
 from servelab.reliability.plan import announce, soaks_s
 from servelab.reliability.soak.section import write_soak
@@ -14,15 +14,15 @@ from servelab.stack import StackError
 
 
 def soak(args: argparse.Namespace) -> int:
-    project_dir = find_project_dir()
+    project = Project.find()
     try:
-        families = list(soaks(project_dir, args.family))
+        families = list(soaks(project, args.family))
         print(
             announce(f"soaking {', '.join(families)}", soaks_s(families, args.form)),
             file=sys.stderr,
         )
         for family in families:
-            path = write_soak(project_dir, family, args.form, args.rate)
+            path = write_soak(project, family, args.form, args.rate)
             print(f"servelab: wrote {path} (soak-{family})", file=sys.stderr)
     except (SoakError, StackError, LoadError) as error:
         print(f"servelab: {error}", file=sys.stderr)

@@ -9,11 +9,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
 import httpx2
 
-from servelab.project import work_dir
+from servelab.project import Project
 from servelab.reliability.outage.run import Step, run_load
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.soak.sampling import Sample, sample
@@ -128,25 +127,25 @@ def _endpoint(stack: Stack, target: Soak) -> str:
 
 
 def run_soak(
-    project_dir: Path,
+    project: Project,
     family: str,
     duration_s: float,
     interval_s: float,
     rate: int | None = None,
 ) -> Soaked:
-    chosen = soaks(project_dir, [family])[family]
-    capacity = measured_capacity(project_dir, chosen)
+    chosen = soaks(project, [family])[family]
+    capacity = measured_capacity(project, chosen)
     capacity_from = f"docs/results/{family}.json" if capacity else ""
-    work = work_dir(project_dir, "soak", family)
+    work = project.work("soak", family)
     work.mkdir(parents=True, exist_ok=True)
     samples: list[Sample] = []
     scratch = "ee_soak_" if chosen.database else None
     with (
         (work / "server.log").open("w") as log,
-        started(chosen, log, scratch) as (stack, database),
+        started(project, chosen, log, scratch) as (stack, database),
     ):
         url, endpoint = stack.url(chosen.service), _endpoint(stack, chosen)
-        load = partial(run_load, project_dir, url, endpoint, json_body=chosen.json_body)
+        load = partial(run_load, project, url, endpoint, json_body=chosen.json_body)
         if rate is None and capacity is None:
             # Successful answers per second of PROBE_VUS clients back to back for PROBE_S.
             probed = load(

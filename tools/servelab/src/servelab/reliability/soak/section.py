@@ -7,6 +7,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 from servelab.markdown import table
+from servelab.project import Project
 from servelab.reliability.report import write_reliability
 from servelab.reliability.rows import write_section
 from servelab.reliability.soak.run import FORMS, WARMUP_SHARE, run_soak
@@ -14,12 +15,10 @@ from servelab.reliability.soak.run import FORMS, WARMUP_SHARE, run_soak
 SAMPLES = "s,RSS MiB,fds (not sockets),sockets,in CLOSE_WAIT,DB connections,temp files"
 
 
-def write_soak(
-    project_dir: Path, family: str, form: str = "quick", rate: int | None = None
-) -> Path:
+def write_soak(project: Project, family: str, form: str = "quick", rate: int | None = None) -> Path:
     """Soak `family` in `form`, save its section and render docs/results/reliability.md."""
     duration_s, interval_s = FORMS[form]
-    soaked = run_soak(project_dir, family, duration_s, interval_s, rate)
+    soaked = run_soak(project, family, duration_s, interval_s, rate)
     rows = [[f"{s.at_s:g}", f"{s.rss_mib:g}", *astuple(s)[2:]] for s in soaked.samples]
     capacity = (
         f"half the {soaked.capacity:.0f} requests/s measured by {soaked.capacity_from}"
@@ -43,11 +42,11 @@ def write_soak(
         ]
     )
     write_section(
-        project_dir,
+        project,
         f"soak-{family}",
         f"Soak: {family} at half capacity",
         f"servelab soak {family} --{form}",
         soaked.probes,
         notes,
     )
-    return write_reliability(project_dir)
+    return write_reliability(project)

@@ -6,9 +6,8 @@ answers per second)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from servelab.project import reference_dir, results_dir
+from servelab.project import Project
 from servelab.spec.family import SpecError
 from servelab.spec.reliability import Soak, chosen
 
@@ -17,14 +16,14 @@ class SoakError(RuntimeError):
     """No such family, or no capacity to take half of."""
 
 
-def measured_capacity(project_dir: Path, target: Soak) -> float | None:
+def measured_capacity(project: Project, target: Soak) -> float | None:
     """The most successful requests/s any saved cell of the target's variant and endpoint
     measured, in this run's results or else the committed reference's (a constant-rate
     cell past capacity sheds the rest: its failed share is not capacity)."""
     saved = f"{target.family}.json"
-    path = results_dir(project_dir) / saved
+    path = project.results / saved
     if not path.is_file():
-        path = reference_dir(project_dir) / saved
+        path = project.reference / saved
     if not path.is_file():
         return None
     cells = json.loads(path.read_text()).get("cells", [])
@@ -38,9 +37,9 @@ def measured_capacity(project_dir: Path, target: Soak) -> float | None:
     return max(good, default=0.0) or None
 
 
-def soaks(project_dir: Path, families: list[str] | None = None) -> dict[str, Soak]:
+def soaks(project: Project, families: list[str] | None = None) -> dict[str, Soak]:
     """The [soak] of each family named (default: every family that has one)."""
     try:
-        return chosen(project_dir, lambda spec: spec.soak, "soak", families or [])
+        return chosen(project, lambda spec: spec.soak, "soak", families or [])
     except SpecError as error:
         raise SoakError(str(error)) from error
