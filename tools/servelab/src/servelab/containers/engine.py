@@ -134,28 +134,18 @@ class Engine(Docker):
 def dockerd_argv(data_root: Path, run_dir: Path, pidfile: Path) -> list[str]:
     return [
         "dockerd",
-        "--data-root",
-        str(data_root),
-        "--exec-root",
-        str(run_dir / "exec"),
-        "--host",
-        f"unix://{run_dir / 'docker.sock'}",
-        "--pidfile",
-        str(pidfile),
+        "--data-root", str(data_root),
+        "--exec-root", str(run_dir / "exec"),
+        "--host", f"unix://{run_dir / 'docker.sock'}",
+        "--pidfile", str(pidfile),
         # No firewall rules, no NAT, no net.ipv4.ip_forward change on the host.
-        "--iptables=false",
-        "--ip-masq=false",
-        "--ip-forward=false",
+        "--iptables=false", "--ip-masq=false", "--ip-forward=false",
         # Not the system's engine: no /etc/docker/daemon.json, no shared containerd namespace.
-        "--config-file",
-        str(run_dir / "daemon.json"),
-        "--containerd-namespace",
-        "servelab",
-        "--containerd-plugins-namespace",
-        "servelab-plugins",
-        "--shutdown-timeout",
-        str(SHUTDOWN_TIMEOUT_S),
-    ]
+        "--config-file", str(run_dir / "daemon.json"),
+        "--containerd-namespace", "servelab",
+        "--containerd-plugins-namespace", "servelab-plugins",
+        "--shutdown-timeout", str(SHUTDOWN_TIMEOUT_S),
+    ]  # fmt: skip
 
 
 def ping(sock: Path, timeout: float = 2.0) -> bool:
@@ -280,10 +270,7 @@ def _exclusive(lock_path: Path, timeout: float) -> Iterator[None]:
 
 @contextmanager
 def private_engine(
-    data_root: Path,
-    *,
-    start_timeout: float = START_TIMEOUT_S,
-    lock_timeout: float = LOCK_TIMEOUT_S,
+    data_root: Path, *, start_timeout: float = START_TIMEOUT_S, lock_timeout: float = LOCK_TIMEOUT_S
 ) -> Iterator[Engine]:
     """Start a private dockerd on `data_root` (images kept there between runs: normally
     cache_dir()/docker), yield it once it answers, stop it by its pid afterwards.

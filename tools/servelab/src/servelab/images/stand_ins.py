@@ -117,18 +117,8 @@ def debootstrap(cache: Path, mirror: str, say: Say) -> Path:
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
     say(f"debootstrap {SUITE} (minbase) from {mirror} into {target}")
-    _run(
-        [
-            "debootstrap",
-            "--variant=minbase",
-            "--include=ca-certificates",
-            SUITE,
-            str(partial),
-            mirror,
-        ],
-        "debootstrap",
-        timeout=BUILD_TIMEOUT_S,
-    )
+    argv = ["debootstrap", "--variant=minbase", "--include=ca-certificates", SUITE, str(partial)]
+    _run([*argv, mirror], "debootstrap", timeout=BUILD_TIMEOUT_S)
     partial.rename(target)
     return target
 
@@ -210,16 +200,9 @@ def build(engine: Docker, stand_in: StandIn, folder: Path, *, no_cache: bool) ->
     """docker build of one stand-in. The classic builder with the host's network: the
     private engine gives containers no route out (engine.py), and apt and pip need one."""
     argv = [
-        "build",
-        "--network",
-        "host",
-        "--label",
-        f"{SOURCE}={source_digest(folder)}",
-        "--build-arg",
-        f"BASE={BASE_TAG}",
-        "--tag",
-        stand_in.tag,
-    ]
+        "build", "--network", "host", "--label", f"{SOURCE}={source_digest(folder)}",
+        "--build-arg", f"BASE={BASE_TAG}", "--tag", stand_in.tag,
+    ]  # fmt: skip
     if no_cache:
         argv.append("--no-cache")
     try:

@@ -58,9 +58,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--profile", "-p", action="append", required=True, help="compose profile")
     run.add_argument("--only", action="append", metavar="SERVICE", help="start only this service")
     run.add_argument(
-        "--any-port",
-        action="store_true",
-        help="listen on free ports instead of the published ones",
+        "--any-port", action="store_true", help="listen on free ports instead of the published ones"
     )
     run.set_defaults(handler=up)
 

@@ -188,12 +188,7 @@ def config_text(
     argv.append("config")
     base = dict(os.environ) if inherit else {"PATH": os.environ.get("PATH", "")}
     result = subprocess.run(
-        argv,
-        cwd=directory,
-        env={**base, **env},
-        capture_output=True,
-        text=True,
-        check=False,
+        argv, cwd=directory, env={**base, **env}, capture_output=True, text=True, check=False
     )
     if result.returncode != 0:
         raise ComposeError(f"docker-compose config failed:\n{result.stderr.strip()}")
@@ -212,15 +207,12 @@ def save_resolved(
     return saved
 
 
-def _replayed(
-    folder: Path, directory: Path, profiles: Iterable[str], env: Mapping[str, str]
-) -> str:
-    chosen = list(profiles)
-    saved = folder / resolved_name(chosen, env)
+def _replayed(folder: Path, directory: Path, profiles: list[str], env: Mapping[str, str]) -> str:
+    saved = folder / resolved_name(profiles, env)
     if not saved.is_file():
         shown = ", ".join(f"{k}={v}" for k, v in sorted(env.items()) if k not in _UNSAVED)
         raise ComposeError(
-            f"no resolved compose config in {folder} for profile(s) {'/'.join(chosen)} with "
+            f"no resolved compose config in {folder} for profile(s) {'/'.join(profiles)} with "
             f"{shown or 'no settings'}: make it where docker-compose runs"
         )
     return saved.read_text().replace(_HERE, str(directory.resolve()))
@@ -232,20 +224,19 @@ def load_project(
     """Resolve the project's compose.yaml for the given profiles with `env` used for
     interpolation (or replay it from the folder its SERVELAB_COMPOSE_RESOLVED names). A
     directory stands for the project there, its settings read now."""
-    chosen = list(profiles)
+    chosen, env = list(profiles), env or {}
     found = Project.of(project)
-    directory = found.root
     resolved = found.settings.compose_resolved
     text = (
-        _replayed(resolved, directory, chosen, env or {})
+        _replayed(resolved, found.root, chosen, env)
         if resolved
-        else config_text(directory, chosen, env or {})
+        else config_text(found.root, chosen, env)
     )
     document = yaml.safe_load(text) or {}
     services = {
         name: _service(name, spec or {}) for name, spec in (document.get("services") or {}).items()
     }
-    return Resolved(directory, services, tuple(document.get("volumes") or {}))
+    return Resolved(found.root, services, tuple(document.get("volumes") or {}))
 
 
 def parse_duration(value: str | float | int | None, default: float) -> float:
@@ -269,6 +260,9 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
     health = spec.get("healthcheck")
     ports = spec.get("ports") or []
     local = spec.get("x-local") or {}
+    deploy = spec.get("deploy") or {}
+    # Compose resolves a memory limit ("1536m") to a byte count.
+    memory = ((deploy.get("resources") or {}).get("limits") or {}).get("memory")
     return Service(
         name=name,
         image=spec.get("image"),
@@ -294,16 +288,9 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
             server=local.get("server"),
             runs=local.get("runs"),
         ),
-        replicas=int((spec.get("deploy") or {}).get("replicas", 1)),
-        memory_limit=_memory_limit(spec),
+        replicas=int(deploy.get("replicas", 1)),
+        memory_limit=int(memory) if memory is not None else None,
     )
-
-
-def _memory_limit(spec: dict[str, Any]) -> int | None:
-    """The service's memory limit in bytes (Compose resolves "1536m" to a byte count)."""
-    deploy = spec.get("deploy") or {}
-    limit = ((deploy.get("resources") or {}).get("limits") or {}).get("memory")
-    return int(limit) if limit is not None else None
 
 
 def _healthcheck(spec: dict[str, Any]) -> Healthcheck:

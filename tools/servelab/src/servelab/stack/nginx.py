@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from servelab.stack.compose import ComposeError, Service
-from servelab.stack.servers.binaries import find
+from servelab.stack.servers.process import find
 
 TEMPLATES = "/etc/nginx/templates/"
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")

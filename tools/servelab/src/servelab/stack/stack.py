@@ -35,7 +35,7 @@ from servelab.stack.compose import ComposeError, Service, load_project
 from servelab.stack.logs import LogPump, Sink
 from servelab.stack.ports import LOOPBACK, free_port
 from servelab.stack.servers import Lease, servers
-from servelab.stack.servers.binaries import ServerError
+from servelab.stack.servers.process import ServerError
 from servelab.stack.servers.settings import SettingsError
 from servelab.stack.watchdog import Watchdog
 

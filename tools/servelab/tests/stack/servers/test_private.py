@@ -13,7 +13,7 @@ import redis
 from servelab.stack.attached import Address
 from servelab.stack.groups import members
 from servelab.stack.servers import Servers
-from servelab.stack.servers.binaries import ServerError
+from servelab.stack.servers.process import ServerError
 from servelab.stack.servers.settings import ServerSettings, Setting
 
 # They start real servers.
@@ -98,7 +98,7 @@ def test_a_server_the_user_names_is_used_and_never_stopped() -> None:
 
 def test_a_missing_binary_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
-    monkeypatch.setattr("servelab.stack.servers.binaries._SBIN", ())
+    monkeypatch.setattr("servelab.stack.servers.process._SBIN", ())
     servers = Servers(PRIVATE, log=io.StringIO())
     with pytest.raises(ServerError, match=r"redis-server not found: run `make bootstrap`"):
         servers.acquire("redis", REDIS)

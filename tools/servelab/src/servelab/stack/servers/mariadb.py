@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from servelab.stack.servers.binaries import ServerError, find
+from servelab.stack.servers.process import ServerError, find
 
 PACKAGE = "mariadb-server-core"
 # The compose service's own options come after these, and so win where they repeat one.
@@ -37,14 +37,9 @@ def initialise(directory: Path) -> None:
     data = directory / "data"
     log = directory / "install.log"
     argv = [
-        find("mariadb-install-db", PACKAGE),
-        "--no-defaults",
-        f"--datadir={data}",
-        "--auth-root-authentication-method=normal",
-        "--skip-test-db",
-        *_user(),
-        *OPTIONS[:2],
-    ]
+        find("mariadb-install-db", PACKAGE), "--no-defaults", f"--datadir={data}",
+        "--auth-root-authentication-method=normal", "--skip-test-db", *_user(), *OPTIONS[:2],
+    ]  # fmt: skip
     with log.open("wb") as out:
         result = subprocess.run(
             argv,
@@ -62,15 +57,8 @@ def initialise(directory: Path) -> None:
 def command(directory: Path, port: int, options: Sequence[str] = ()) -> list[str]:
     """mariadbd on 127.0.0.1:`port` over `directory`/data."""
     return [
-        find("mariadbd", PACKAGE),
-        "--no-defaults",
-        *OPTIONS,
-        *options,
-        f"--datadir={directory / 'data'}",
-        f"--port={port}",
-        "--bind-address=127.0.0.1",
-        f"--socket={directory / 'mariadbd.sock'}",
-        f"--pid-file={directory / 'mariadbd.pid'}",
-        "--skip-name-resolve",
-        *_user(),
-    ]
+        find("mariadbd", PACKAGE), "--no-defaults", *OPTIONS, *options,
+        f"--datadir={directory / 'data'}", f"--port={port}", "--bind-address=127.0.0.1",
+        f"--socket={directory / 'mariadbd.sock'}", f"--pid-file={directory / 'mariadbd.pid'}",
+        "--skip-name-resolve", *_user(),
+    ]  # fmt: skip

@@ -1,5 +1,6 @@
 """A private server process: started in a process group of its own, its output in a log file
-beside its data, ready once it accepts connections, stopped by its group.
+beside its data, ready once it accepts connections, stopped by its group; and where the
+Debian packages' server binaries are.
 
 A watchdog process stops the group if the process that started it dies without stopping it.
 """
@@ -16,13 +17,28 @@ from pathlib import Path
 from servelab.stack.attached import Address, accepts_connections
 from servelab.stack.groups import stop_group
 from servelab.stack.ports import LOOPBACK
-from servelab.stack.servers.binaries import ServerError
 from servelab.stack.watchdog import Watchdog
 
 _POLL_S = 0.05
 _TAIL = 20
 # MariaDB's own shutdown flushes its buffer pool: well within this for a private one.
 GRACE_S = 30.0
+# Where server binaries are when a user's PATH lacks the sbin directories.
+_SBIN = ("/usr/sbin", "/usr/local/sbin", "/usr/bin")
+
+
+class ServerError(RuntimeError):
+    """A private server could not be set up, started or stopped."""
+
+
+def find(name: str, package: str) -> str:
+    """The binary `name` of the Debian package `package`."""
+    found = shutil.which(name) or next(
+        (str(Path(d, name)) for d in _SBIN if Path(d, name).is_file()), None
+    )
+    if found is None:
+        raise ServerError(f"{name} not found: run `make bootstrap` (Debian package {package})")
+    return found
 
 
 @dataclass

@@ -89,9 +89,7 @@ class Choice:
 
 
 def choose(
-    setting: Setting,
-    default: Address,
-    reachable: Callable[[Address], bool] = accepts_connections,
+    setting: Setting, default: Address, reachable: Callable[[Address], bool] = accepts_connections
 ) -> Choice:
     if setting.private:
         return Choice(None)
