@@ -46,10 +46,6 @@ class Section:
     notes: str = ""
 
 
-def sections_dir(project: Project) -> Path:
-    return project.results / "reliability"
-
-
 def write_section(
     project: Project,
     name: str,
@@ -68,7 +64,7 @@ def write_section(
         probes=list(probes),
         notes=notes,
     )
-    path = sections_dir(project) / f"{name}.json"
+    path = project.results / "reliability" / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(asdict(section), indent=1, ensure_ascii=False) + "\n")
     return path
@@ -83,7 +79,7 @@ def row(raw: Mapping[str, Any]) -> Row:
 def load_sections(project: Project) -> list[Section]:
     """Every saved section, by name."""
     sections = []
-    for path in sorted(sections_dir(project).glob("*.json")):
+    for path in sorted((project.results / "reliability").glob("*.json")):
         raw = json.loads(path.read_text())
         sections.append(Section(**{**raw, "probes": [row(p) for p in raw["probes"]]}))
     return sections
