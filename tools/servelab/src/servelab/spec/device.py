@@ -1,22 +1,23 @@
 """The health-code family's run on a machine with an NVIDIA GPU: `[device]` of its spec
-(`[device]` of loadtests/families/health-code.toml), its variants, loads and accuracy checks, each
-sized per form (`device`: the GPU machine; `smoke`: the same in miniature, on the CPU)."""
+(loadtests/families/health-code.toml): its variants, loads and accuracy checks, each sized per
+form (`device`: the GPU machine; `smoke`: the same in miniature, on the CPU), and the answers
+and goals its report judges them by."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Generic, Literal, Self, TypeVar
+from typing import Generic, Literal, Self, TypeVar
 
-from pydantic import Field, PositiveInt, model_validator
+from pydantic import Field, NonNegativeFloat, PositiveInt, model_validator
 
-from servelab.spec.family import Spec, SpecError, read_spec, validate
+from servelab.project import Project
+from servelab.spec.family import Spec, read_spec, validate
 
 FAMILY = "health-code"
 FORMS = ("device", "smoke")
-Form = Literal["device", "smoke"]
 # The compose profile whose services run on the GPU.
 GPU_PROFILE = "gpu"
+# The sets of stacks every device run has: those on the GPU, and the others.
+GPU, CPU = "gpu", "cpu"
 
 T = TypeVar("T")
 
@@ -56,10 +57,6 @@ class Variant(Spec):
             raise ValueError("give either bench (a bench variant) or both service and profile")
         return self
 
-    @property
-    def gpu(self) -> bool:
-        return self.profile == GPU_PROFILE
-
 
 class Eval(Spec):
     """One engine's accuracy on the saved screenshots: `health-code-eval --images` args."""
@@ -69,33 +66,65 @@ class Eval(Spec):
     gpu: bool = False
 
 
+class Answers(Spec):
+    """What the report's answers read besides the GPU's and the CPU's best cells."""
+
+    gpu_full_pct: NonNegativeFloat
+    cpus_full: NonNegativeFloat
+    batched: str
+    batch_setting: str
+    batch_default: str
+
+
+class Goal(Spec):
+    """A target the report judges the run by (the kinds: loadtests/families/health-code.toml)."""
+
+    goal: str
+    measure: Literal["failed", "ratio", "rps", "gpu_memory", "accuracy"]
+    cells: tuple[str, ...] = ()
+    min: float = 0.0
+    max: float = 0.0
+    workers: PositiveInt = 1
+
+    @model_validator(mode="after")
+    def _cells(self) -> Self:
+        if len(self.cells) != {"ratio": 2, "rps": 1}.get(self.measure, 0):
+            raise ValueError(f"{self.goal!r}: `{self.measure}` takes other `cells`")
+        return self
+
+
+class Machine(Spec):
+    """The GPU machine the bundle is made for: its Python, and what its image has."""
+
+    python: str
+    has: frozenset[str]
+
+
 class Device(Spec):
     title: str
     # Requests sent before a stack's measured loads, not counted.
     warmup: PerForm[PositiveInt]
+    max_duration_s: PositiveInt
+    endpoint: str
     loads: dict[str, Load]
     variants: dict[str, Variant]
     eval: tuple[Eval, ...] = ()
+    sets: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    answers: Answers
+    goals: tuple[Goal, ...] = ()
+    machine: Machine
+
+    @model_validator(mode="after")
+    def _names_exist(self) -> Self:
+        named = {*self.sets, GPU, CPU}
+        wanted = [self.answers.batched, *(c for goal in self.goals for c in goal.cells)]
+        for missing in [name for name in wanted if name not in named]:
+            raise ValueError(f"no set {missing!r} (known: {', '.join(sorted(named))})")
+        for missing in {v for members in self.sets.values() for v in members} - set(self.variants):
+            raise ValueError(f"sets: no variant {missing!r}")
+        return self
 
 
-def _resolved(name: str, variant: Variant, bench: Mapping[str, Any]) -> Variant:
-    """`variant` with its bench variant's service, profile and env (its own env on top)."""
-    if not variant.bench:
-        return variant
-    base = bench.get(variant.bench)
-    if not isinstance(base, Mapping) or not {"service", "profile"} <= base.keys():
-        raise SpecError(
-            f"{FAMILY}: device.variants.{name}.bench: no bench variant {variant.bench!r}"
-        )
-    env = {str(key): str(value) for key, value in base.get("env", {}).items()}
-    update = {"service": str(base["service"]), "profile": str(base["profile"])}
-    return variant.model_copy(update={**update, "env": {**env, **variant.env}})
-
-
-def read_device(project_dir: Path) -> Device:
-    """The family's `[device]`, each variant that names a bench variant completed from it."""
-    spec = read_spec(project_dir, FAMILY)
-    device = validate(Device, spec.get("device"), f"{FAMILY}: device")
-    bench = spec.get("variants", {})
-    variants = {name: _resolved(name, v, bench) for name, v in device.variants.items()}
-    return device.model_copy(update={"variants": variants})
+def read_device(project: Project) -> Device:
+    """The family's `[device]`."""
+    return validate(Device, read_spec(project, FAMILY).get("device"), f"{FAMILY}: device")

@@ -20,7 +20,6 @@ from servelab.bench.device.bundle import (
     HARNESS,
     K6_FILE,
     MANIFEST,
-    ON_DEVICE,
     SAMPLES,
     SERVICE,
     WHEELS,
@@ -30,7 +29,8 @@ from servelab.bench.device.bundle import (
     runtime_needs,
 )
 from servelab.bench.device.plan import load_plan
-from servelab.spec.device import FORMS
+from servelab.project import Project
+from servelab.spec.device import FORMS, read_device
 from servelab.stack.compose import RESOLVED_ENV, load_project
 
 # The bundle's wheels come from PyPI (pip download).
@@ -40,15 +40,17 @@ pytestmark = pytest.mark.network
 @pytest.fixture(scope="module")
 def bundle(project_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("device") / "bundle"
-    sizes = build_bundle(project_root, folder, say=lambda _: None)
+    sizes = build_bundle(Project(project_root), folder, say=lambda _: None)
     assert sizes.bundle <= BUNDLE_LIMIT and sizes.carried <= CARRIED_LIMIT
     return folder
 
 
-def test_every_missing_distribution_has_a_wheel_for_the_devices_python(bundle: Path) -> None:
+def test_every_missing_distribution_has_a_wheel_for_the_devices_python(
+    bundle: Path, project_root: Path
+) -> None:
     wheels = sorted((bundle / WHEELS).glob("*.whl"))
     names = {normal_name(wheel.name.split("-")[0]) for wheel in wheels}
-    assert names == set(distributions())
+    assert names == set(distributions(read_device(Project(project_root)).machine.has))
     for wheel in wheels:
         tags = wheel.name.removesuffix(".whl").split("-")[-3:]
         stable_abi = tags[1] == "abi3" and int(tags[0].removeprefix("cp3")) <= 12
@@ -89,7 +91,8 @@ def test_the_wheels_are_what_the_lock_resolves_for_the_devices_python(project_ro
     locked = _locked_needs(lock, SERVICE, "3.12.3")
     own = {SERVICE, "servelab-servicekit"}
     harness = set().union(*(_locked_needs(lock, name, "3.12.3") for name in HARNESS))
-    assert set(distributions()) == (locked | harness) - ON_DEVICE - own
+    on_device = read_device(Project(project_root)).machine.has
+    assert set(distributions(on_device)) == (locked | harness) - on_device - own
     assert runtime_needs() - own <= locked
 
 
@@ -113,7 +116,7 @@ def test_the_resolved_recipes_read_as_docker_compose_resolves_them(
     # The saved outputs hold no setting of the machine that made them (the tests' own
     # ACCESS_LOG_FLUSH_S among them): the GPU machine's run is the recipe as written.
     monkeypatch.delenv("ACCESS_LOG_FLUSH_S", raising=False)
-    stacks = [stack for form in FORMS for stack in load_plan(project_root, form).stacks()]
+    stacks = [stack for form in FORMS for stack in load_plan(Project(project_root), form).stacks()]
     direct = {s.label: load_project(project_root, [s.variant.profile], s.env) for s in stacks}
     monkeypatch.setenv(RESOLVED_ENV, str(bundle / COMPOSE))
     for stack in stacks:

@@ -3,14 +3,35 @@ figures, the noise respected, and every cell that did not run saying why."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from servelab.bench.device.report import answers, goals, render, write_device_report
-from servelab.bench.device.results import EvalResult, StackResult
+from servelab.bench.device.report import Judged, render, write_device_report
+from servelab.bench.device.results import DeviceRun, EvalResult, StackResult
+from servelab.project import Noise, Project
+from servelab.spec.device import Device, read_device
 from servelab.testing.records import device_run, device_stack
+
+
+@pytest.fixture(scope="module")
+def spec(project_root: Path) -> Device:
+    return read_device(Project(project_root))
+
+
+def judged(run: DeviceRun, spec: Device) -> Judged:
+    return Judged(run, spec, Noise())
+
+
+def goals(run: DeviceRun, spec: Device) -> dict[str, tuple[str, str]]:
+    """Each goal's measured figures and status."""
+    return {goal: (measured, status) for goal, measured, status in judged(run, spec).goals()}
+
+
+def answers(run: DeviceRun, spec: Device) -> str:
+    return "\n".join(judged(run, spec).answers())
 
 
 def _scores(accuracy: float) -> list[dict[str, object]]:
@@ -44,42 +65,44 @@ GPU_RUN = device_run(
 )
 
 
-def test_goals_are_judged_from_the_best_cells() -> None:
-    judged = {goal.goal: goal for goal in goals(GPU_RUN)}
-    assert judged["zero failed requests in every mode"].status == "met"
-    batched = judged["GPU batched ≥ 3x GPU per request"]
-    assert batched.status == "met" and "20 clients: 6.38x" in batched.measured
-    assert judged["best GPU ≥ 2x best CPU"].status == "met"
-    assert judged["best GPU ≥ 200 requests/s"].measured == "400.0 requests/s"
-    memory = judged["≤ 4 GiB GPU memory per worker, no OOM at 8 workers"]
-    assert memory.status == "met" and "2500 MiB per worker" in memory.measured
-    accuracy = judged["accuracy on the GPU equal to the CPU's"]
-    assert accuracy.status == "not met"
-    assert "float16 recogniser: largest field difference 2.5%" in accuracy.measured
+def test_goals_are_judged_from_the_best_cells(spec: Device) -> None:
+    judged = goals(GPU_RUN, spec)
+    assert len(judged) == len(spec.goals) == 6
+    assert judged["zero failed requests in every mode"][1] == "met"
+    measured, status = judged["GPU batched ≥ 3x GPU per request"]
+    assert status == "met" and "20 clients: 6.38x" in measured
+    assert judged["best GPU ≥ 2x best CPU"][1] == "met"
+    assert judged["best GPU ≥ 200 requests/s"] == ("400.0 requests/s", "met")
+    measured, status = judged[MEMORY]
+    assert status == "met" and "2500 MiB per worker" in measured
+    measured, status = judged["accuracy on the GPU equal to the CPU's"]
+    assert status == "not met"
+    assert "float16 recogniser: largest field difference 2.5%" in measured
 
 
-def test_an_oom_at_eight_workers_fails_the_memory_goal() -> None:
+MEMORY = "≤ 4 GiB GPU memory per worker, no OOM at 8 workers"
+
+
+def test_an_oom_at_eight_workers_fails_the_memory_goal(spec: Device) -> None:
     run = device_run(
         [device_stack("gpu-batched", 8, True, "batched", (250.0, 310.0), out_of_memory=2)], []
     )
-    memory = next(g for g in goals(run) if g.goal.startswith("≤ 4 GiB"))
-    assert memory.status == "not met"
+    assert goals(run, spec)[MEMORY][1] == "not met"
 
 
-def test_a_stack_the_budget_left_out_is_named_not_counted_against_the_memory_goal() -> None:
+def test_a_stack_the_budget_left_out_is_named_not_counted_against_the_memory_goal(
+    spec: Device,
+) -> None:
     left_out = device_stack("gpu-batched-16", 8, True, "batched", (0.0, 0.0), loads=[])
     left_out = replace(left_out, skipped="not run: 47 s of the run's 190 s budget left")
     run = device_run(
         [device_stack("gpu-batched", 8, True, "batched", (250.0, 310.0)), left_out], []
     )
-    memory = next(g for g in goals(run) if g.goal.startswith("≤ 4 GiB"))
-    assert memory.status == "met"
-    assert "ran clean at 8+ workers: gpu-batched w8" in memory.measured
-    assert "not run: gpu-batched-16 w8" in memory.measured
-    only_left_out = next(
-        g for g in goals(device_run([left_out], [])) if g.goal.startswith("≤ 4 GiB")
-    )
-    assert only_left_out.status != "met"
+    measured, status = goals(run, spec)[MEMORY]
+    assert status == "met"
+    assert "ran clean at 8+ workers: gpu-batched w8" in measured
+    assert "not run: gpu-batched-16 w8" in measured
+    assert goals(device_run([left_out], []), spec)[MEMORY][1] != "met"
 
 
 @pytest.mark.parametrize(
@@ -92,7 +115,7 @@ def test_a_stack_the_budget_left_out_is_named_not_counted_against_the_memory_goa
     ],
 )
 def test_the_report_says_what_set_the_pace_of_the_best_gpu_cell(
-    server_cpu_s: float, gpu_busy_pct: float, expected: str
+    server_cpu_s: float, gpu_busy_pct: float, expected: str, spec: Device
 ) -> None:
     stack = device_stack("gpu-batched", 8, True, "batched", (250.0, 310.0))
     measured = [
@@ -112,14 +135,16 @@ def test_the_report_says_what_set_the_pace_of_the_best_gpu_cell(
         ],
         [],
     )
-    said = "\n".join(answers(run))
+    said = answers(run, spec)
     assert f"**What sets the pace of the best GPU cell, 64 clients?** {expected}" in said
-    older = "\n".join(answers(device_run([stack], [])))
+    older = answers(device_run([stack], []), spec)
     assert "clients?** not recorded in this run (the servers' CPU use)" in older
 
 
-def test_answers_name_the_fewest_workers_within_the_noise_and_the_batch_size() -> None:
-    said = "\n".join(answers(GPU_RUN))
+def test_answers_name_the_fewest_workers_within_the_noise_and_the_batch_size(
+    spec: Device,
+) -> None:
+    said = answers(GPU_RUN, spec)
     assert "**GPU or CPU, 20 clients?** the GPU (4.25x)" in said
     # 4 workers reach 240 of the best 255 requests/s: within the noise, so 4, not 8.
     assert "**How many workers on the GPU, 20 clients?** 4 (gpu-batched, 4 worker(s)" in said
@@ -127,7 +152,7 @@ def test_answers_name_the_fewest_workers_within_the_noise_and_the_batch_size() -
     assert "**Batch size, 64 clients?** 16 (1.29x)" in said
 
 
-def test_without_a_gpu_the_report_says_the_figures_wait_for_one() -> None:
+def test_without_a_gpu_the_report_says_the_figures_wait_for_one(spec: Device) -> None:
     run = device_run(
         [
             StackResult("gpu-batched", 1, "health-code-gpu", True, {}, skipped="not run: no GPU"),
@@ -136,20 +161,22 @@ def test_without_a_gpu_the_report_says_the_figures_wait_for_one() -> None:
         [EvalResult("onnxruntime, CPU", [], False, scores=_scores(1.0))],
         gpu=False,
     )
-    text = render(run)
+    text = render(judged(run, spec))
     assert "**The GPU figures wait for a machine with an NVIDIA GPU.**" in text
     rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in text.splitlines()]
     assert ["gpu-batched", "1", "", "not run: no GPU", *[""] * 10] in rows
     assert ["cpu-process", "1", "ANALYZE_MODE=process", "20 x 200", "7.0"] in [r[:5] for r in rows]
-    assert all(g.status.startswith(("not measured", "CPU modes only")) for g in goals(run)), goals(
-        run
-    )
+    statuses = [status for _, status in goals(run, spec).values()]
+    assert all(s.startswith(("not measured", "CPU modes only")) for s in statuses), statuses
 
 
-def test_the_report_names_the_gpu_its_driver_and_the_cpus(tmp_path: Path) -> None:
+def test_the_report_names_the_gpu_its_driver_and_the_cpus(
+    tmp_path: Path, project_root: Path
+) -> None:
     (tmp_path / "docs" / "results").mkdir(parents=True)
+    shutil.copytree(project_root / "loadtests" / "families", tmp_path / "loadtests" / "families")
     elsewhere = GPU_RUN.save(tmp_path / "out" / "health-code.gpu.json")
-    report = write_device_report(elsewhere, tmp_path)
+    report = write_device_report(elsewhere, Project(tmp_path))
     assert report == tmp_path / "docs" / "results" / "health-code.gpu.md"
     assert (tmp_path / "docs" / "results" / "health-code.gpu.json").is_file()
     text = report.read_text()

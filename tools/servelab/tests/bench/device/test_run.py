@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.device.bundle import COMPOSE, SAMPLES, resolve_compose
-from servelab.bench.device.report import render
+from servelab.bench.device.report import Judged, render
 from servelab.bench.device.results import load_device_run
 from servelab.bench.device.run import import_failure
+from servelab.project import Project
+from servelab.spec.device import read_device
 
 
 @pytest.mark.timeout(420)
@@ -37,7 +39,8 @@ def test_the_device_script_runs_its_smoke_form_here(
         check=True,
         capture_output=True,
     )
-    resolve_compose(project_root, bundle / COMPOSE)
+    project = Project(project_root)
+    resolve_compose(project, bundle / COMPOSE)
     out = tmp_path / "out"
     env = {**os.environ, "PYTHON": sys.executable, "BUNDLE": str(bundle), "OUT": str(out)}
     done = subprocess.run(
@@ -70,7 +73,9 @@ def test_the_device_script_runs_its_smoke_form_here(
     reference, *on_gpu = run.evals
     assert reference.scores and reference.scores[0]["usage"] == "health-code"
     assert on_gpu and all(e.skipped.startswith("not run: no NVIDIA GPU") for e in on_gpu)
-    assert "The GPU figures wait for a machine with an NVIDIA GPU." in render(run)
+    assert "The GPU figures wait for a machine with an NVIDIA GPU." in render(
+        Judged(run, read_device(project), project.noise)
+    )
 
 
 def test_servers_that_cannot_import_are_found_before_any_stack_starts() -> None:

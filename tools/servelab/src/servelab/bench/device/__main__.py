@@ -12,7 +12,7 @@ from servelab.bench.device.bundle import BUNDLE_DIR, BundleError, build_bundle
 from servelab.bench.device.plan import load_plan
 from servelab.bench.device.run import Runner
 from servelab.interrupts import stop_on_signals
-from servelab.project import find_project_dir, work_dir
+from servelab.project import Project
 from servelab.spec.device import FORMS
 from servelab.spec.family import SpecError
 
@@ -40,21 +40,15 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    project_dir = find_project_dir()
+    project = Project.find()
     try:
         with stop_on_signals():
             if args.command == "bundle":
-                build_bundle(project_dir, args.out or project_dir / BUNDLE_DIR)
+                build_bundle(project, args.out or project.root / BUNDLE_DIR)
                 return 0
-            plan = load_plan(project_dir, args.form)
-            runner = Runner(
-                project_dir,
-                plan,
-                args.bundle or project_dir / BUNDLE_DIR,
-                args.out or work_dir(project_dir, "device"),
-                args.budget_s,
-            )
-            runner.run()
+            bundle = args.bundle or project.root / BUNDLE_DIR
+            out = args.out or project.work("device")
+            Runner(project, load_plan(project, args.form), bundle, out, args.budget_s).run()
     except (BundleError, SpecError, OSError) as error:
         print(f"servelab device: {error}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -29,7 +29,8 @@ from packaging.requirements import Requirement
 
 from servelab.bench.device.plan import load_plan
 from servelab.bench.load.k6 import k6_binary, k6_version
-from servelab.spec.device import FORMS
+from servelab.project import Project
+from servelab.spec.device import FORMS, Machine, read_device
 from servelab.stack.compose import save_resolved
 
 BUNDLE_DIR = ".device-bundle"
@@ -42,42 +43,16 @@ MiB = 1024 * 1024
 # What one call to the GPU machine carries: the working tree and this folder together.
 CARRIED_LIMIT = 64 * MiB
 BUNDLE_LIMIT = 60 * MiB
-# The device's Python, and the platforms its pip accepts.
-PYTHON_VERSION = "3.12"
+# The platforms the device's pip accepts.
 PLATFORMS = [f"manylinux_2_{minor}_x86_64" for minor in (28, 27, 24, 17)]
 PLATFORMS += ["manylinux2014_x86_64", "manylinux1_x86_64"]
 # The service whose runtime needs travel: every distribution it needs here (extras and
-# markers followed through its requirements), less those below, at this environment's
-# versions, so uv.lock's.
+# markers followed through its requirements), less those the GPU machine has
+# ([device.machine] of the spec), at this environment's versions, so uv.lock's.
 SERVICE = "servelab-health-code"
 # What the harness's own code may import on the way to the run besides the service's needs
 # (servelab.markdown's tables): a wheel too many costs little, one too few the whole call.
 HARNESS = ("tabulate",)
-# Of those needs, the ones the GPU machine's image has in versions that serve the service,
-# among them the large compiled ones (NumPy, onnxruntime, OpenCV, Pillow). The small pure
-# ones whose versions our code relies on (anyio, h11, typing-extensions) travel all the same.
-ON_DEVICE = frozenset(
-    [
-        "certifi",
-        "charset-normalizer",
-        "click",
-        "flatbuffers",
-        "idna",
-        "numpy",
-        "onnxruntime",
-        "opencv-python-headless",
-        "packaging",
-        "pillow",
-        "prometheus-client",
-        "protobuf",
-        "pyyaml",
-        "requests",
-        "six",
-        "tqdm",
-        "urllib3",
-        "uvloop",
-    ]
-)
 # Screenshots per usage and split for the accuracy check.
 SAMPLE_COUNT = 8
 
@@ -100,11 +75,10 @@ def _folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
-def tree_bytes(project_dir: Path) -> int:
+def tree_bytes(root: Path) -> int:
     """The working tree's tracked files: what travels with every call besides the bundle."""
-    argv = ["git", "ls-files", "-z"]
-    listed = subprocess.run(argv, cwd=project_dir, capture_output=True, check=True)
-    paths = (project_dir / name for name in listed.stdout.decode().split("\0") if name)
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True)
+    paths = (root / name for name in listed.stdout.decode().split("\0") if name)
     return sum(path.stat().st_size for path in paths if path.is_file())
 
 
@@ -150,21 +124,21 @@ def runtime_needs(root: str = SERVICE) -> set[str]:
     return needs
 
 
-def distributions() -> list[str]:
+def distributions(on_device: Collection[str]) -> list[str]:
     """The distributions whose wheels travel: the service's and the harness's runtime needs
     that the GPU machine lacks. The project's own packages travel with the tree."""
     own = {normal_name(SERVICE), "servelab-servicekit"}
     needs = runtime_needs().union(*(runtime_needs(name) for name in HARNESS))
-    return sorted(needs - ON_DEVICE - own)
+    return sorted(needs - set(on_device) - own)
 
 
-def download_wheels(folder: Path, python_version: str = PYTHON_VERSION) -> list[dict[str, object]]:
+def download_wheels(folder: Path, machine: Machine) -> list[dict[str, object]]:
     """The pinned wheels for the device's Python, each with its name, version and size."""
-    pins = [f"{name}=={metadata.version(name)}" for name in distributions()]
+    pins = [f"{name}=={metadata.version(name)}" for name in distributions(machine.has)]
     platforms = [arg for platform in PLATFORMS for arg in ("--platform", platform)]
     folder.mkdir(parents=True, exist_ok=True)
     argv = [*_pip(), "download", "--quiet", "--no-deps", "--only-binary=:all:"]
-    argv += ["--python-version", python_version, "--implementation", "cp", *platforms]
+    argv += ["--python-version", machine.python, "--implementation", "cp", *platforms]
     done = subprocess.run(
         [*argv, "--dest", str(folder), *pins], capture_output=True, text=True, check=False
     )
@@ -211,53 +185,53 @@ def save_screenshots(folder: Path, count: int = SAMPLE_COUNT) -> int:
     return len(list(folder.glob("*.jpg")))
 
 
-def resolve_compose(project_dir: Path, folder: Path) -> int:
+def resolve_compose(project: Project, folder: Path) -> int:
     """`docker-compose config` of every stack of every form, as the runner will ask for it
     (the GPU machine has no docker-compose)."""
     saved = {
-        save_resolved(project_dir, [stack.variant.profile], stack.env, folder)
+        save_resolved(project.root, [stack.variant.profile], stack.env, folder)
         for form in FORMS
-        for stack in load_plan(project_dir, form).stacks()
+        for stack in load_plan(project, form).stacks()
     }
     return len(saved)
 
 
-def _git(project_dir: Path, *args: str) -> str:
-    argv = ["git", *args]
-    done = subprocess.run(argv, cwd=project_dir, capture_output=True, text=True, check=False)
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
     return done.stdout.strip()
 
 
-def source_commit(project_dir: Path) -> str:
+def source_commit(root: Path) -> str:
     """HEAD's short hash, marked where the tracked files differ from it."""
-    head = _git(project_dir, "rev-parse", "--short=12", "HEAD")
-    dirty = _git(project_dir, "status", "--porcelain", "--untracked-files=no")
+    head = _git(root, "rev-parse", "--short=12", "HEAD")
+    dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
     return f"{head}{' (with uncommitted changes)' if dirty else ''}" if head else "unknown"
 
 
-def build_bundle(project_dir: Path, out: Path, say: Callable[[str], object] = print) -> Sizes:
+def build_bundle(project: Project, out: Path, say: Callable[[str], object] = print) -> Sizes:
     """Make the folder afresh; its size and the tree's, refused over what a call carries."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    say(f"wheels for Python {PYTHON_VERSION} ({len(distributions())} distributions)")
-    wheels = download_wheels(out / WHEELS)
+    machine = read_device(project).machine
+    say(f"wheels for Python {machine.python} ({len(distributions(machine.has))} distributions)")
+    wheels = download_wheels(out / WHEELS, machine)
     say("k6, stripped and compressed")
     k6 = pack_k6(out / K6_FILE)
     say(f"screenshots for the accuracy check ({SAMPLE_COUNT} per usage and split)")
     screenshots = save_screenshots(out / SAMPLES)
     say("the compose recipes of every stack, resolved")
-    configs = resolve_compose(project_dir, out / COMPOSE)
+    configs = resolve_compose(project, out / COMPOSE)
     manifest = {
-        "commit": source_commit(project_dir),
+        "commit": source_commit(project.root),
         "made": datetime.now(UTC).isoformat(timespec="seconds"),
-        "python": PYTHON_VERSION,
+        "python": machine.python,
         "wheels": wheels,
         "k6": k6,
         "screenshots": screenshots,
         "compose_configs": configs,
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-    sizes = Sizes(_folder_bytes(out), tree_bytes(project_dir))
+    sizes = Sizes(_folder_bytes(out), tree_bytes(project.root))
     say(
         f"{out}: {sizes.bundle / MiB:.1f} MiB; with the working tree "
         f"({sizes.tree / MiB:.1f} MiB) {sizes.carried / MiB:.1f} MiB of the "

@@ -1,12 +1,14 @@
 """docs/results/health-code.gpu.md from a device run's JSON: the answers (GPU or CPU, how
-many workers, what batch size), the goals, every stack, and the accuracy of each engine.
-A ratio of two cells, each measured once, is called as docs/findings.md calls one: only
-where its band (servelab.bench.findings.spread) lies wholly on one side of 1."""
+many workers, what batch size) and the goals of `[device]` of the family's spec, every
+stack, and the accuracy of each engine. A ratio of two cells, each measured once, is called
+as docs/findings.md calls one: only where its band (servelab.bench.findings.spread) lies
+wholly on one side of 1."""
 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.device.results import (
@@ -17,41 +19,15 @@ from servelab.bench.device.results import (
     StackResult,
     load_device_run,
 )
-from servelab.bench.findings.spread import NOISE, RATIO_NOISE, Spread
+from servelab.bench.findings.spread import Spread
 from servelab.markdown import table
-from servelab.project import results_dir
+from servelab.project import Noise, Project
+from servelab.spec.device import CPU, GPU, Device, Goal, read_device
 
-MEMORY_PER_WORKER_MIB = 4096
-GPU_RPS_GOAL = 200.0
-# A resource that sets the pace: the GPU busy this share of the time, or the servers using
-# this share of the CPUs k6 leaves them.
-GPU_FULL_PCT = 90.0
-CPUS_FULL = 0.8
-
-
-@dataclass(frozen=True)
-class Cells:
-    """The stacks on the GPU (else the CPU), in ANALYZE_MODE `mode`, at `workers`, with or
-    without a BATCH_MAX_SIZE of their own (`sized`): each where given."""
-
-    gpu: bool
-    mode: str | None = None
-    workers: int | None = None
-    sized: bool | None = None
-
-    def hold(self, stack: StackResult) -> bool:
-        mode = stack.env.get("ANALYZE_MODE", "threadpool")
-        sized = "BATCH_MAX_SIZE" in stack.env
-        return (
-            stack.gpu == self.gpu
-            and self.mode in (None, mode)
-            and self.workers in (None, stack.workers)
-            and self.sized in (None, sized)
-        )
-
-
-GPU, CPU = Cells(gpu=True), Cells(gpu=False)
-BATCHED, PER_REQUEST = Cells(gpu=True, mode="batched"), Cells(gpu=True, mode="threadpool")
+# Which stacks a set holds.
+Cells = Callable[[StackResult], bool]
+ON_GPU: Cells = lambda stack: stack.gpu  # noqa: E731
+ON_CPU: Cells = lambda stack: not stack.gpu  # noqa: E731
 
 
 @dataclass(frozen=True)
@@ -64,15 +40,20 @@ class Best:
         return f"{self.stack.variant}, {self.stack.workers} worker(s), {self.rps:.1f} requests/s"
 
 
-def _best(run: DeviceRun, load: str, cells: Cells) -> Best | None:
-    found = [
+def _found(run: DeviceRun, load: str, cells: Cells) -> list[Best]:
+    """The set's cells under `load` with none failed."""
+    return [
         Best(stack, each.rps)
         for stack in run.stacks
-        if stack.ran and cells.hold(stack)
+        if stack.ran and cells(stack)
         for each in stack.loads
         if each.name == load and each.failed == 0
     ]
-    return max(found, key=lambda best: best.rps, default=None)
+
+
+def _best(run: DeviceRun, load: str, cells: Cells) -> Best | None:
+    """The set's cell with the most requests/s under `load`, none failed."""
+    return max(_found(run, load, cells), key=lambda best: best.rps, default=None)
 
 
 def _loads(run: DeviceRun) -> dict[str, int]:
@@ -80,13 +61,15 @@ def _loads(run: DeviceRun) -> dict[str, int]:
     return {each.name: each.clients for stack in run.stacks for each in stack.loads}
 
 
-def _called(ratio: float, better: str, worse: str) -> tuple[str, str]:
+def _called(ratio: float, better: str, worse: str, noise: Noise) -> tuple[str, str]:
     """The answer a ratio of two single runs gives (`better`, `worse` or no measurable
     difference), and by how much."""
-    side = Spread.once(ratio, RATIO_NOISE).side()
+    side = Spread.once(ratio, noise.ratio).side()
     if side == 0:
-        noise = f"within the {RATIO_NOISE:.0%} noise of one run"
-        return "no measurable difference", f"{ratio:.2f}x, {noise}"
+        return (
+            "no measurable difference",
+            f"{ratio:.2f}x, within the {noise.ratio:.0%} noise of one run",
+        )
     return (better, f"{ratio:.2f}x") if side > 0 else (worse, f"{1 / ratio:.2f}x")
 
 
@@ -96,11 +79,10 @@ def _no_gpu(run: DeviceRun) -> str:
 
 @dataclass(frozen=True)
 class GpuOrCpu:
-    """The best GPU cell against the best CPU cell under one load."""
+    """The best GPU cell against the best CPU cell under one load: the answer ("the GPU",
+    "the CPU", no measurable difference, or why there is none), and by how much."""
 
     clients: int
-    # The answer ("the GPU", "the CPU", no measurable difference, or why there is none),
-    # and by how much.
     gist: str
     how_much: str
     gpu: Best | None
@@ -117,122 +99,170 @@ class GpuOrCpu:
         return f"best GPU {self.gpu.name}; best CPU {self.cpu.name}"
 
 
-def gpu_or_cpu(run: DeviceRun) -> list[GpuOrCpu]:
+def gpu_or_cpu(run: DeviceRun, noise: Noise) -> list[GpuOrCpu]:
     """For each load: the GPU, the CPU or no measurable difference, from the best cells."""
     out = []
     for load, clients in _loads(run).items():
-        gpu, cpu = _best(run, load, GPU), _best(run, load, CPU)
+        gpu, cpu = _best(run, load, ON_GPU), _best(run, load, ON_CPU)
         if gpu is None or cpu is None:
             gist, how_much = (_no_gpu(run) if gpu is None else "the CPU cells failed"), ""
         else:
-            gist, how_much = _called(gpu.rps / cpu.rps, "the GPU", "the CPU")
+            gist, how_much = _called(gpu.rps / cpu.rps, "the GPU", "the CPU", noise)
         out.append(GpuOrCpu(clients, gist, how_much, gpu, cpu))
     return out
 
 
-def bound(run: DeviceRun, best: Best, load: str) -> str:
-    """Which resource the cell kept full: the GPU, the CPUs, or neither, with the figures."""
-    measured = next(each for each in best.stack.loads if each.name == load)
-    if measured.server_cpus is None or measured.elapsed_s <= 0:
-        return "not recorded in this run (the servers' CPU use)"
-    cpus = run.machine["cpus"]
-    k6_cpus = measured.k6_cpu_s / measured.elapsed_s
-    busy = measured.gpu_busy_pct
-    figures = f"servers {measured.server_cpus:.1f} of {cpus} CPUs, k6 {k6_cpus:.1f}" + (
-        f", GPU busy {busy:.0f}% of the time" if busy is not None else ""
-    )
-    if busy is not None and busy >= GPU_FULL_PCT:
-        return f"the GPU ({figures})"
-    if measured.server_cpus >= CPUS_FULL * (cpus - k6_cpus):
-        return f"the CPUs ({figures})"
-    return f"neither is full ({figures})"
-
-
-def _workers_and_batch(run: DeviceRun, load: str, clients: int) -> list[str]:
-    """How many workers on the GPU: the fewest within NOISE of the best; and the batch
-    size, where the run measured one besides the default."""
-    best = _best(run, load, BATCHED)
-    if best is None:
-        return []
-    counts = sorted({stack.workers for stack in run.stacks if BATCHED.hold(stack)})
-    per_count = [_best(run, load, replace(BATCHED, workers=n)) for n in counts]
-    close = [b for b in per_count if b is not None and b.rps >= best.rps * (1 - NOISE)]
-    chosen = min(close, key=lambda each: each.stack.workers, default=best)
-    out = [
-        f"- **How many workers on the GPU, {clients} clients?** {chosen.stack.workers} "
-        f"({chosen.name}; the fewest within {NOISE:.0%} of the best, {best.name})"
-    ]
-    batch = _best(run, load, replace(BATCHED, sized=True))
-    default = _best(run, load, replace(BATCHED, sized=False))
-    if batch is not None and default is not None:
-        size = batch.stack.env["BATCH_MAX_SIZE"]
-        gist, how_much = _called(batch.rps / default.rps, size, "8 (the default)")
-        out.append(f"- **Batch size, {clients} clients?** {gist} ({how_much})")
-    return out
-
-
-def answers(run: DeviceRun) -> list[str]:
-    out = []
-    for each in gpu_or_cpu(run):
-        head = f"- **GPU or CPU, {each.clients} clients?** {each.verdict}"
-        out.append(f"{head}: {each.figures}" if each.figures else head)
-    for load, clients in _loads(run).items():
-        best = _best(run, load, GPU)
-        if best is not None:
-            out.append(
-                f"- **What sets the pace of the best GPU cell, {clients} clients?** "
-                f"{bound(run, best, load)}: {best.name}"
-            )
-    for load, clients in _loads(run).items():
-        out += _workers_and_batch(run, load, clients)
-    return out or [f"- {_no_gpu(run)}"]
-
-
 @dataclass(frozen=True)
-class Goal:
-    goal: str
-    measured: str
-    status: str
+class Judged:
+    """A run judged by `[device]` of the spec: its answers and its goals."""
+
+    run: DeviceRun
+    spec: Device
+    noise: Noise
+
+    def cells(self, name: str) -> Cells:
+        """The stacks of the set `name`: `gpu`, `cpu`, or one of the spec's sets."""
+        if name in (GPU, CPU):
+            return ON_GPU if name == GPU else ON_CPU
+        members = self.spec.sets[name]
+        return lambda stack: stack.variant in members
+
+    def bound(self, best: Best, load: str) -> str:
+        """Which resource the cell kept full: the GPU, the CPUs, or neither, with the figures."""
+        measured = next(each for each in best.stack.loads if each.name == load)
+        if measured.server_cpus is None or measured.elapsed_s <= 0:
+            return "not recorded in this run (the servers' CPU use)"
+        cpus = self.run.machine["cpus"]
+        k6_cpus = measured.k6_cpu_s / measured.elapsed_s
+        busy = measured.gpu_busy_pct
+        figures = f"servers {measured.server_cpus:.1f} of {cpus} CPUs, k6 {k6_cpus:.1f}" + (
+            f", GPU busy {busy:.0f}% of the time" if busy is not None else ""
+        )
+        if busy is not None and busy >= self.spec.answers.gpu_full_pct:
+            return f"the GPU ({figures})"
+        if measured.server_cpus >= self.spec.answers.cpus_full * (cpus - k6_cpus):
+            return f"the CPUs ({figures})"
+        return f"neither is full ({figures})"
+
+    def workers_and_batch(self, load: str, clients: int) -> list[str]:
+        """How many workers on the GPU: the fewest within the noise of the best; and the
+        batch size, where the run measured one besides the default."""
+        answers, run = self.spec.answers, self.run
+        batched = self.cells(answers.batched)
+        found = _found(run, load, batched)
+        if not found:
+            return []
+        best = max(found, key=lambda each: each.rps)
+        close = [each for each in found if each.rps >= best.rps * (1 - self.noise.once)]
+        chosen = min(close, key=lambda each: (each.stack.workers, -each.rps))
+        out = [
+            f"- **How many workers on the GPU, {clients} clients?** {chosen.stack.workers} "
+            f"({chosen.name}; the fewest within {self.noise.once:.0%} of the best, {best.name})"
+        ]
+        setting = answers.batch_setting
+        sized = _best(run, load, lambda s: batched(s) and setting in s.env)
+        default = _best(run, load, lambda s: batched(s) and setting not in s.env)
+        if sized is not None and default is not None:
+            size, other = sized.stack.env[setting], f"{answers.batch_default} (the default)"
+            gist, how_much = _called(sized.rps / default.rps, size, other, self.noise)
+            out.append(f"- **Batch size, {clients} clients?** {gist} ({how_much})")
+        return out
+
+    def answers(self) -> list[str]:
+        out = []
+        for each in gpu_or_cpu(self.run, self.noise):
+            head = f"- **GPU or CPU, {each.clients} clients?** {each.verdict}"
+            out.append(f"{head}: {each.figures}" if each.figures else head)
+        for load, clients in _loads(self.run).items():
+            if (best := _best(self.run, load, ON_GPU)) is not None:
+                out.append(
+                    f"- **What sets the pace of the best GPU cell, {clients} clients?** "
+                    f"{self.bound(best, load)}: {best.name}"
+                )
+        for load, clients in _loads(self.run).items():
+            out += self.workers_and_batch(load, clients)
+        return out or [f"- {_no_gpu(self.run)}"]
+
+    def goals(self) -> list[list[str]]:
+        """Each goal of the spec: the goal, what was measured, and met, not met or why not."""
+        judges = {
+            "failed": self._failed,
+            "ratio": self._ratio,
+            "rps": self._rps,
+            "gpu_memory": self._memory,
+            "accuracy": self._accuracy,
+        }
+        return [[goal.goal, *judges[goal.measure](goal)] for goal in self.spec.goals]
+
+    def _failed(self, goal: Goal) -> tuple[str, str]:
+        stacks = self.run.stacks
+        failed = sum(each.failed for stack in stacks if stack.ran for each in stack.loads)
+        broken = [stack for stack in stacks if stack.error]
+        measured = f"{failed} failed, {len(broken)} stack(s) failed to run"
+        if not any(stack.ran and stack.gpu for stack in stacks):
+            return measured, f"CPU modes only: {_no_gpu(self.run)}"
+        return measured, _met(failed <= goal.max and not broken)
+
+    def _ratio(self, goal: Goal) -> tuple[str, str]:
+        top, bottom = (self.cells(name) for name in goal.cells)
+        measured, met = [], True
+        for load, clients in _loads(self.run).items():
+            a, b = _best(self.run, load, top), _best(self.run, load, bottom)
+            if a is None or b is None:
+                return "—", _no_gpu(self.run)
+            met = met and a.rps / b.rps >= goal.min
+            measured.append(f"{clients} clients: {a.rps / b.rps:.2f}x")
+        return ("; ".join(measured), _met(met)) if measured else ("—", _no_gpu(self.run))
+
+    def _rps(self, goal: Goal) -> tuple[str, str]:
+        cells = self.cells(goal.cells[0])
+        ran = [stack for stack in self.run.stacks if stack.ran and cells(stack)]
+        if not ran:
+            return "—", _no_gpu(self.run)
+        fastest = max((each.rps for s in ran for each in s.loads if each.failed == 0), default=0.0)
+        return f"{fastest:.1f} requests/s", _met(fastest >= goal.min)
+
+    def _memory(self, goal: Goal) -> tuple[str, str]:
+        """GPU memory per process, and every GPU stack of `workers` or more run without
+        running out of it: judged on the stacks that ran; one the budget left out is named,
+        not counted."""
+        on_gpu = [stack for stack in self.run.stacks if stack.gpu]
+        if not any(stack.ran for stack in on_gpu):
+            return "—", _no_gpu(self.run)
+        peak = max((s.gpu_peak_process_mib or 0 for s in on_gpu if s.ran), default=0)
+        many = [s for s in on_gpu if s.workers >= goal.workers]
+        tried = [s for s in many if not s.skipped]
+        clean = [
+            s for s in tried if s.ran and not s.out_of_memory and not any(e.failed for e in s.loads)
+        ]
+        said = [f"{peak} MiB per worker at most"]
+        for head, stacks in (
+            (f"ran clean at {goal.workers}+ workers", clean),
+            ("failed", [s for s in tried if s not in clean]),
+            ("not run", [s for s in many if s.skipped]),
+        ):
+            said += [f"{head}: " + ", ".join(_label(s) for s in stacks)] if stacks else []
+        if not tried:
+            return "; ".join(said), f"not measured at {goal.workers} workers"
+        return "; ".join(said), _met(peak <= goal.max and len(clean) == len(tried))
+
+    def _accuracy(self, goal: Goal) -> tuple[str, str]:
+        evals = self.run.evals
+        reference = next((e for e in evals if not e.gpu and e.scores), None)
+        measured = [e for e in evals if e.gpu and e.scores]
+        if reference is None or not measured:
+            return "—", _no_gpu(self.run)
+        base = _fields(reference)
+        worst = {
+            e.name: max(abs(_fields(e).get(key, 0.0) - value) for key, value in base.items())
+            for e in measured
+        }
+        shown = "; ".join(f"{name}: largest field difference {d:.1%}" for name, d in worst.items())
+        return shown, _met(all(d <= goal.max for d in worst.values()))
 
 
-def _ratio_goal(run: DeviceRun, goal: str, minimum: float, top: Cells, bottom: Cells) -> Goal:
-    measured = []
-    met = True
-    for load, clients in _loads(run).items():
-        a, b = _best(run, load, top), _best(run, load, bottom)
-        if a is None or b is None:
-            return Goal(goal, "—", _no_gpu(run))
-        met = met and a.rps / b.rps >= minimum
-        measured.append(f"{clients} clients: {a.rps / b.rps:.2f}x")
-    if not measured:
-        return Goal(goal, "—", _no_gpu(run))
-    return Goal(goal, "; ".join(measured), "met" if met else "not met")
-
-
-def goals(run: DeviceRun) -> list[Goal]:
-    ran = [stack for stack in run.stacks if stack.ran]
-    failed = sum(each.failed for stack in ran for each in stack.loads)
-    broken = [stack for stack in run.stacks if stack.error]
-    gpu_ran = [stack for stack in ran if stack.gpu]
-    fastest = max((each.rps for s in gpu_ran for each in s.loads if each.failed == 0), default=0.0)
-    return [
-        Goal(
-            "zero failed requests in every mode",
-            f"{failed} failed, {len(broken)} stack(s) failed to run",
-            ("met" if not failed and not broken else "not met")
-            if gpu_ran
-            else f"CPU modes only: {_no_gpu(run)}",
-        ),
-        _ratio_goal(run, "GPU batched ≥ 3x GPU per request", 3.0, BATCHED, PER_REQUEST),
-        _ratio_goal(run, "best GPU ≥ 2x best CPU", 2.0, GPU, CPU),
-        Goal(
-            f"best GPU ≥ {GPU_RPS_GOAL:.0f} requests/s",
-            f"{fastest:.1f} requests/s" if gpu_ran else "—",
-            ("met" if fastest >= GPU_RPS_GOAL else "not met") if gpu_ran else _no_gpu(run),
-        ),
-        _memory_goal(run, gpu_ran),
-        _accuracy_goal(run),
-    ]
+def _met(met: bool) -> str:
+    return "met" if met else "not met"
 
 
 def _fields(result: EvalResult) -> dict[str, float]:
@@ -245,48 +275,6 @@ def _fields(result: EvalResult) -> dict[str, float]:
 
 def _label(stack: StackResult) -> str:
     return f"{stack.variant} w{stack.workers}"
-
-
-def _memory_goal(run: DeviceRun, gpu_ran: list[StackResult]) -> Goal:
-    """GPU memory per worker, and 8 or more workers on the GPU without running out of it:
-    judged on the stacks that ran; one the budget left out is named, not counted."""
-    goal = f"≤ {MEMORY_PER_WORKER_MIB // 1024} GiB GPU memory per worker, no OOM at 8 workers"
-    if not gpu_ran:
-        return Goal(goal, "—", _no_gpu(run))
-    peak = max((s.gpu_peak_process_mib or 0 for s in gpu_ran), default=0)
-    eight = [s for s in run.stacks if s.gpu and s.workers >= 8]
-    tried = [s for s in eight if not s.skipped]
-    clean = [
-        s
-        for s in tried
-        if s.ran and not s.out_of_memory and all(not each.failed for each in s.loads)
-    ]
-    said = [f"{peak} MiB per worker at most"]
-    if clean:
-        said.append("ran clean at 8+ workers: " + ", ".join(_label(s) for s in clean))
-    if len(clean) < len(tried):
-        said.append("failed: " + ", ".join(_label(s) for s in tried if s not in clean))
-    if len(tried) < len(eight):
-        said.append("not run: " + ", ".join(_label(s) for s in eight if s.skipped))
-    if not tried:
-        return Goal(goal, "; ".join(said), "not measured at 8 workers")
-    met = peak <= MEMORY_PER_WORKER_MIB and len(clean) == len(tried)
-    return Goal(goal, "; ".join(said), "met" if met else "not met")
-
-
-def _accuracy_goal(run: DeviceRun) -> Goal:
-    goal = "accuracy on the GPU equal to the CPU's"
-    reference = next((e for e in run.evals if not e.gpu and e.scores), None)
-    measured = [e for e in run.evals if e.gpu and e.scores]
-    if reference is None or not measured:
-        return Goal(goal, "—", _no_gpu(run))
-    base = _fields(reference)
-    worst = {
-        e.name: max(abs(_fields(e).get(key, 0.0) - value) for key, value in base.items())
-        for e in measured
-    }
-    shown = "; ".join(f"{name}: largest field difference {d:.1%}" for name, d in worst.items())
-    return Goal(goal, shown, "met" if all(d == 0 for d in worst.values()) else "not met")
 
 
 def _figure(value: float | None, digits: int = 0, thousands: bool = False) -> str:
@@ -360,11 +348,12 @@ def _machine(run: DeviceRun) -> list[str]:
     ]
 
 
-def render(run: DeviceRun) -> str:
+def render(judged: Judged) -> str:
+    run = judged.run
     out = [f"# {run.title}", "", *_machine(run), ""]
     out += [NO_GPU.format(run.no_gpu), ""] if run.no_gpu else []
-    out += ["## Answers", "", *answers(run), "", "## Goals", ""]
-    out += table(["goal", "measured", ""], [[g.goal, g.measured, g.status] for g in goals(run)])
+    out += ["## Answers", "", *judged.answers(), "", "## Goals", ""]
+    out += table(["goal", "measured", ""], judged.goals())
     out += ["## Every stack", "", STACKS, "", *table(STACKS_HEAD, _stack_rows(run))]
     scored = [e for e in run.evals if e.scores]
     keys = list(dict.fromkeys(key for e in scored for key in _fields(e)))
@@ -383,13 +372,12 @@ def render(run: DeviceRun) -> str:
     return "\n".join(out)
 
 
-def write_device_report(saved: Path, project_dir: Path) -> Path:
+def write_device_report(saved: Path, project: Project) -> Path:
     """docs/results/health-code.gpu.md (and the JSON beside it, copied there if it came
     from elsewhere, such as the GPU machine's output folder)."""
-    results = results_dir(project_dir)
-    target = results / f"{RESULTS_NAME}.json"
+    target = project.results / f"{RESULTS_NAME}.json"
     if saved.resolve() != target.resolve():
         shutil.copyfile(saved, target)
-    report = results / f"{RESULTS_NAME}.md"
-    report.write_text(render(load_device_run(saved)))
+    report = project.results / f"{RESULTS_NAME}.md"
+    report.write_text(render(Judged(load_device_run(saved), read_device(project), project.noise)))
     return report

@@ -1,14 +1,11 @@
-"""`python -m servelab.bench.device run`: the device matrix, stack by stack, then the accuracy of
-each engine, within a time budget; one JSON in the output folder.
+"""`python -m servelab.bench.device run`: the device matrix, stack by stack, then the accuracy
+of each engine, within a time budget; one JSON in the output folder, written again after
+every stack (loadtests/README.md, "On a GPU machine").
 
-Each stack is the compose service started as `servelab up` starts it, with the variant's
-environment and WEB_CONCURRENCY workers: warmed up, then measured under every load as the
-benchmark runner measures a cell (bench.runner.measure_cell: k6 running
-loadtests/health-code.js with every answer checked, the servers' CPU time and memory), its
-GPU memory sampled throughout and the GPU's utilisation over each load. A GPU cell on a
-machine without one is recorded as skipped, with the reason; a stack that would not finish
-within the budget is not started, and says so; where the servers cannot import at all
-(checked once, first), no stack starts.
+Each stack is measured under every load as the benchmark runner measures a cell
+(bench.runner.measure_cell), its GPU memory sampled throughout and the GPU's utilisation
+over each load. A stack is not started, and says why, where it needs the GPU this machine
+lacks, where it would not end within the budget, or where the servers cannot import at all.
 """
 
 from __future__ import annotations
@@ -43,7 +40,7 @@ from servelab.bench.load.shape import Load
 from servelab.bench.measure.cpus import Pinning, available_cpus
 from servelab.bench.measure.machine import this_machine
 from servelab.bench.runner import Context, Measured, cell_stack, measure_cell
-from servelab.project import work_dir
+from servelab.project import Project
 from servelab.spec.device import Eval
 from servelab.stack import StackError
 
@@ -63,16 +60,10 @@ def import_failure(modules: Sequence[str] = SERVER_IMPORTS) -> str:
     """Why the servers cannot import here (the error's last line: a wheel the bundle lacks,
     say), else "". Checked once before the first stack: a multi-worker server whose workers
     fail at import keeps its parent alive, and its healthcheck is waited out for minutes."""
-    done = subprocess.run(
-        [sys.executable, "-c", f"import {', '.join(modules)}"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode == 0:
-        return ""
+    argv = [sys.executable, "-c", f"import {', '.join(modules)}"]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
     lines = done.stderr.strip().splitlines()
-    return lines[-1] if lines else f"exit status {done.returncode}"
+    return "" if done.returncode == 0 else (lines or [f"exit status {done.returncode}"])[-1]
 
 
 def out_of_memory(log: Path) -> int:
@@ -92,12 +83,12 @@ def _k6(bundle: Path, work_dir: Path) -> str:
     return str(binary)
 
 
-def _commit(project_dir: Path, bundle: Path) -> str:
+def _commit(project: Project, bundle: Path) -> str:
     """The commit the bundle was made from (the GPU machine gets a tree without .git)."""
     manifest = bundle / MANIFEST
     if manifest.is_file():
         return str(json.loads(manifest.read_text()).get("commit", "unknown"))
-    return source_commit(project_dir)
+    return source_commit(project.root)
 
 
 def since(started: float) -> float:
@@ -107,14 +98,14 @@ def since(started: float) -> float:
 class Runner:
     def __init__(
         self,
-        project_dir: Path,
+        project: Project,
         plan: Plan,
         bundle: Path,
         out: Path,
         budget_s: float,
         stream: TextIO = sys.stderr,
     ) -> None:
-        self.project_dir = project_dir
+        self.project = project
         self.plan = plan
         self.bundle = bundle
         self.out = out
@@ -122,12 +113,12 @@ class Runner:
         self.stream = stream
         # k6's summaries and logs, the servers' logs: beside the tree, never in `out`, which
         # the GPU machine sends back only a few files of.
-        self.work_dir = work_dir(project_dir, "device", "work")
+        self.work_dir = project.work("device", "work")
         self.started = time.monotonic()
         self.gpus, self.no_gpu = gpu.gpus()
         self.unimportable = ""
         self.ctx = Context(
-            project_dir=project_dir,
+            project=project,
             work_dir=self.work_dir,
             payload_file=None,
             k6="",
@@ -151,7 +142,7 @@ class Runner:
             form=self.plan.form,
             started=datetime.now(UTC).isoformat(timespec="seconds"),
             budget_s=self.budget_s,
-            commit=_commit(self.project_dir, self.bundle),
+            commit=_commit(self.project, self.bundle),
             machine=machine,
             gpus=self.gpus,
             no_gpu=self.no_gpu,
@@ -183,22 +174,25 @@ class Runner:
         self.say(f"results: {results}")
         return results
 
-    def _stack(self, stack: Stack, estimate_s: float) -> StackResult:
-        variant = stack.variant
-        result = StackResult(stack.name, stack.workers, variant.service, variant.gpu, variant.env)
+    def _why_not(self, stack: Stack, estimate_s: float) -> str:
         left = self.budget_s - EVAL_RESERVE_S - since(self.started)
         if self.unimportable:
-            why = f"the servers cannot import: {self.unimportable}"
-        elif variant.gpu and self.no_gpu:
-            why = self.no_gpu
-        elif estimate_s > left:
-            why = f"{left:.0f} s of the run's {self.budget_s:.0f} s budget left"
-        else:
-            why = ""
-        if why:
+            return f"the servers cannot import: {self.unimportable}"
+        if stack.gpu and self.no_gpu:
+            return self.no_gpu
+        if estimate_s > left:
+            return f"{left:.0f} s of the run's {self.budget_s:.0f} s budget left"
+        return ""
+
+    def _stack(self, stack: Stack, estimate_s: float) -> StackResult:
+        variant = stack.variant
+        result = StackResult(
+            variant.name, stack.workers, variant.service, stack.gpu, dict(variant.env)
+        )
+        if why := self._why_not(stack, estimate_s):
             return replace(result, skipped=f"not run: {why}")
         started = time.monotonic()
-        slug = f"{stack.name}-w{stack.workers}"
+        slug = f"{variant.name}-w{stack.workers}"
         log = self.work_dir / f"{slug}.server.log"
         warmup = stack.cell("warmup", self.plan.warmup)
         try:
@@ -254,7 +248,7 @@ class Runner:
         try:
             done = subprocess.run(
                 argv,
-                cwd=self.project_dir,
+                cwd=self.project.root,
                 capture_output=True,
                 text=True,
                 timeout=min(_EVAL_TIMEOUT_S, left),
@@ -267,6 +261,10 @@ class Runner:
             return replace(base, error=tail, seconds=since(started))
         scores = json.loads(done.stdout.strip().splitlines()[-1])
         return replace(base, seconds=since(started), scores=scores)
+
+
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 def load_result(
@@ -287,8 +285,8 @@ def load_result(
         p99_ms=round(m.p99_ms, 1),
         elapsed_s=m.elapsed_s,
         k6_cpu_s=round(measured.k6.cpu_s, 2),
-        server_cpu_s=None if measured.server_cpu_s is None else round(measured.server_cpu_s, 2),
-        gpu_busy_pct=None if gpu_busy_pct is None else round(gpu_busy_pct, 1),
+        server_cpu_s=_rounded(measured.server_cpu_s, 2),
+        gpu_busy_pct=_rounded(gpu_busy_pct, 1),
         failures={
             **{kind: n for kind, n in m.errors.items() if n},
             **{f"status {status}": n for status, n in m.statuses.items() if n},
@@ -297,19 +295,9 @@ def load_result(
 
 
 def describe(result: StackResult) -> str:
-    """One line: the loads' figures and the GPU memory, or why the stack did not run."""
-    if result.skipped or result.error:
+    """One line: each load's requests/s and failures, or why the stack did not run."""
+    if not result.ran:
         return result.skipped or f"FAILED: {result.error.splitlines()[0]}"
-    loads = "; ".join(
-        f"{load.name} {load.rps:.1f} req/s, p99 {load.p99_ms:.0f} ms, {load.failed} failed"
-        + (f", servers {load.server_cpus:.1f} CPUs" if load.server_cpus is not None else "")
-        + (f", GPU busy {load.gpu_busy_pct:.0f}%" if load.gpu_busy_pct is not None else "")
-        for load in result.loads
-    )
-    memory = (
-        f"; GPU peak {result.gpu_peak_process_mib} MiB per process, "
-        f"{result.gpu_peak_total_mib} MiB in all"
-        if result.gpu_peak_total_mib
-        else ""
-    )
-    return f"started in {result.start_s:.0f} s; {loads}{memory}"
+    loads = "; ".join(f"{e.name} {e.rps:.1f} req/s, {e.failed} failed" for e in result.loads)
+    peak = result.gpu_peak_total_mib
+    return f"started in {result.start_s:.0f} s; {loads}" + (f"; GPU {peak} MiB" if peak else "")

@@ -13,12 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import geometric_mean, median
 
-from servelab.project import Noise
-
-# The default noise, for bench/device/report.py, which reads it here still.
-NOISE = Noise().once
-RATIO_NOISE = Noise().ratio
-
 
 @dataclass(frozen=True)
 class Spread:

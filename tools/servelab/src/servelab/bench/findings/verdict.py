@@ -194,7 +194,7 @@ def _within(rule: Within, runs: Sequence[BenchRun], matrix: Matrix, noise: Noise
 
 def _on_device(rule: OnDevice, device: DeviceRun, noise: Noise) -> Answer | None:
     """The GPU against the CPU under each load of the GPU machine's run."""
-    compared = [each for each in gpu_or_cpu(device) if each.gpu and each.cpu]
+    compared = [each for each in gpu_or_cpu(device, noise) if each.gpu and each.cpu]
     if not compared:
         return None
     gists = {each.gist for each in compared}
