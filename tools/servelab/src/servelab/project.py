@@ -134,13 +134,3 @@ class Project:
     def work(self, *parts: str) -> Path:
         """Scratch files of a run (k6 summaries, logs, session records), never committed."""
         return self.root.joinpath(".servelab", *parts)
-
-
-# The functions below take the project directory for bench/device/, which passes it still;
-# they go once it passes the Project.
-def find_project_dir(start: Path | None = None) -> Path:
-    return Project.find(start).root
-
-
-def work_dir(project: Project | Path, *parts: str) -> Path:
-    return Project.of(project).work(*parts)
