@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from servelab.project import Project
 from servelab.stack import groups, nginx
 from servelab.stack.compose import load_project
 from servelab.stack.ports import LOOPBACK, free_port
@@ -213,7 +214,7 @@ def test_no_benchmark_cell_sends_writes_faster_than_nginx_lets_them(
     writes = {"execute", "init"}
     cells = [
         cell
-        for cell in load_matrix(project_root, "entryeditor").cells(form)
+        for cell in load_matrix(Project(project_root), "entryeditor").cells(form)
         if cell.endpoint.env.get("NAME") in writes
     ]
     # vegeta's rates go up to 1000/s and boom's up to 100 VUs in the full form.

@@ -12,9 +12,9 @@ from servelab.bench.findings import cli as findings
 from servelab.images import cli as images
 from servelab.interrupts import stop_on_signals
 from servelab.reliability import cli as reliability
+from servelab.reliability.faults import cli as probe
 from servelab.reliability.fuzz import cli as fuzz
 from servelab.reliability.outage import cli as outage
-from servelab.reliability.faults import cli as probe
 from servelab.reliability.soak import cli as soak
 from servelab.stack import cli as stack
 from servelab.stack.servers import servers

@@ -18,7 +18,7 @@ SUMMARY = Path("run/summary.json")
 def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape(project: Project) -> None:
     cell = next(
         c
-        for c in load_matrix(project.root, "wait").cells("quick")
+        for c in load_matrix(project, "wait").cells("quick")
         if (c.variant.name, c.endpoint.key) == ("uvicorn-cpu", "client /async")
     )
     assert k6_env(cell, "http://127.0.0.1:9", SUMMARY, None) == {
@@ -39,7 +39,7 @@ def test_k6_gets_the_servers_settings_the_endpoint_env_and_the_shape(project: Pr
 
 
 def test_a_payload_goes_to_k6_where_the_family_has_one(project: Project) -> None:
-    cell = load_matrix(project.root, "files").cells("quick")[0]
+    cell = load_matrix(project, "files").cells("quick")[0]
     env = k6_env(cell, "http://127.0.0.1:9", SUMMARY, Path("run/health.jpg"))
     assert env["PAYLOAD_FILE"] == "run/health.jpg"
     assert env["WEB_CONCURRENCY"] == "1"

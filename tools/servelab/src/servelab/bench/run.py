@@ -74,7 +74,7 @@ def run_progress(
     plans: list[Plan] = []
     parts: list[tuple[str, int]] = []
     for family in families:
-        matrix = options.matrix(project.root, load_matrix(project.root, family), available)
+        matrix = options.matrix(project, load_matrix(project, family), available)
         cells = planned(project, matrix, form)
         plans += cells
         parts.append((family, len(cells)))
@@ -94,7 +94,7 @@ def run_bench(
     (run_progress)."""
     options.check()
     available = available_cpus()
-    matrix = options.matrix(project.root, load_matrix(project.root, family), available)
+    matrix = options.matrix(project, load_matrix(project, family), available)
     pinning = options.pinning(available)
     run = run_matrix(
         project,
@@ -117,5 +117,5 @@ def render_report(project: Project, family: str) -> Path:
         saved = Path(family)
         if not saved.is_file():
             raise BenchError(f"no results at {saved}")
-        return _write_report(project, load_matrix(project.root, load_run(saved).family), saved)
-    return _write_report(project, load_matrix(project.root, family))
+        return _write_report(project, load_matrix(project, load_run(saved).family), saved)
+    return _write_report(project, load_matrix(project, family))

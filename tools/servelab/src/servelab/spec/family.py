@@ -26,22 +26,21 @@ class Spec(BaseModel):
 M = TypeVar("M", bound=BaseModel)
 
 
-# Each takes Project | Path: bench/ and spec/{matrix,reliability,device} still pass the root.
-def spec_file(project: Project | Path, family: str) -> Path:
-    return Project.of(project).families / f"{family}.toml"
+def spec_file(project: Project, family: str) -> Path:
+    return project.families / f"{family}.toml"
 
 
-def notes_file(project: Project | Path, family: str) -> Path:
+def notes_file(project: Project, family: str) -> Path:
     """The family's report notes (Markdown), beside its spec."""
-    return Project.of(project).families / f"{family}.md"
+    return project.families / f"{family}.md"
 
 
-def families(project: Project | Path) -> list[str]:
+def families(project: Project) -> list[str]:
     """Every family with a spec."""
-    return sorted(path.stem for path in Project.of(project).families.glob("*.toml"))
+    return sorted(path.stem for path in project.families.glob("*.toml"))
 
 
-def read_spec(project: Project | Path, family: str) -> dict[str, Any]:
+def read_spec(project: Project, family: str) -> dict[str, Any]:
     """The family's whole spec; SpecError if there is none or it is not TOML."""
     path = spec_file(project, family)
     if not path.is_file():

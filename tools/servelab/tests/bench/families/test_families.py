@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.plan.matrix import load_matrix
+from servelab.project import Project
 from servelab.stack.compose import load_project
 
 
@@ -15,7 +16,7 @@ from servelab.stack.compose import load_project
 def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(
     project_root: Path, family: str
 ) -> None:
-    matrix = load_matrix(project_root, family)
+    matrix = load_matrix(Project(project_root), family)
     profiles = {variant.profile for variant in matrix.variants}
     services = {profile: load_project(project_root, [profile]).services for profile in profiles}
     for form in ("quick", "full"):
@@ -26,7 +27,7 @@ def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(
 
 
 def test_wait_sends_heys_burst_to_fastapi_and_the_client_to_flask(project_root: Path) -> None:
-    cells = load_matrix(project_root, "wait").cells("quick")
+    cells = load_matrix(Project(project_root), "wait").cells("quick")
     shapes = {(c.variant.name, c.endpoint.key): (c.load.shape, c.load.vus) for c in cells}
     for variant in ("uvicorn", "gunicorn"):
         assert shapes[variant, "hey /sync"] == ("hey", 1000)
@@ -42,7 +43,7 @@ def test_wait_runs_the_write_ups_one_second_and_sizes_the_pool_where_asked(
     project_root: Path,
 ) -> None:
     for form in ("quick", "full"):
-        for cell in load_matrix(project_root, "wait").cells(form):
+        for cell in load_matrix(Project(project_root), "wait").cells(form):
             env = cell.server_env
             expected = "0.2" if env.get("MODEL") == "cpu" else "1"
             assert env["WAITING_TIME"] == expected
@@ -51,7 +52,7 @@ def test_wait_runs_the_write_ups_one_second_and_sizes_the_pool_where_asked(
 
 
 def test_wait_goals_are_the_issues(project_root: Path) -> None:
-    goals = {(g.variants, g.endpoint): g for g in load_matrix(project_root, "wait").goals}
+    goals = {(g.variants, g.endpoint): g for g in load_matrix(Project(project_root), "wait").goals}
     fastapi = ("uvicorn", "gunicorn")
     pooled = ("uvicorn-pool1000", "gunicorn-pool1000")
     assert goals[fastapi, "hey /async"].maximum == 1.3
@@ -62,7 +63,7 @@ def test_wait_goals_are_the_issues(project_root: Path) -> None:
 
 
 def test_hello_benchmarks_every_hello_service_with_a_port(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "hello")
+    matrix = load_matrix(Project(project_root), "hello")
     benched = {variant.service for variant in matrix.variants}
     profiles = {variant.profile for variant in matrix.variants}
     project = load_project(project_root, profiles)
@@ -75,7 +76,7 @@ def test_hello_benchmarks_every_hello_service_with_a_port(project_root: Path) ->
 
 
 def test_hello_uses_wrks_400_connections_and_a_steady_rate_for_the_cpu(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "hello")
+    matrix = load_matrix(Project(project_root), "hello")
     quick, full = matrix.load("quick"), matrix.load("full")
     assert (quick.shape, quick.vus, quick.duration_s) == ("wrk", 400, 2.0)
     assert (full.shape, full.vus, full.duration_s) == ("wrk", 400, 30.0)
@@ -96,7 +97,7 @@ def test_hello_uses_wrks_400_connections_and_a_steady_rate_for_the_cpu(project_r
 
 
 def test_hello_goals_are_the_issues(project_root: Path) -> None:
-    goals = {goal.ratio: goal for goal in load_matrix(project_root, "hello").goals}
+    goals = {goal.ratio: goal for goal in load_matrix(Project(project_root), "hello").goals}
     assert goals["errors"].maximum == 0
     assert goals["errors"].variants is None
     limit = goals["hello CPU / empty app"]
@@ -104,7 +105,7 @@ def test_hello_goals_are_the_issues(project_root: Path) -> None:
 
 
 def test_hello_compares_tornados_processes_with_its_single_process(project_root: Path) -> None:
-    ratios = {ratio.name: ratio for ratio in load_matrix(project_root, "hello").ratios}
+    ratios = {ratio.name: ratio for ratio in load_matrix(Project(project_root), "hello").ratios}
     single = ratios["tornado multi/single"].denominator
     assert single is not None
     assert (single.variants, single.workers) == (("tornado",), 1)

@@ -15,6 +15,7 @@ from servelab.bench.report.markdown import render
 from servelab.bench.report.ratios import ratio_values
 from servelab.bench.report.results import run_from_json
 from servelab.bench.report.writeup import load_write_up
+from servelab.project import Project
 from servelab.spec.matrix import Ratio, Side
 from servelab.stack.compose import load_project
 from servelab.testing.markdown import unpadded
@@ -26,7 +27,7 @@ ENDPOINT = "ab POST /analysis/health-code"
 
 
 def test_every_full_cell_is_the_write_ups_ab_run_on_a_compose_service(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "health-code")
+    matrix = load_matrix(Project(project_root), "health-code")
     profiles = {variant.profile for variant in matrix.variants}
     services = {profile: load_project(project_root, [profile]).services for profile in profiles}
     quick = matrix.cells("quick")
@@ -45,7 +46,7 @@ def test_every_full_cell_is_the_write_ups_ab_run_on_a_compose_service(project_ro
 
 
 def test_the_gpu_variants_are_named_but_never_run_here(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "health-code")
+    matrix = load_matrix(Project(project_root), "health-code")
     gpu = [variant for variant in matrix.variants if variant.profile == "gpu"]
     assert {variant.service for variant in gpu} == {"health-code-gpu"}
     assert not [c for form in ("quick", "full") for c in matrix.cells(form) if c.variant in gpu]
@@ -184,7 +185,7 @@ def test_the_report_shows_abs_table_the_goals_and_that_the_gpu_was_not_measured(
         _cell("uvicorn-batched", 1, 7.0, {"non_2xx": 1}),
     ]
     run = run_from_json(run_record("health-code", cells[0]["load"], cells, k6_command="k6 run ..."))
-    matrix = load_matrix(project_root, "health-code")
+    matrix = load_matrix(Project(project_root), "health-code")
     text = unpadded(render(run, matrix, load_write_up(project_root / matrix.write_up), {}))
     assert (
         "| p50 ms | p66 ms | p75 ms | p80 ms | p90 ms | p95 ms | p98 ms | p99 ms | max ms |" in text

@@ -25,7 +25,7 @@ COST_RATIOS = ("hello observed/bare CPU", "download observed/bare CPU", "upload 
 
 
 def test_every_cell_runs_observed_and_bare_on_the_same_server(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "observability")
+    matrix = load_matrix(Project(project_root), "observability")
     variants = {variant.name: variant for variant in matrix.variants}
     observed = [name for name in variants if not name.endswith("-bare")]
     assert sorted(observed) == ["files-uvicorn", "hello-gunicorn", "hello-uvicorn"]
@@ -57,7 +57,7 @@ def test_every_cell_runs_observed_and_bare_on_the_same_server(project_root: Path
 
 
 def test_the_goal_is_observed_over_its_own_bare_twin_at_most_1_10(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "observability")
+    matrix = load_matrix(Project(project_root), "observability")
     specs = {ratio.name: ratio for ratio in matrix.ratios}
     cpu_us = {
         ("hello-uvicorn", 1, "GET /hello @400/s"): 108.0,
@@ -86,7 +86,7 @@ def test_a_pair_of_cells_runs_end_to_end_and_answers_the_question(project_root: 
     in two rounds of 1 s on the same two stacks (50 requests each, enough for a verdict): all
     measured, each with its switches, and the report's question answered from the steady
     cells' CPU per request."""
-    matrix = load_matrix(project_root, "observability")
+    matrix = load_matrix(Project(project_root), "observability")
     tiny = parse_load({"vus": 4, "duration_s": 1, "warmup_s": 1}, "test")
     steady = parse_load(
         {"shape": "vegeta", "rate": 50, "vus": 4, "duration_s": 1, "rounds": 2}, "test"

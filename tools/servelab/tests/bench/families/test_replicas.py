@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from servelab.bench.plan.matrix import load_matrix, parse_matrix
+from servelab.project import Project
 from servelab.spec.matrix import WORKERS_ENV
 from servelab.stack.compose import load_project
 
@@ -24,7 +25,7 @@ STEADY = {"files": "GET /files/{id} @100/s", "hello": "GET /hello @400/s"}
 
 
 def test_each_workload_runs_three_ways_at_every_n(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "replicas")
+    matrix = load_matrix(Project(project_root), "replicas")
     for form in ("quick", "full"):
         cells = {(c.variant.name, c.workers, c.endpoint.key) for c in matrix.cells(form)}
         assert cells == {
@@ -38,7 +39,7 @@ def test_each_workload_runs_three_ways_at_every_n(project_root: Path) -> None:
 
 
 def test_replicas_cells_set_replicas_and_the_others_workers(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "replicas")
+    matrix = load_matrix(Project(project_root), "replicas")
     profiles = {variant.profile for variant in matrix.variants}
     services = {profile: load_project(project_root, [profile]).services for profile in profiles}
     for cell in matrix.cells("full"):
@@ -51,9 +52,9 @@ def test_replicas_cells_set_replicas_and_the_others_workers(project_root: Path) 
 
 
 def test_each_workload_runs_its_own_familys_load(project_root: Path) -> None:
-    replicas = load_matrix(project_root, "replicas")
+    replicas = load_matrix(Project(project_root), "replicas")
     for workload, endpoint in WORKLOADS.items():
-        family = load_matrix(project_root, workload)
+        family = load_matrix(Project(project_root), workload)
         for form in ("quick", "full"):
             # The same shape and durations; how many rounds is each matrix's own choice.
             ours = {
@@ -67,7 +68,7 @@ def test_each_workload_runs_its_own_familys_load(project_root: Path) -> None:
 
 
 def test_health_code_runs_the_services_default_mode_everywhere(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "replicas")
+    matrix = load_matrix(Project(project_root), "replicas")
     modes = {
         c.server_env["ANALYZE_MODE"]
         for c in matrix.cells("full")

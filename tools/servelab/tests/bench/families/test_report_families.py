@@ -15,6 +15,7 @@ from servelab.bench.report.charts import write_charts
 from servelab.bench.report.markdown import render
 from servelab.bench.report.results import run_from_json
 from servelab.bench.report.writeup import load_write_up
+from servelab.project import Project
 from servelab.testing.markdown import unpadded
 from servelab.testing.records import run_record
 
@@ -92,7 +93,7 @@ WAIT_RUN = _run(
 
 @pytest.fixture
 def wait_markdown(project_root: Path) -> str:
-    matrix = load_matrix(project_root, "wait")
+    matrix = load_matrix(Project(project_root), "wait")
     write_up = load_write_up(project_root / matrix.write_up)
     return unpadded(render(run_from_json(WAIT_RUN), matrix, write_up, {}))
 
@@ -185,7 +186,7 @@ def test_hello_sets_socket_errors_beside_the_write_ups(project_root: Path) -> No
             },
         ],
     )
-    matrix = load_matrix(project_root, "hello")
+    matrix = load_matrix(Project(project_root), "hello")
     write_up = load_write_up(project_root / matrix.write_up)
     markdown = unpadded(render(run_from_json(run), matrix, write_up, {}))
     assert "| total s |" not in markdown
@@ -214,7 +215,7 @@ def test_rounds_and_cpu_steal_are_reported(project_root: Path) -> None:
         "steal_pct": 7.0,
     }
     run = {**_run("hello", WRK, [cell]), "rounds": 2}
-    matrix = load_matrix(project_root, "hello")
+    matrix = load_matrix(Project(project_root), "hello")
     write_up = load_write_up(project_root / matrix.write_up)
     markdown = unpadded(render(run_from_json(run), matrix, write_up, {}))
     assert "a shape with rounds measures each of its cells that many times" in markdown

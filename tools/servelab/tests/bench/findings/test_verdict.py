@@ -29,7 +29,7 @@ def _rule(project_root: Path, family: str, question: str) -> Question:
 def _ask(project_root: Path, runs: list[BenchRun], question: str) -> Answer:
     family = runs[0].family
     rule = _rule(project_root, family, question)
-    return answer(rule, runs, load_matrix(project_root, family), Noise())
+    return answer(rule, runs, load_matrix(Project(project_root), family), Noise())
 
 
 def _run(family: str, cells: list[dict[str, object]], rounds: int = 1) -> BenchRun:
@@ -229,7 +229,7 @@ def test_the_gpu_question_is_answered_from_the_gpu_machines_run_per_load(
     project_root: Path,
 ) -> None:
     rule = _rule(project_root, "health-code", "GPU or CPU?")
-    matrix = load_matrix(project_root, "health-code")
+    matrix = load_matrix(Project(project_root), "health-code")
     cpu_run = [_run("health-code", [])]
     left_out = device_stack(
         "gpu-per-request", 4, True, "threadpool", (0, 0), skipped="not run", loads=[]

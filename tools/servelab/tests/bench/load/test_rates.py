@@ -17,6 +17,7 @@ from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.markdown import render
 from servelab.bench.report.results import BenchRun, run_from_json
 from servelab.bench.report.writeup import load_write_up
+from servelab.project import Project
 from servelab.spec.family import SpecError
 from servelab.spec.matrix import Report
 from servelab.stack.compose import load_project
@@ -134,7 +135,7 @@ def test_a_measurement_saved_before_p95_and_statuses_loads_without_them() -> Non
 def test_every_entryeditor_cell_names_a_compose_service_and_a_preset(
     project_root: Path, form: str
 ) -> None:
-    matrix = load_matrix(project_root, "entryeditor")
+    matrix = load_matrix(Project(project_root), "entryeditor")
     script = (project_root / "loadtests" / "entryeditor.js").read_text()
     services = {
         profile: load_project(project_root, [profile]).services
@@ -155,7 +156,7 @@ def test_every_entryeditor_cell_names_a_compose_service_and_a_preset(
 
 
 def test_the_quick_form_is_the_uwsgi_stack_at_100_200_1000_and_boom_10(project_root: Path) -> None:
-    cells = load_matrix(project_root, "entryeditor").cells("quick")
+    cells = load_matrix(Project(project_root), "entryeditor").cells("quick")
     assert {c.variant.name for c in cells} == {"uwsgi", "web"}
     # The static rows are the web front end's files from its own nginx (the write-up's :7070).
     assert {c.endpoint.env["NAME"] for c in cells if c.variant.name == "web"} == {
@@ -247,7 +248,7 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(
             cell("init c10", boom, {"requests": 150, "rps": 30.0}),
         ]
     )
-    matrix = load_matrix(project_root, "entryeditor")
+    matrix = load_matrix(Project(project_root), "entryeditor")
     markdown = unpadded(render(run, matrix, load_write_up(project_root / matrix.write_up), {}))
     assert (
         "| endpoint | run | load | requests | duration s | req/s | CPU µs/req | success | mean ms "
@@ -274,7 +275,7 @@ def test_the_report_puts_our_rows_beside_the_write_ups_in_its_own_columns(
 
 
 def test_a_report_column_that_does_not_exist_is_a_clear_error(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "entryeditor")
+    matrix = load_matrix(Project(project_root), "entryeditor")
     broken = replace(matrix, report=Report(columns=("rps", "p42")))
     run = entryeditor_run([cell("list @100/s", VEGETA, {})])
     with pytest.raises(BenchError, match=r"unknown \['p42'\]"):
@@ -291,7 +292,7 @@ def test_goals_give_times_and_rates_with_their_units(project_root: Path) -> None
             cell("init c10", boom, {"requests": 1074, "rps": 214.8}),
         ]
     )
-    matrix = load_matrix(project_root, "entryeditor")
+    matrix = load_matrix(Project(project_root), "entryeditor")
     markdown = unpadded(render(run, matrix, load_write_up(project_root / matrix.write_up), {}))
     assert "| 4.61 ms (uwsgi (list @100/s), 4 workers; needs ≤ 100 ms) | 1 of 1 | met |" in (
         markdown

@@ -10,6 +10,7 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load.remote import check_url, default_label, target_matrix
 from servelab.bench.plan.matrix import MatrixError, load_matrix
 from servelab.bench.plan.options import BenchOptions
+from servelab.project import Project
 
 RESULTS = Path("docs/results")
 
@@ -17,9 +18,11 @@ RESULTS = Path("docs/results")
 def test_the_target_runs_the_first_variant_that_is_not_a_reference_row(
     project_root: Path,
 ) -> None:
-    hello = target_matrix(project_root, load_matrix(project_root, "hello"), None)
+    hello = target_matrix(Project(project_root), load_matrix(Project(project_root), "hello"), None)
     assert [variant.name for variant in hello.variants] == ["gunicorn-sync"]
-    nginx = target_matrix(project_root, load_matrix(project_root, "hello"), "nginx")
+    nginx = target_matrix(
+        Project(project_root), load_matrix(Project(project_root), "hello"), "nginx"
+    )
     assert {cell.endpoint.key for cell in nginx.cells("quick")} == {
         "GET /hello",
         "GET /hello @400/s",
@@ -29,17 +32,17 @@ def test_the_target_runs_the_first_variant_that_is_not_a_reference_row(
 def test_a_variant_whose_server_holds_the_payload_is_refused_with_the_way_to_provide_it(
     project_root: Path,
 ) -> None:
-    files = load_matrix(project_root, "files")
+    files = load_matrix(Project(project_root), "files")
     with pytest.raises(MatrixError, match=r"reference-nginx:/payload/health\.jpg.*--payload-on"):
-        target_matrix(project_root, files, "reference")
-    assert target_matrix(project_root, files, "reference", payload_on_target=True).variants
+        target_matrix(Project(project_root), files, "reference")
+    assert target_matrix(Project(project_root), files, "reference", payload_on_target=True).variants
     # The app variants' downloads store the payload themselves (download.js's setup).
-    assert target_matrix(project_root, files, "uvicorn").variants[0].name == "uvicorn"
+    assert target_matrix(Project(project_root), files, "uvicorn").variants[0].name == "uvicorn"
 
 
 def test_an_unknown_variant_or_a_bad_url_is_named(project_root: Path) -> None:
     with pytest.raises(MatrixError, match=r"no variant 'nope' \(known: gunicorn-sync"):
-        target_matrix(project_root, load_matrix(project_root, "hello"), "nope")
+        target_matrix(Project(project_root), load_matrix(Project(project_root), "hello"), "nope")
     with pytest.raises(MatrixError, match="expected http://HOST"):
         check_url("localhost:8000")
     assert check_url("http://10.0.0.5:8000/") == "http://10.0.0.5:8000"
@@ -56,7 +59,9 @@ def test_a_target_run_never_overwrites_the_local_results() -> None:
 
 def test_the_options_are_recorded_as_given_and_the_cpus_as_used(project_root: Path) -> None:
     options = BenchOptions(workers="1,2", cpus="k6=0,server=1", target="http://h:1/")
-    matrix = options.matrix(project_root, load_matrix(project_root, "hello"), [0, 1])
+    matrix = options.matrix(
+        Project(project_root), load_matrix(Project(project_root), "hello"), [0, 1]
+    )
     assert {cell.workers for cell in matrix.cells("quick")} == {1, 2}
     assert options.record(matrix, options.pinning([0, 1])) == {
         "target": "http://h:1",

@@ -28,7 +28,7 @@ def _raw(project_root: Path) -> dict[str, Any]:
 
 
 def test_files_quick_form_covers_the_write_up_and_the_production_api(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     cells = matrix.cells("quick")
     by_variant: dict[str, list[str]] = {}
     for cell in cells:
@@ -72,7 +72,7 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
 
 
 def test_files_cpu_floors_are_read_at_one_steady_rate(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     for cell in matrix.cells("quick"):
         steady = cell.endpoint.key.endswith(" @100/s")
         assert (cell.load.shape, cell.load.rate) == (("vegeta", 100) if steady else ("wrk", 0))
@@ -90,7 +90,7 @@ def test_files_cpu_floors_are_read_at_one_steady_rate(project_root: Path) -> Non
 
 
 def test_variants_take_turns_endpoint_by_endpoint(project_root: Path) -> None:
-    cells = load_matrix(project_root, "files").cells("quick")
+    cells = load_matrix(Project(project_root), "files").cells("quick")
     assert [(c.variant.name, c.endpoint.key) for c in cells[:3]] == [
         ("uvicorn", "upload/stream/async_read_and_memory_write"),
         ("gunicorn", "upload/stream/async_read_and_memory_write"),
@@ -101,12 +101,12 @@ def test_variants_take_turns_endpoint_by_endpoint(project_root: Path) -> None:
 
 
 def test_full_form_runs_one_worker_before_two(project_root: Path) -> None:
-    workers = [cell.workers for cell in load_matrix(project_root, "files").cells("full")]
+    workers = [cell.workers for cell in load_matrix(Project(project_root), "files").cells("full")]
     assert workers == sorted(workers)
 
 
 def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> None:
-    cells = load_matrix(project_root, "files").cells("full")
+    cells = load_matrix(Project(project_root), "files").cells("full")
     assert {(c.variant.name, c.workers) for c in cells} == {
         (variant, workers)
         for variant in (
@@ -127,14 +127,14 @@ def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> Non
 
 
 def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     for cell in matrix.cells("full"):
         assert (project_root / "loadtests" / cell.endpoint.script).is_file()
         assert cell.endpoint.env["ENDPOINT"].startswith("/")
 
 
 def test_write_up_endpoints_are_keyed_by_their_write_up_name(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     with (project_root / matrix.write_up).open("rb") as file:
         published = set(tomllib.load(file)["endpoints"])
     uvicorn = next(v for v in matrix.variants if v.name == "uvicorn")
@@ -146,7 +146,7 @@ def test_write_up_endpoints_are_keyed_by_their_write_up_name(project_root: Path)
 
 
 def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     ratios = {ratio.name: ratio for ratio in matrix.ratios}
     steady = ("* @100/s",)
     assert ratios["gunicorn/uvicorn"].numerator == Side(variants=("gunicorn",), skip=steady)
@@ -173,7 +173,7 @@ def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
 
 
 def test_load_shapes(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     assert matrix.load("full").duration_s == 10
     assert matrix.load("full").vus == matrix.load("quick").vus == 100
     assert matrix.load("quick").seconds < matrix.load("full").seconds
@@ -252,7 +252,7 @@ def test_mistakes_in_the_matrix_are_named(project_root: Path, change: Any, messa
 
 def test_unknown_family_lists_the_known_ones(project_root: Path) -> None:
     with pytest.raises(MatrixError, match=r"known: .*files"):
-        load_matrix(project_root, "nope")
+        load_matrix(Project(project_root), "nope")
 
 
 def test_cli_reports_an_unknown_family(capsys: pytest.CaptureFixture[str]) -> None:
@@ -273,12 +273,12 @@ def test_cli_re_renders_every_family_with_saved_results(
     monkeypatch.chdir(project_root)
     assert servelab(["report"]) == 0
     saved = sorted(path.stem for path in (project_root / "docs/results").glob("*.json"))
-    assert rendered == [family for family in saved if family in families(project_root)]
+    assert rendered == [family for family in saved if family in families(Project(project_root))]
     assert "files" in rendered
 
 
 def test_a_variant_can_run_other_endpoints_in_each_form(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     granian = next(v for v in matrix.variants if v.name == "granian")
     quick = {endpoint.key for endpoint in matrix.endpoints(granian, "quick")}
     full = {endpoint.key for endpoint in matrix.endpoints(granian, "full")}
@@ -307,7 +307,7 @@ def test_tools_run_on_a_variant_or_on_every_variant(project_root: Path) -> None:
 
 
 def test_an_endpoint_may_name_its_own_tools(project_root: Path) -> None:
-    hello = load_matrix(project_root, "hello")
+    hello = load_matrix(Project(project_root), "hello")
     tools = {(c.endpoint.key, c.tools) for c in hello.cells("quick")}
     assert tools == {("GET /hello", ("wrk",)), ("GET /hello @400/s", ())}
     raw = _raw(project_root)
@@ -333,7 +333,7 @@ def test_tools_can_run_in_one_form_only(project_root: Path) -> None:
 
 
 def test_workers_override_every_variant_but_those_that_fix_their_own(project_root: Path) -> None:
-    matrix = load_matrix(project_root, "hello").with_workers((1, 2, 4))
+    matrix = load_matrix(Project(project_root), "hello").with_workers((1, 2, 4))
     workers = {cell.variant.name: set() for cell in matrix.cells("quick")}
     for cell in matrix.cells("quick"):
         workers[cell.variant.name].add(cell.workers)
@@ -376,7 +376,9 @@ def test_a_mistake_is_one_line_naming_the_family_and_the_key(
 
 def test_the_other_parts_of_a_spec_are_left_to_their_models(project_root: Path) -> None:
     raw = {**_raw(project_root), **{part: {"anything": 1} for part in OTHER_PARTS}}
-    assert parse_matrix(raw).cells("quick") == load_matrix(project_root, "files").cells("quick")
+    assert parse_matrix(raw).cells("quick") == load_matrix(Project(project_root), "files").cells(
+        "quick"
+    )
 
 
 @pytest.mark.parametrize("metric", get_args(spec.Metric))

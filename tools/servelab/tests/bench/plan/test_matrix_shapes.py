@@ -12,6 +12,7 @@ import pytest
 
 from servelab.bench.load.shape import Load
 from servelab.bench.plan.matrix import MatrixError, load_matrix, parse_matrix
+from servelab.project import Project
 from servelab.spec.matrix import WORKERS_ENV, Goal, Side
 
 RAW: dict[str, Any] = {
@@ -284,9 +285,9 @@ def test_the_report_notes_are_the_markdown_file_beside_the_matrix(tmp_path: Path
         '[variants.v]\nprofile = "p"\nservice = "s"\nendpoints = "e"\n'
         'workers = { quick = [1] }\n[[endpoints.e]]\nkey = "a"\nscript = "a.js"\n'
     )
-    assert load_matrix(tmp_path, "demo").notes == ""
+    assert load_matrix(Project(tmp_path), "demo").notes == ""
     (family / "demo.md").write_text("\n**Why.** Because.\n")
-    assert load_matrix(tmp_path, "demo").notes == "**Why.** Because."
+    assert load_matrix(Project(tmp_path), "demo").notes == "**Why.** Because."
 
 
 @pytest.mark.parametrize(

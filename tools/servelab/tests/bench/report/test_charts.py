@@ -14,6 +14,7 @@ from servelab.bench.plan.matrix import load_matrix
 from servelab.bench.report.charts import _colours, _tables, write_charts
 from servelab.bench.report.results import load_run, run_from_json
 from servelab.bench.report.writeup import load_write_up
+from servelab.project import Project
 from servelab.testing.records import run_record
 
 
@@ -63,7 +64,7 @@ def test_no_colour_is_used_twice_in_a_chart() -> None:
 
 @pytest.mark.heavy  # draws every write-up table's chart
 def test_each_write_up_table_gets_a_chart_beside_ours(project_root: Path, tmp_path: Path) -> None:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     write_up = load_write_up(project_root / matrix.write_up)
     run = load_run(project_root / "docs" / "results" / "files.json")
     charts = write_charts(run, tmp_path / "files", tmp_path, matrix, write_up)
@@ -80,7 +81,7 @@ def test_each_write_up_table_gets_a_chart_beside_ours(project_root: Path, tmp_pa
 
 @pytest.mark.heavy  # draws every chart of a health-code run
 def test_health_code_is_drawn_against_workers(project_root: Path, tmp_path: Path) -> None:
-    matrix = load_matrix(project_root, "health-code")
+    matrix = load_matrix(Project(project_root), "health-code")
     write_up = load_write_up(project_root / matrix.write_up)
     run = load_run(project_root / "docs" / "results" / "health-code.json")
     charts = write_charts(run, tmp_path / "hc", tmp_path, matrix, write_up)
@@ -113,7 +114,7 @@ def test_many_rows_are_split_so_that_no_chart_is_taller_than_1600_px(tmp_path: P
 def test_a_write_up_row_names_our_workers_where_they_differ(
     project_root: Path, tmp_path: Path
 ) -> None:
-    matrix = load_matrix(project_root, "hello")
+    matrix = load_matrix(Project(project_root), "hello")
     write_up = load_write_up(project_root / matrix.write_up)
     load = {"vus": 400, "duration_s": 3.0, "warmup_s": 1.0}
     run = run_from_json(run_record("hello", load, [_cell("gunicorn-sync", "GET /hello", 1.0)]))

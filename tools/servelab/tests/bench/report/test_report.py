@@ -105,7 +105,7 @@ RUN: dict[str, Any] = run_record(
 
 @pytest.fixture
 def markdown(project_root: Path) -> str:
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     write_up = load_write_up(project_root / matrix.write_up)
     return render(run_from_json(RUN), matrix, write_up, {"rps": "files/rps.png"})
 
@@ -142,7 +142,7 @@ def test_a_goal_missed_by_a_hair_shows_the_decimals_that_miss_it(project_root: P
         else cell
         for cell in RUN["cells"]
     ]
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     write_up = load_write_up(project_root / matrix.write_up)
     markdown = render(run_from_json({**RUN, "cells": cells}), matrix, write_up, {})
     assert "1.203× (nginx, 1 worker; needs ≤ 1.2×) | 0 of 1 | not met |" in markdown
@@ -297,7 +297,7 @@ def test_the_header_records_options_shared_cpus_access_logs_and_the_write_ups_to
         ),
     ]
     record = {**RUN, "cells": cells, "options": {"workers": "1,2", "cpus_server": "1"}}
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     markdown = render(
         run_from_json(record), matrix, load_write_up(project_root / matrix.write_up), {}
     )
@@ -326,7 +326,7 @@ def test_the_header_records_options_shared_cpus_access_logs_and_the_write_ups_to
 
 def test_a_run_against_a_target_says_no_server_cpu_was_measured(project_root: Path) -> None:
     record = {**RUN, "options": {"target": "http://10.0.0.5:8000"}}
-    matrix = load_matrix(project_root, "files")
+    matrix = load_matrix(Project(project_root), "files")
     markdown = render(
         run_from_json(record), matrix, load_write_up(project_root / matrix.write_up), {}
     )
@@ -346,7 +346,7 @@ def test_the_header_says_which_variants_ran_with_logs_and_metrics_off(
         ),
     ]
     record = run_record("observability", {"vus": 400, "duration_s": 5.0}, cells=cells)
-    matrix = load_matrix(project_root, "observability")
+    matrix = load_matrix(Project(project_root), "observability")
     markdown = render(
         run_from_json(record), matrix, load_write_up(project_root / matrix.write_up), {}
     )

@@ -48,7 +48,7 @@ def load_families(project: Project, results: Path) -> list[Family]:
     ordered = [name for name in ORDER if name in names] + [n for n in names if n not in ORDER]
     found = []
     for name in ordered:
-        matrix = load_matrix(project.root, name)
+        matrix = load_matrix(project, name)
         paths = [results / f"{name}.json", results / f"{name}.full.json"]
         gpu = results / f"{name}.gpu.json"
         found.append(

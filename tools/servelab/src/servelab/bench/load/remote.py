@@ -10,7 +10,6 @@ there, so it refuses unless told it is (`--payload-on-target`).
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from servelab.bench.plan.matrix import Matrix, MatrixError, Variant
@@ -49,7 +48,7 @@ def _variant(matrix: Matrix, name: str | None) -> Variant:
     raise MatrixError(f"{matrix.family}: no variant {name!r} (known: {known})")
 
 
-def _holds_payload(project: Project | Path, matrix: Matrix, variant: Variant) -> str | None:
+def _holds_payload(project: Project, matrix: Matrix, variant: Variant) -> str | None:
     """Where the variant's server reads the payload file from, if it does."""
     if matrix.payload is None:
         return None
@@ -66,8 +65,7 @@ def _holds_payload(project: Project | Path, matrix: Matrix, variant: Variant) ->
 
 
 def target_matrix(
-    # Project | Path: bench/plan/options.py passes the directory still.
-    project: Project | Path,
+    project: Project,
     matrix: Matrix,
     variant_name: str | None,
     payload_on_target: bool = False,

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from servelab.bench.errors import BenchError
 from servelab.bench.load.shape import Load, parse_load
 from servelab.bench.load.tools import ToolError, check_shape
+from servelab.project import Project
 from servelab.spec import matrix as spec
 from servelab.spec.family import SpecError, notes_file, read_spec
 from servelab.spec.matrix import FORMS, STEADY, Endpoint, Goal, LoadTable, Payload, Ratio, Variant
@@ -195,11 +195,11 @@ def parse_matrix(raw: Mapping[str, Any], notes: str = "") -> Matrix:
     return matrix
 
 
-def load_matrix(project_dir: Path, family: str) -> Matrix:
+def load_matrix(project: Project, family: str) -> Matrix:
     """The family's matrix, read from its spec (loadtests/families/<family>.toml)."""
     try:
-        table = read_spec(project_dir, family)
+        table = read_spec(project, family)
     except SpecError as error:
         raise MatrixError(str(error)) from error
-    notes = notes_file(project_dir, family)
+    notes = notes_file(project, family)
     return parse_matrix(table, notes.read_text() if notes.is_file() else "")

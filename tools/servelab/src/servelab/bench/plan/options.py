@@ -11,6 +11,7 @@ from servelab.bench.errors import BenchError
 from servelab.bench.load.remote import check_url, default_label, target_matrix
 from servelab.bench.measure.cpus import Pinning, cpu_list, parse_cpus, parse_workers
 from servelab.bench.plan.matrix import Matrix
+from servelab.project import Project
 
 _LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -46,12 +47,12 @@ class BenchOptions:
     def pinning(self, available: Sequence[int]) -> Pinning | None:
         return parse_cpus(self.cpus, available) if self.cpus is not None else None
 
-    def matrix(self, project_dir: Path, matrix: Matrix, available: Sequence[int]) -> Matrix:
+    def matrix(self, project: Project, matrix: Matrix, available: Sequence[int]) -> Matrix:
         """The matrix with --workers applied and, with --target, narrowed to one variant."""
         if self.workers is not None:
             matrix = matrix.with_workers(parse_workers(self.workers, available))
         if self.target is not None:
-            matrix = target_matrix(project_dir, matrix, self.variant, self.payload_on_target)
+            matrix = target_matrix(project, matrix, self.variant, self.payload_on_target)
         return matrix
 
     def record(self, matrix: Matrix, pinning: Pinning | None) -> dict[str, str]:
