@@ -23,13 +23,9 @@ class CurrentEngine(Docker):
 def describe_target() -> str:
     """The context and endpoint the docker command line uses, e.g.
     `default (unix:///var/run/docker.sock)`."""
+    shown = "{{.Name}} ({{.Endpoints.docker.Host}})"
     inspected = CurrentEngine("").docker(
-        "context",
-        "inspect",
-        "--format",
-        "{{.Name}} ({{.Endpoints.docker.Host}})",
-        check=False,
-        timeout=ANSWER_TIMEOUT_S,
+        "context", "inspect", "--format", shown, check=False, timeout=ANSWER_TIMEOUT_S
     )
     if inspected.returncode == 0 and inspected.stdout.strip():
         return inspected.stdout.strip()

@@ -16,16 +16,9 @@ from servelab.containers.engine import (
     cache_dir,
     private_engine,
 )
+from servelab.images import stand_ins
 from servelab.images.needs import advice, engine_needs
-from servelab.images.stand_ins import (
-    DEFAULT_MIRROR,
-    ImagesError,
-    Outcome,
-    Say,
-    describe,
-    ensure_images,
-    up_to_date,
-)
+from servelab.images.stand_ins import DEFAULT_MIRROR, ImagesError, Outcome, Say
 from servelab.project import Project, ProjectError
 
 HELP = (
@@ -86,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         say(str(error))
         return 2
     if outcomes:
-        for line in describe(outcomes):
+        for line in stand_ins.describe(outcomes):
             print(line)
         total = sum(outcome.seconds for outcome in outcomes)
         say(f"{len(outcomes)} images ready in {total:.0f} s")
@@ -94,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ensure(engine: Docker, args: argparse.Namespace, project: Project, say: Say) -> list[Outcome]:
-    return ensure_images(
+    return stand_ins.ensure_images(
         engine,
         project,
         say,
@@ -109,7 +102,7 @@ def _into_private(args: argparse.Namespace, project: Project, say: Say) -> list[
     """The images in the private engine's data root; nothing (no engine started) while the
     stamp of its last run is current."""
     data_root = cache_dir(project.settings) / "docker"
-    if not (args.rebuild or args.refresh) and up_to_date(project, data_root):
+    if not (args.rebuild or args.refresh) and stand_ins.up_to_date(project, data_root):
         say(f"base images up to date in {data_root}")
         return []
     with private_engine(data_root) as engine:

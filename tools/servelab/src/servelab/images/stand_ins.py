@@ -156,19 +156,15 @@ def import_base(engine: Docker, rootfs: Path, mirror: str) -> None:
     tar = subprocess.Popen(
         ["tar", "-C", str(rootfs), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE
     )
+    label = (
+        f'LABEL {DESCRIPTION}="servelab: a minimal Debian {SUITE} from debootstrap, '
+        'the base of the stand-ins for official images"'
+    )
     try:
         engine.docker(
-            "import",
-            "--change",
-            'CMD ["bash"]',
-            "--change",
-            f'LABEL {DESCRIPTION}="servelab: a minimal Debian {SUITE} from debootstrap, '
-            'the base of the stand-ins for official images"',
-            "-",
-            BASE_TAG,
-            stdin=tar.stdout,
-            timeout=BUILD_TIMEOUT_S,
-        )
+            "import", "--change", 'CMD ["bash"]', "--change", label, "-", BASE_TAG,
+            stdin=tar.stdout, timeout=BUILD_TIMEOUT_S,
+        )  # fmt: skip
     except subprocess.CalledProcessError as error:
         raise ImagesError(f"docker import failed:\n{error.stderr}") from None
     finally:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-from typing import IO
 
 from servelab.stack.groups import stop_group
 
@@ -45,17 +44,14 @@ class Watchdog:
         self._process.stdin.flush()
 
 
-def guard(commands: IO[str]) -> None:
+def main() -> None:
+    """The watchdog's end: read the groups to watch until `done`, or stop them all."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     watched: list[tuple[int, float]] = []
-    for line in commands:
+    for line in sys.stdin:
         if line.strip() == "done":
             return
         group, grace_s = line.split()
         watched.append((int(group), float(grace_s)))
     for pgid, grace in reversed(watched):
         stop_group(pgid, grace)
-
-
-def main() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    guard(sys.stdin)

@@ -26,7 +26,6 @@ import functools
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack
 from pathlib import Path
 from typing import NoReturn
 
@@ -45,9 +44,6 @@ from servelab.testing.k6 import K6Outcome, K6Smoke, run_k6
 SMOKE = {"VUS": "4", "DURATION": "2s"}
 
 STACK = "stack"
-
-
-_SESSION = ExitStack()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -84,14 +80,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     ):
         return True
     return None
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    _SESSION.enter_context(servers().keeping())
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    _SESSION.close()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: Sequence[pytest.Item]) -> None:
@@ -144,6 +132,13 @@ def shared_fixture_group(item: pytest.Item) -> str | None:
             parent = item.getparent(collector)
             return parent.nodeid if parent is not None else None
     return None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_servers_kept() -> Iterator[None]:
+    """The private servers a test starts stay up for the tests after it, to the session's end."""
+    with servers().keeping():
+        yield
 
 
 @pytest.fixture(scope="session")

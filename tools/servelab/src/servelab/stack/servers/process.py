@@ -43,7 +43,6 @@ def find(name: str, package: str) -> str:
 
 @dataclass
 class PrivateServer:
-    name: str
     address: Address
     directory: Path
     process: subprocess.Popen[bytes]
@@ -60,15 +59,6 @@ class PrivateServer:
         self.process.wait()
         self.watchdog.release()
         shutil.rmtree(self.directory, ignore_errors=True)
-
-
-def log_tail(directory: Path) -> str:
-    lines = [
-        line
-        for log in sorted(directory.glob("*.log"))
-        for line in log.read_text(errors="replace").splitlines()
-    ]
-    return "\n".join(lines[-_TAIL:])
 
 
 def start(
@@ -90,14 +80,16 @@ def start(
             raise ServerError(f"cannot start {name}: {error}") from error
     watchdog = Watchdog()
     watchdog.watch(process.pid, GRACE_S)
-    server = PrivateServer(name, address, directory, process, watchdog)
+    server = PrivateServer(address, directory, process, watchdog)
     deadline = time.monotonic() + deadline_s
     while not accepts_connections(address, timeout=0.5):
         code = process.poll()
         if code is not None or time.monotonic() > deadline:
-            tail = log_tail(directory)
+            logs = sorted(directory.glob("*.log"))
+            lines = [line for log in logs for line in log.read_text(errors="replace").splitlines()]
             server.stop()
             why = f"exited with status {code}" if code is not None else "did not start in time"
+            tail = "\n".join(lines[-_TAIL:])
             raise ServerError(f"{name} {why} (command: {' '.join(argv)})\n{tail}")
         time.sleep(_POLL_S)
     return server
