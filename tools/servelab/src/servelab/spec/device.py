@@ -40,22 +40,12 @@ class Load(Spec):
 
 
 class Variant(Spec):
-    """A compose service of the family with `env` on top, started at each worker count: a
-    bench variant of the family's (`bench`: its service, profile and env), or a service and
-    profile of its own."""
+    """A bench variant of the family's (`bench`: its service, profile and env) with `env` on
+    top, started at each worker count."""
 
-    bench: str = ""
-    service: str = ""
-    profile: str = ""
+    bench: str
     env: dict[str, str] = Field(default_factory=dict)
     workers: PerForm[tuple[PositiveInt, ...]]
-
-    @model_validator(mode="after")
-    def _one_source(self) -> Self:
-        own = (self.service, self.profile)
-        if (self.bench and any(own)) or (not self.bench and not all(own)):
-            raise ValueError("give either bench (a bench variant) or both service and profile")
-        return self
 
 
 class Eval(Spec):

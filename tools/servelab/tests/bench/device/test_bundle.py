@@ -14,8 +14,6 @@ import pytest
 from packaging.markers import Marker
 
 from servelab.bench.device.bundle import (
-    BUNDLE_LIMIT,
-    CARRIED_LIMIT,
     COMPOSE,
     HARNESS,
     K6_FILE,
@@ -40,8 +38,7 @@ pytestmark = pytest.mark.network
 @pytest.fixture(scope="module")
 def bundle(project_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("device") / "bundle"
-    sizes = build_bundle(Project(project_root), folder, say=lambda _: None)
-    assert sizes.bundle <= BUNDLE_LIMIT and sizes.carried <= CARRIED_LIMIT
+    build_bundle(Project(project_root), folder, say=lambda _: None)  # refused over the limits
     return folder
 
 

@@ -111,7 +111,7 @@ workers = { device = [1, 2], smoke = [1] }
     ("variant", "error"),
     [
         ('bench = "nope"\nworkers = { device = [1], smoke = [1] }', "no bench variant 'nope'"),
-        ('profile = "p"\nworkers = { device = [1], smoke = [1] }', "both service and profile"),
+        ('profile = "p"\nworkers = { device = [1], smoke = [1] }', "bench: Field required"),
         ('bench = "gpu-batched"\nworkers = { device = [1] }', r"workers\.smoke: Field required"),
         ('bench = "gpu-batched"\nworkers = { device = [0], smoke = [1] }', "greater than 0"),
     ],

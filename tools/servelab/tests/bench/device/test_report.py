@@ -13,6 +13,7 @@ from servelab.bench.device.report import Judged, render, write_device_report
 from servelab.bench.device.results import DeviceRun, EvalResult, StackResult
 from servelab.project import Noise, Project
 from servelab.spec.device import Device, read_device
+from servelab.spec.family import SpecError, validate
 from servelab.testing.records import device_run, device_stack
 
 
@@ -183,3 +184,29 @@ def test_the_report_names_the_gpu_its_driver_and_the_cpus(
     assert "- GPU: NVIDIA H100 80GB HBM3, driver 580.159.04, 81,559 MiB" in text
     assert "- CPU: Intel Xeon, 16 CPUs" in text
     assert "commit abc123" in text
+
+
+def test_the_goals_thresholds_are_the_specs(spec: Device) -> None:
+    stricter = [
+        goal.model_copy(update={"min": 500.0}) if goal.measure == "rps" else goal
+        for goal in spec.goals
+    ]
+    judged = goals(GPU_RUN, spec.model_copy(update={"goals": tuple(stricter)}))
+    assert judged["best GPU ≥ 200 requests/s"] == ("400.0 requests/s", "not met")
+
+
+@pytest.mark.parametrize(
+    ("goal", "error"),
+    [
+        ({"measure": "ratio", "cells": ["gpu"]}, "`ratio` takes other `cells`"),
+        ({"measure": "rps", "cells": ["nope"]}, "no set 'nope'"),
+        ({"measure": "speed"}, "measure: Input should be"),
+    ],
+)
+def test_a_goal_the_report_cannot_judge_is_refused(
+    spec: Device, goal: dict[str, object], error: str
+) -> None:
+    raw = spec.model_dump()
+    raw["goals"] = [{"goal": "g", **goal}]
+    with pytest.raises(SpecError, match=error):
+        validate(Device, raw, "device")

@@ -1,17 +1,14 @@
-"""`python -m servelab.bench.device bundle`: everything the GPU machine lacks, in one folder that
-travels with the working tree (`.device-bundle/`, git-ignored).
-
-That machine has Python 3.12 with PyTorch, onnxruntime, OpenCV, NumPy, Pillow, PyYAML and
-prometheus-client, and no network. The folder holds wheels for its Python of every other
-runtime dependency of the health-code service (the versions of this environment, so uv.lock's),
-k6 stripped of its debug symbols and xz-compressed, and screenshots with their truth for the
-accuracy check (the generator needs CJK fonts that machine lacks). The project's own code
-travels with the tree. The folder and the tree together must fit what one call carries.
+"""`python -m servelab.bench.device bundle`: everything the GPU machine ([device.machine] of
+the spec: its Python and what its image has; no network) lacks, in one folder that travels
+with the working tree (`.device-bundle/`, git-ignored): wheels of the service's other runtime
+needs at this environment's versions (so uv.lock's), k6 stripped and xz-compressed,
+screenshots with their truth for the accuracy check (the generator needs CJK fonts that
+machine lacks) and the compose recipes resolved. The folder and the tree together must fit
+what one call carries.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import lzma
 import re
@@ -20,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -59,16 +55,6 @@ SAMPLE_COUNT = 8
 
 class BundleError(RuntimeError):
     """A part could not be made, or the folder is larger than one call carries."""
-
-
-@dataclass(frozen=True)
-class Sizes:
-    bundle: int
-    tree: int
-
-    @property
-    def carried(self) -> int:
-        return self.bundle + self.tree
 
 
 def _folder_bytes(folder: Path) -> int:
@@ -150,28 +136,15 @@ def download_wheels(folder: Path, machine: Machine) -> list[dict[str, object]]:
     ]
 
 
-def _cache_dir() -> Path:
-    return Path.home() / ".cache" / "servelab" / "device"
-
-
 def pack_k6(target: Path) -> dict[str, object]:
-    """k6 without its debug symbols, xz-compressed (46 of 66 MB stripped, 11 MB packed);
-    packed once per k6 binary and kept in ~/.cache/servelab/device."""
+    """k6 without its debug symbols, xz-compressed (46 of 66 MB stripped, 11 MB packed)."""
     binary = Path(k6_binary())
-    digest = hashlib.sha256(binary.read_bytes()).hexdigest()[:16]
-    cached = _cache_dir() / f"k6-{digest}.xz"
-    if not cached.is_file():
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as scratch:
-            stripped = Path(scratch) / "k6"
-            shutil.copyfile(binary, stripped)
-            strip = shutil.which("strip")
-            if strip is not None:
-                subprocess.run([strip, str(stripped)], check=True)
-            packed = Path(scratch) / "k6.xz"
-            packed.write_bytes(lzma.compress(stripped.read_bytes(), preset=9))
-            shutil.move(packed, cached)
-    shutil.copyfile(cached, target)
+    with tempfile.TemporaryDirectory() as scratch:
+        stripped = Path(scratch) / "k6"
+        shutil.copyfile(binary, stripped)
+        if strip := shutil.which("strip"):
+            subprocess.run([strip, str(stripped)], check=True)
+        target.write_bytes(lzma.compress(stripped.read_bytes(), preset=9))
     return {"version": k6_version(str(binary)), "bytes": target.stat().st_size}
 
 
@@ -208,8 +181,9 @@ def source_commit(root: Path) -> str:
     return f"{head}{' (with uncommitted changes)' if dirty else ''}" if head else "unknown"
 
 
-def build_bundle(project: Project, out: Path, say: Callable[[str], object] = print) -> Sizes:
-    """Make the folder afresh; its size and the tree's, refused over what a call carries."""
+def build_bundle(project: Project, out: Path, say: Callable[[str], object] = print) -> None:
+    """Make the folder afresh; refused where it, or it and the tree, exceed what a call
+    carries."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     machine = read_device(project).machine
@@ -231,15 +205,13 @@ def build_bundle(project: Project, out: Path, say: Callable[[str], object] = pri
         "compose_configs": configs,
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-    sizes = Sizes(_folder_bytes(out), tree_bytes(project.root))
+    bundle, tree = _folder_bytes(out) / MiB, tree_bytes(project.root) / MiB
     say(
-        f"{out}: {sizes.bundle / MiB:.1f} MiB; with the working tree "
-        f"({sizes.tree / MiB:.1f} MiB) {sizes.carried / MiB:.1f} MiB of the "
-        f"{CARRIED_LIMIT // MiB} MiB one call carries"
+        f"{out}: {bundle:.1f} MiB; with the working tree ({tree:.1f} MiB) {bundle + tree:.1f} "
+        f"MiB of the {CARRIED_LIMIT // MiB} MiB one call carries"
     )
-    if sizes.bundle > BUNDLE_LIMIT or sizes.carried > CARRIED_LIMIT:
+    if bundle > BUNDLE_LIMIT // MiB or bundle + tree > CARRIED_LIMIT // MiB:
         raise BundleError(
-            f"too large: {sizes.bundle / MiB:.1f} MiB bundle (at most {BUNDLE_LIMIT // MiB}), "
-            f"{sizes.carried / MiB:.1f} MiB carried (at most {CARRIED_LIMIT // MiB})"
+            f"too large: {bundle:.1f} MiB bundle (at most {BUNDLE_LIMIT // MiB}), "
+            f"{bundle + tree:.1f} MiB carried (at most {CARRIED_LIMIT // MiB})"
         )
-    return sizes

@@ -18,17 +18,9 @@ _EVERY_S = 0.25
 
 def _smi(*args: str) -> list[list[str]] | None:
     """nvidia-smi's CSV rows (no header, no units), or None where it fails."""
-    binary = shutil.which("nvidia-smi")
-    if binary is None:
-        return None
+    argv = ["nvidia-smi", *args, "--format=csv,noheader,nounits"]
     try:
-        done = subprocess.run(
-            [binary, *args, "--format=csv,noheader,nounits"],
-            capture_output=True,
-            text=True,
-            timeout=_TIMEOUT_S,
-            check=False,
-        )
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
@@ -47,6 +39,14 @@ def gpus() -> tuple[list[dict[str, Any]], str]:
     return found, "" if found else "nvidia-smi lists no GPU"
 
 
+def _reading(text: str) -> float | None:
+    """A figure nvidia-smi printed; None where the driver cannot say ("[N/A]")."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 class MemoryWatch(Sampler):
     """Samples the GPU's memory while a stack runs: the most its processes (those in
     `pgids`) held at once, and the most any one of them held."""
@@ -56,7 +56,6 @@ class MemoryWatch(Sampler):
         self.pgids = pgids
         self.peak_total_mib = 0
         self.peak_process_mib = 0
-        self.processes = 0
         self.samples = 0
 
     def sample(self) -> None:
@@ -64,9 +63,8 @@ class MemoryWatch(Sampler):
         if rows is None:
             return
         pids = {str(pid) for pgid in self.pgids for pid in members(pgid)} if rows else set()
-        ours = [_mib(row[1]) for row in rows if len(row) == 2 and row[0] in pids]
+        ours = [int(_reading(r[1]) or 0) for r in rows if len(r) == 2 and r[0] in pids]
         self.samples += 1
-        self.processes = max(self.processes, len(ours))
         self.peak_total_mib = max(self.peak_total_mib, sum(ours))
         self.peak_process_mib = max(self.peak_process_mib, max(ours, default=0))
 
@@ -80,26 +78,10 @@ class BusyWatch(Sampler):
         self.readings: list[float] = []
 
     def sample(self) -> None:
-        rows = _smi("--query-gpu=utilization.gpu")
-        read = (_reading(row[0]) for row in rows or [] if row)
-        busy = [value for value in read if value is not None]
-        if busy:
+        read = [_reading(row[0]) for row in _smi("--query-gpu=utilization.gpu") or [] if row]
+        if busy := [value for value in read if value is not None]:
             self.readings.append(max(busy))
 
     @property
     def mean_pct(self) -> float | None:
         return sum(self.readings) / len(self.readings) if self.readings else None
-
-
-def _reading(text: str) -> float | None:
-    """A figure nvidia-smi printed; None where the driver cannot say ("[N/A]")."""
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _mib(used: str) -> int:
-    """A memory figure in MiB; 0 where the driver cannot say."""
-    value = _reading(used)
-    return 0 if value is None else int(value)

@@ -71,22 +71,12 @@ class Plan:
         return self._ab(min(clients, requests), requests)
 
     def variant(self, name: str) -> matrix.Variant:
-        """The device variant `name` as a bench variant: the bench's it names (its env
-        under the device's), or its own service and profile."""
+        """The device variant `name`: the bench variant it names, its env under the device's."""
         own = self.spec.variants[name]
-        base = self.bench.variants.get(own.bench) if own.bench else None
-        if own.bench and base is None:
-            raise SpecError(
-                f"{FAMILY}: device.variants.{name}.bench: no bench variant {own.bench!r}"
-            )
-        base = base or matrix.Variant(
-            name=name,
-            profile=own.profile,
-            service=own.service,
-            endpoints={},
-            workers={},
-            own_workers=True,
-        )
+        base = self.bench.variants.get(own.bench)
+        if base is None:
+            where = f"{FAMILY}: device.variants.{name}.bench"
+            raise SpecError(f"{where}: no bench variant {own.bench!r}")
         return base.model_copy(update={"name": name, "env": {**base.env, **own.env}})
 
     def stacks(self, cpus: int | None = None) -> list[Stack]:

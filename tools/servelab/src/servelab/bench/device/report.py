@@ -185,14 +185,7 @@ class Judged:
 
     def goals(self) -> list[list[str]]:
         """Each goal of the spec: the goal, what was measured, and met, not met or why not."""
-        judges = {
-            "failed": self._failed,
-            "ratio": self._ratio,
-            "rps": self._rps,
-            "gpu_memory": self._memory,
-            "accuracy": self._accuracy,
-        }
-        return [[goal.goal, *judges[goal.measure](goal)] for goal in self.spec.goals]
+        return [[goal.goal, *getattr(self, f"_{goal.measure}")(goal)] for goal in self.spec.goals]
 
     def _failed(self, goal: Goal) -> tuple[str, str]:
         stacks = self.run.stacks
@@ -222,7 +215,7 @@ class Judged:
         fastest = max((each.rps for s in ran for each in s.loads if each.failed == 0), default=0.0)
         return f"{fastest:.1f} requests/s", _met(fastest >= goal.min)
 
-    def _memory(self, goal: Goal) -> tuple[str, str]:
+    def _gpu_memory(self, goal: Goal) -> tuple[str, str]:
         """GPU memory per process, and every GPU stack of `workers` or more run without
         running out of it: judged on the stacks that ran; one the budget left out is named,
         not counted."""
@@ -241,7 +234,8 @@ class Judged:
             ("failed", [s for s in tried if s not in clean]),
             ("not run", [s for s in many if s.skipped]),
         ):
-            said += [f"{head}: " + ", ".join(_label(s) for s in stacks)] if stacks else []
+            names = ", ".join(f"{s.variant} w{s.workers}" for s in stacks)
+            said += [f"{head}: {names}"] if stacks else []
         if not tried:
             return "; ".join(said), f"not measured at {goal.workers} workers"
         return "; ".join(said), _met(peak <= goal.max and len(clean) == len(tried))
@@ -271,10 +265,6 @@ def _fields(result: EvalResult) -> dict[str, float]:
         for score in result.scores
         for name, value in score["accuracy"].items()
     }
-
-
-def _label(stack: StackResult) -> str:
-    return f"{stack.variant} w{stack.workers}"
 
 
 def _figure(value: float | None, digits: int = 0, thousands: bool = False) -> str:

@@ -59,7 +59,6 @@ class StackResult:
     loads: list[LoadResult] = field(default_factory=list)
     gpu_peak_total_mib: int | None = None
     gpu_peak_process_mib: int | None = None
-    gpu_processes: int | None = None
     # The most the stack's processes held in the machine's memory at once (summed PSS), for
     # the recipes' memory limits.
     server_memory_mib: float | None = None

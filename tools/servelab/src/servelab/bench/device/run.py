@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
@@ -95,37 +95,22 @@ def since(started: float) -> float:
     return round(time.monotonic() - started, 1)
 
 
+@dataclass
 class Runner:
-    def __init__(
-        self,
-        project: Project,
-        plan: Plan,
-        bundle: Path,
-        out: Path,
-        budget_s: float,
-        stream: TextIO = sys.stderr,
-    ) -> None:
-        self.project = project
-        self.plan = plan
-        self.bundle = bundle
-        self.out = out
-        self.budget_s = budget_s
-        self.stream = stream
+    project: Project
+    plan: Plan
+    bundle: Path
+    out: Path
+    budget_s: float
+    stream: TextIO = sys.stderr
+
+    def __post_init__(self) -> None:
         # k6's summaries and logs, the servers' logs: beside the tree, never in `out`, which
         # the GPU machine sends back only a few files of.
-        self.work_dir = project.work("device", "work")
+        self.work_dir = self.project.work("device", "work")
         self.started = time.monotonic()
         self.gpus, self.no_gpu = gpu.gpus()
         self.unimportable = ""
-        self.ctx = Context(
-            project=project,
-            work_dir=self.work_dir,
-            payload_file=None,
-            k6="",
-            cpus=available_cpus(),
-            server_files=self.work_dir,
-            api_token=secrets.token_urlsafe(32),
-        )
 
     def say(self, text: str) -> None:
         minutes, seconds = divmod(int(time.monotonic() - self.started), 60)
@@ -134,7 +119,15 @@ class Runner:
     def run(self) -> Path:
         shutil.rmtree(self.work_dir, ignore_errors=True)
         self.work_dir.mkdir(parents=True)
-        self.ctx = replace(self.ctx, k6=_k6(self.bundle, self.work_dir))
+        self.ctx = Context(
+            project=self.project,
+            work_dir=self.work_dir,
+            payload_file=None,
+            k6=_k6(self.bundle, self.work_dir),
+            cpus=available_cpus(),
+            server_files=self.work_dir,
+            api_token=secrets.token_urlsafe(32),
+        )
         version = k6_version(self.ctx.k6)
         machine = asdict(this_machine(version))
         record = DeviceRun(
@@ -161,18 +154,22 @@ class Runner:
             result = self._stack(stack, longest)
             longest = max(longest, result.wall_s) if result.ran else longest
             record.stacks.append(result)
-            self.say(f"    {describe(result)}")
-            record.wall_s = since(self.started)
-            record.save(results)
+            self._saved(record, results, describe(result))
         for item in self.plan.spec.eval:
             self.say(f"accuracy: {item.name}")
             outcome = self._eval(item)
             record.evals.append(outcome)
-            self.say(f"    {outcome.skipped or outcome.error or f'{outcome.seconds:.0f} s'}")
-            record.wall_s = since(self.started)
-            record.save(results)
+            self._saved(
+                record, results, outcome.skipped or outcome.error or f"{outcome.seconds:.0f} s"
+            )
         self.say(f"results: {results}")
         return results
+
+    def _saved(self, record: DeviceRun, results: Path, outcome: str) -> None:
+        """What was done, said, and the results written again."""
+        self.say(f"    {outcome}")
+        record.wall_s = since(self.started)
+        record.save(results)
 
     def _why_not(self, stack: Stack, estimate_s: float) -> str:
         left = self.budget_s - EVAL_RESERVE_S - since(self.started)
@@ -227,7 +224,6 @@ class Runner:
             wall_s=since(started),
             gpu_peak_total_mib=watch.peak_total_mib if sampled else None,
             gpu_peak_process_mib=watch.peak_process_mib if sampled else None,
-            gpu_processes=watch.processes if sampled else None,
             server_memory_mib=max(memory, default=None),
             out_of_memory=out_of_memory(log),
         )
