@@ -1,2 +1,3 @@
-"""Containers for real: a private Docker engine (engine.py), the official base images or
-stand-ins built from Debian packages (images.py, `servelab images`), pytest fixtures."""
+"""Containers for real: a private Docker engine (engine), the one the user's docker command
+line points at (current), compose.yaml under an engine (compose), and the compose binary
+linked where `docker compose` looks for it (plugin)."""

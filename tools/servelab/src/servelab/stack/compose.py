@@ -112,7 +112,6 @@ class Service:
 class Resolved:
     """compose.yaml resolved for some profiles and settings: its services and volumes."""
 
-    directory: Path
     services: Mapping[str, Service]
     volumes: tuple[str, ...]
 
@@ -236,7 +235,7 @@ def load_project(
     services = {
         name: _service(name, spec or {}) for name, spec in (document.get("services") or {}).items()
     }
-    return Resolved(found.root, services, tuple(document.get("volumes") or {}))
+    return Resolved(services, tuple(document.get("volumes") or {}))
 
 
 def parse_duration(value: str | float | int | None, default: float) -> float:
