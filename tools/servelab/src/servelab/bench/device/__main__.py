@@ -18,10 +18,8 @@ from servelab.spec.family import SpecError
 
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(
-        prog="python -m servelab.bench.device",
-        description="The health-code run on a machine with an NVIDIA GPU.",
-    )
+    about = "The health-code run on a machine with an NVIDIA GPU."
+    root = argparse.ArgumentParser(prog="python -m servelab.bench.device", description=about)
     commands = root.add_subparsers(dest="command", required=True)
     bundle = commands.add_parser("bundle", help="assemble what the GPU machine lacks")
     bundle.add_argument("--out", type=Path, help=f"the folder (default: {BUNDLE_DIR})")
@@ -29,12 +27,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--bundle", type=Path, help=f"the bundle (default: {BUNDLE_DIR})")
     run.add_argument("--out", type=Path, help="where the results go (default: .servelab/device)")
     run.add_argument("--form", choices=FORMS, default="device")
-    run.add_argument(
-        "--budget-s",
-        type=float,
-        default=480.0,
-        help="start nothing that would end after this many seconds (default %(default)s)",
-    )
+    budget = "start nothing that would end after this many seconds (default %(default)s)"
+    run.add_argument("--budget-s", type=float, default=480.0, help=budget)
     return root
 
 

@@ -57,10 +57,6 @@ class BundleError(RuntimeError):
     """A part could not be made, or the folder is larger than one call carries."""
 
 
-def _folder_bytes(folder: Path) -> int:
-    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
-
-
 def tree_bytes(root: Path) -> int:
     """The working tree's tracked files: what travels with every call besides the bundle."""
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True)
@@ -205,7 +201,8 @@ def build_bundle(project: Project, out: Path, say: Callable[[str], object] = pri
         "compose_configs": configs,
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-    bundle, tree = _folder_bytes(out) / MiB, tree_bytes(project.root) / MiB
+    bundle = sum(path.stat().st_size for path in out.rglob("*") if path.is_file()) / MiB
+    tree = tree_bytes(project.root) / MiB
     say(
         f"{out}: {bundle:.1f} MiB; with the working tree ({tree:.1f} MiB) {bundle + tree:.1f} "
         f"MiB of the {CARRIED_LIMIT // MiB} MiB one call carries"

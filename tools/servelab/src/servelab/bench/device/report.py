@@ -89,10 +89,6 @@ class GpuOrCpu:
     cpu: Best | None
 
     @property
-    def verdict(self) -> str:
-        return f"{self.gist} ({self.how_much})" if self.how_much else self.gist
-
-    @property
     def figures(self) -> str:
         if self.gpu is None or self.cpu is None:
             return ""
@@ -171,7 +167,8 @@ class Judged:
     def answers(self) -> list[str]:
         out = []
         for each in gpu_or_cpu(self.run, self.noise):
-            head = f"- **GPU or CPU, {each.clients} clients?** {each.verdict}"
+            verdict = f"{each.gist} ({each.how_much})" if each.how_much else each.gist
+            head = f"- **GPU or CPU, {each.clients} clients?** {verdict}"
             out.append(f"{head}: {each.figures}" if each.figures else head)
         for load, clients in _loads(self.run).items():
             if (best := _best(self.run, load, ON_GPU)) is not None:

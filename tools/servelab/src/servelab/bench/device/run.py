@@ -1,11 +1,7 @@
-"""`python -m servelab.bench.device run`: the device matrix, stack by stack, then the accuracy
-of each engine, within a time budget; one JSON in the output folder, written again after
-every stack (loadtests/README.md, "On a GPU machine").
-
-Each stack is measured under every load as the benchmark runner measures a cell
-(bench.runner.measure_cell), its GPU memory sampled throughout and the GPU's utilisation
-over each load. A stack is not started, and says why, where it needs the GPU this machine
-lacks, where it would not end within the budget, or where the servers cannot import at all.
+"""`python -m servelab.bench.device run`: the device matrix, stack by stack, each measured
+under every load as the benchmark runner measures a cell (bench.runner.measure_cell) with
+the GPU's memory and utilisation sampled, then the accuracy of each engine, within a time
+budget; one JSON, written again after every stack (loadtests/README.md, "On a GPU machine").
 """
 
 from __future__ import annotations
