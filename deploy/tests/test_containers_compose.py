@@ -135,7 +135,7 @@ def stacks(
             say(pytestconfig, f"up --wait {' '.join(STACKS[stack])}: {seconds:.1f} s")
             # The published ports as the local runner reads them from compose.yaml.
             for name, service in load_project(
-                project_root, STACKS[stack], project.env
+                Project(project_root), STACKS[stack], project.env
             ).services.items():
                 if service.published_port is not None:
                     urls[name] = f"http://{ADDRESSES[stack]}:{service.published_port}"

@@ -71,7 +71,7 @@ def start_nginx(
     """`service` rendered as the local runner renders it, its upstream a closed port or an
     empty socket directory (or the addresses `lists` gives, a `server` line each); its URL,
     nginx stopped on leaving, a failed assertion included."""
-    project = load_project(project_root, [SERVERS[service]], env)
+    project = load_project(Project(project_root), [SERVERS[service]], env)
     spec = project.services[service]
     closed = str(free_port())
 

@@ -17,6 +17,7 @@ import httpx2
 import pytest
 import yaml
 
+from servelab.project import Project
 from servelab.stack import Stack, groups
 from servelab.stack.compose import load_project
 from servelab.stack.ports import LOOPBACK, free_port
@@ -43,7 +44,7 @@ def _scraped() -> dict[str, set[str]]:
 
 def test_the_scrape_config_lists_every_app_server_on_tcp() -> None:
     """One job per family naming each of its servers that export metrics on a TCP port."""
-    project = load_project(ROOT, PROFILES)
+    project = load_project(Project(ROOT), PROFILES)
     expected: dict[str, set[str]] = {}
     for name, service in project.services.items():
         if "PROMETHEUS_MULTIPROC_DIR" in service.environment and service.local.port_env:

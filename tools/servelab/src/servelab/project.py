@@ -105,11 +105,6 @@ class Project:
                 return cls(directory)
         raise ProjectError(f"no {COMPOSE_FILE} in {here} or any parent directory")
 
-    @classmethod
-    def of(cls, project: Project | Path) -> Project:
-        """`project`, or the project at a directory (for callers that still pass one)."""
-        return project if isinstance(project, Project) else cls(project)
-
     @property
     def loadtests(self) -> Path:
         return self.root / LOADTESTS

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab.project import Project
 from servelab.stack.compose import ComposeError, load_project, parse_duration
 
 
@@ -34,7 +35,7 @@ def test_profile_selects_services_and_interpolates_from_env(
           data:
         """
     )
-    loaded = load_project(directory, ["uvicorn"], {"WEB_CONCURRENCY": "3"})
+    loaded = load_project(Project(directory), ["uvicorn"], {"WEB_CONCURRENCY": "3"})
     assert list(loaded.services) == ["web"]
     web = loaded.services["web"]
     assert web.command == ("uvicorn", "app:app", "--workers", "3")
@@ -59,7 +60,7 @@ def test_closure_orders_dependencies_first(compose_dir: Callable[[str], Path]) -
             command: ["run"]
         """
     )
-    loaded = load_project(directory, [])
+    loaded = load_project(Project(directory), [])
     assert loaded.closure(["proxy"]) == ["app", "proxy"]
     assert loaded.services["proxy"].depends_on == {"app": "service_healthy"}
     assert loaded.services["proxy"].infrastructure == "nginx"
@@ -82,7 +83,7 @@ def test_a_built_image_runs_locally_as_the_image_it_derives_from(
             command: ["run"]
         """
     )
-    loaded = load_project(directory, [])
+    loaded = load_project(Project(directory), [])
     assert loaded.services["site"].infrastructure == "nginx"
     assert loaded.services["app"].infrastructure is None
 
@@ -90,7 +91,7 @@ def test_a_built_image_runs_locally_as_the_image_it_derives_from(
 def test_invalid_compose_file_is_a_clear_error(compose_dir: Callable[[str], Path]) -> None:
     directory = compose_dir("services:\n  web:\n    image: x\n    depends_on: [missing]\n")
     with pytest.raises(ComposeError, match="docker-compose config failed"):
-        load_project(directory, [])
+        load_project(Project(directory), [])
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,7 @@ def test_bad_duration_is_rejected() -> None:
 @pytest.mark.heavy  # one docker-compose config per profile
 def test_repository_compose_file_is_valid(project_root: Path) -> None:
     for profile in ("uvicorn", "gunicorn", "granian", "nginx", "reference", "replicas"):
-        services = load_project(project_root, [profile]).services
+        services = load_project(Project(project_root), [profile]).services
         assert services, profile
         needed = {d: c for s in services.values() for d, c in s.depends_on.items()}
         for service in services.values():
@@ -123,7 +124,7 @@ def test_repository_compose_file_is_valid(project_root: Path) -> None:
 def test_the_replicas_profile_scales_one_worker_servers_behind_nginx(project_root: Path) -> None:
     """REPLICAS one-worker uvicorn processes per family, and an nginx whose upstream is
     their service name under Docker and each replica's port in a local run."""
-    services = load_project(project_root, ["replicas"], {"REPLICAS": "3"}).services
+    services = load_project(Project(project_root), ["replicas"], {"REPLICAS": "3"}).services
     fronts = {name: s for name, s in services.items() if s.infrastructure == "nginx"}
     assert sorted(fronts) == ["files-replicas", "health-code-replicas", "hello-replicas"]
     for name, front in fronts.items():
@@ -137,7 +138,9 @@ def test_the_replicas_profile_scales_one_worker_servers_behind_nginx(project_roo
 
 def test_each_service_carries_its_recipes_memory_limit_in_bytes(project_root: Path) -> None:
     services = load_project(
-        project_root, ["health-code-replicas", "entryeditor-uwsgi"], {"HEALTH_CODE_MEMORY": "2g"}
+        Project(project_root),
+        ["health-code-replicas", "entryeditor-uwsgi"],
+        {"HEALTH_CODE_MEMORY": "2g"},
     ).services
     assert services["health-code-replica"].memory_limit == 2 << 30
     assert services["health-code-replicas"].memory_limit == 128 << 20

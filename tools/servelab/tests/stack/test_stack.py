@@ -318,6 +318,6 @@ def test_each_stack_has_a_bearer_token_its_write_services_get(
     assert Stack("uvicorn", env={"API_TOKEN": given}).api_token == given
     monkeypatch.setenv("API_TOKEN", from_environment)
     assert Stack("uvicorn").api_token == from_environment
-    services = load_project(project_root, ["uvicorn", "uwsgi"], first.env).services
+    services = load_project(Project(project_root), ["uvicorn", "uwsgi"], first.env).services
     assert services["files-uvicorn"].environment["API_TOKEN"] == first.api_token
     assert services["entryeditor-uwsgi"].environment["API_TOKEN"] == first.api_token

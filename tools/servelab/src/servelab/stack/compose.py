@@ -218,18 +218,16 @@ def _replayed(folder: Path, directory: Path, profiles: list[str], env: Mapping[s
 
 
 def load_project(
-    project: Project | Path, profiles: Iterable[str], env: Mapping[str, str] | None = None
+    project: Project, profiles: Iterable[str], env: Mapping[str, str] | None = None
 ) -> Resolved:
     """Resolve the project's compose.yaml for the given profiles with `env` used for
-    interpolation (or replay it from the folder its SERVELAB_COMPOSE_RESOLVED names). A
-    directory stands for the project there, its settings read now."""
+    interpolation (or replay it from the folder its SERVELAB_COMPOSE_RESOLVED names)."""
     chosen, env = list(profiles), env or {}
-    found = Project.of(project)
-    resolved = found.settings.compose_resolved
+    resolved = project.settings.compose_resolved
     text = (
-        _replayed(resolved, found.root, chosen, env)
+        _replayed(resolved, project.root, chosen, env)
         if resolved
-        else config_text(found.root, chosen, env)
+        else config_text(project.root, chosen, env)
     )
     document = yaml.safe_load(text) or {}
     services = {

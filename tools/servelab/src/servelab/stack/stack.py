@@ -104,8 +104,7 @@ class Stack:
         env: Mapping[str, str] | None = None,
         cpus: Iterable[int] | None = None,
         publish: bool = False,
-        # Project | Path: bench/runner.py and bench/device/run.py still pass a directory.
-        project: Project | Path | None = None,
+        project: Project | None = None,
         run_dir: Path | None = None,
         run_parent: Path | None = None,
         log: Sink | None = sys.stderr,
@@ -120,7 +119,7 @@ class Stack:
         self.env["API_TOKEN"] = self.api_token
         self.cpus = frozenset(cpus) if cpus else None
         self.publish = publish
-        self.project = Project.of(project) if project is not None else Project.find()
+        self.project = project or Project.find()
         self._given_run_dir = run_dir
         self._run_parent = run_parent
         self.run_dir = run_dir or Path()

@@ -114,10 +114,12 @@ def test_the_resolved_recipes_read_as_docker_compose_resolves_them(
     # ACCESS_LOG_FLUSH_S among them): the GPU machine's run is the recipe as written.
     monkeypatch.delenv("ACCESS_LOG_FLUSH_S", raising=False)
     stacks = [stack for form in FORMS for stack in load_plan(Project(project_root), form).stacks()]
-    direct = {s.label: load_project(project_root, [s.variant.profile], s.env) for s in stacks}
+    direct = {
+        s.label: load_project(Project(project_root), [s.variant.profile], s.env) for s in stacks
+    }
     monkeypatch.setenv(RESOLVED_ENV, str(bundle / COMPOSE))
     for stack in stacks:
         env = {**stack.env, "API_TOKEN": "any"}
-        replayed = load_project(project_root, [stack.variant.profile], env)
+        replayed = load_project(Project(project_root), [stack.variant.profile], env)
         name = stack.variant.service
         assert replayed.services[name] == direct[stack.label].services[name], stack.label

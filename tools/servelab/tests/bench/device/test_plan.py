@@ -20,7 +20,7 @@ def test_every_stack_is_a_health_code_recipe(project_root: Path, form: str) -> N
     plan = load_plan(Project(project_root), form)
     assert {load.vus for load in plan.loads.values()} == {20, 64}
     for stack in plan.stacks():
-        project = load_project(project_root, [stack.variant.profile], stack.env)
+        project = load_project(Project(project_root), [stack.variant.profile], stack.env)
         service = project.services[stack.variant.service]
         assert service.name.startswith("health-code-")
         assert stack.env["WEB_CONCURRENCY"] == str(stack.workers)

@@ -18,7 +18,9 @@ def test_every_cell_names_a_compose_service_of_its_profile_and_a_script(
 ) -> None:
     matrix = load_matrix(Project(project_root), family)
     profiles = {variant.profile for variant in matrix.variants}
-    services = {profile: load_project(project_root, [profile]).services for profile in profiles}
+    services = {
+        profile: load_project(Project(project_root), [profile]).services for profile in profiles
+    }
     for form in ("quick", "full"):
         for cell in matrix.cells(form):
             assert cell.variant.service in services[cell.variant.profile], cell.label
@@ -66,7 +68,7 @@ def test_hello_benchmarks_every_hello_service_with_a_port(project_root: Path) ->
     matrix = load_matrix(Project(project_root), "hello")
     benched = {variant.service for variant in matrix.variants}
     profiles = {variant.profile for variant in matrix.variants}
-    project = load_project(project_root, profiles)
+    project = load_project(Project(project_root), profiles)
     served = {
         name
         for name, service in project.services.items()

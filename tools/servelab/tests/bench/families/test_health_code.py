@@ -29,7 +29,9 @@ ENDPOINT = "ab POST /analysis/health-code"
 def test_every_full_cell_is_the_write_ups_ab_run_on_a_compose_service(project_root: Path) -> None:
     matrix = load_matrix(Project(project_root), "health-code")
     profiles = {variant.profile for variant in matrix.variants}
-    services = {profile: load_project(project_root, [profile]).services for profile in profiles}
+    services = {
+        profile: load_project(Project(project_root), [profile]).services for profile in profiles
+    }
     quick = matrix.cells("quick")
     for cell in quick:
         assert cell.load == replace(AB, iterations=40), cell.label

@@ -31,7 +31,9 @@ def test_every_cell_runs_observed_and_bare_on_the_same_server(project_root: Path
     assert sorted(observed) == ["files-uvicorn", "hello-gunicorn", "hello-uvicorn"]
     assert set(variants) == {*observed, *(f"{name}-bare" for name in observed)}
     profiles = {variant.profile for variant in matrix.variants}
-    services = {profile: load_project(project_root, [profile]).services for profile in profiles}
+    services = {
+        profile: load_project(Project(project_root), [profile]).services for profile in profiles
+    }
     for form in ("quick", "full"):
         cells = matrix.cells(form)
         for cell in cells:

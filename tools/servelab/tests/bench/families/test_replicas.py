@@ -41,7 +41,9 @@ def test_each_workload_runs_three_ways_at_every_n(project_root: Path) -> None:
 def test_replicas_cells_set_replicas_and_the_others_workers(project_root: Path) -> None:
     matrix = load_matrix(Project(project_root), "replicas")
     profiles = {variant.profile for variant in matrix.variants}
-    services = {profile: load_project(project_root, [profile]).services for profile in profiles}
+    services = {
+        profile: load_project(Project(project_root), [profile]).services for profile in profiles
+    }
     for cell in matrix.cells("full"):
         scaled = "REPLICAS" if cell.variant.profile == "replicas" else WORKERS_ENV
         other = WORKERS_ENV if scaled == "REPLICAS" else "REPLICAS"

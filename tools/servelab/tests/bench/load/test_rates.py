@@ -138,7 +138,7 @@ def test_every_entryeditor_cell_names_a_compose_service_and_a_preset(
     matrix = load_matrix(Project(project_root), "entryeditor")
     script = (project_root / "loadtests" / "entryeditor.js").read_text()
     services = {
-        profile: load_project(project_root, [profile]).services
+        profile: load_project(Project(project_root), [profile]).services
         for profile in {v.profile for v in matrix.variants}
     }
     for cell in matrix.cells(form):
