@@ -12,9 +12,9 @@ import pytest
 
 from servelab.cli import main
 from servelab.project import Project
-from servelab.reliability.outage.analysis import Answer, Events, analyse, read_answers
+from servelab.reliability.outage.analysis import Answer, Events, analyse
 from servelab.reliability.outage.drill import DrillError, k6_env, load_drill, parse_drill
-from servelab.reliability.outage.run import answers_argv, run_k6
+from servelab.reliability.outage.run import load_beside
 
 DRILL = {
     "profile": "uwsgi",
@@ -118,11 +118,8 @@ def flaky_url(starts_servers: None) -> Iterator[str]:
 def test_outage_js_records_every_answer_for_the_drill(
     project: Project, flaky_url: str, tmp_path: Path
 ) -> None:
-    answers_csv = tmp_path / "answers.csv"
     env = {"BASE_URL": flaky_url, "ENDPOINT": "/x", "RATE": "30", "DURATION": "1s"}
-    result = run_k6(answers_argv(env, answers_csv), project, timeout_s=60)
-    assert result.returncode == 0, result.stdout + result.stderr
-    answers = read_answers(answers_csv)
+    answers, _ = load_beside(project, env, tmp_path, lambda started: None)
     assert 25 <= len(answers) <= 31
     assert {a.status for a in answers} == {200, 503}
     assert all(a.retry_after == (a.status == 503) for a in answers)

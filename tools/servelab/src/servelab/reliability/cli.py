@@ -38,3 +38,18 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run or written)",
     )
     joined.set_defaults(handler=reliability)
+
+
+def failed(error: object) -> int:
+    """Say why a command could not run; its exit status."""
+    print(f"servelab: {error}", file=sys.stderr)
+    return 2
+
+
+def add_form(parser: argparse.ArgumentParser, quick: str, full: str) -> None:
+    """--quick (the default) or --full, as `args.form`."""
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument(
+        "--quick", dest="form", action="store_const", const="quick", default="quick", help=quick
+    )
+    form.add_argument("--full", dest="form", action="store_const", const="full", help=full)

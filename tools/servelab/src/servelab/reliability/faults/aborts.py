@@ -18,8 +18,6 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-import httpx2
-
 from servelab.bench.load.tool_requests import MULTIPART_CONTENT_TYPE
 from servelab.bench.load.tool_requests import multipart as encode_multipart
 from servelab.project import Project
@@ -85,58 +83,51 @@ def _settled(data: Path, objects: int) -> Store:
 
 def probe_variant(project: Project, target: StoreFaults, variant: Served) -> list[Row]:
     work = project.work("probe", "aborts", target.family, variant.variant)
-    work.mkdir(parents=True, exist_ok=True)
     where = f"{target.family} {variant.variant}"
     probes = []
-    with files_stack(project, target, variant, work / "server.log") as (stack, data):
+    with files_stack(project, target, variant, work) as (stack, data, client):
         port = stack.port(variant.service)
-        headers = {"Authorization": f"Bearer {stack.api_token}"}
-        with httpx2.Client(
-            base_url=stack.url(variant.service), headers=headers, timeout=30
-        ) as client:
-            object_id = client.post("/files", content=os.urandom(DOWNLOAD_BYTES)).json()["id"]
-            client.get("/files").raise_for_status()
-            fds_before = len(descriptors(pids(stack, variant.watched)))
-            # What each abort is called, and the abort.
-            cases: dict[str, Callable[[], None]] = {
-                f"{'multipart' if multi else 'raw'} upload of {size // 1024} KiB cut halfway": (
-                    partial(abort_upload, port, stack.api_token, size, multi)
-                )
-                for multi in (False, True)
-                for size in SIZES
-            }
-            cases[f"download of {DOWNLOAD_BYTES // 1024} KiB cut after 64 KiB"] = partial(
-                abort_download, port, object_id
+        object_id = client.post("/files", content=os.urandom(DOWNLOAD_BYTES)).json()["id"]
+        client.get("/files").raise_for_status()
+        fds_before = len(descriptors(pids(stack, variant.watched)))
+        # What each abort is called, and the abort.
+        cases: dict[str, Callable[[], None]] = {
+            f"{'multipart' if multi else 'raw'} upload of {size // 1024} KiB cut halfway": (
+                partial(abort_upload, port, stack.api_token, size, multi)
             )
-            for label, abort in cases.items():
-                started = time.monotonic()
-                for _ in range(REPEAT):
-                    abort()
-                store = _settled(data, objects=1)
-                settle_s = time.monotonic() - started
-                after = client.get(f"/files/{object_id}")
-                serving = after.status_code == 200 and len(after.content) == DOWNLOAD_BYTES
-                fds = len(descriptors(pids(stack, variant.watched)))
-                passed = not store.leftovers and store.objects == 1 and serving
-                observed = (
-                    f"{len(store.leftovers)} files left, {store.objects} object(s) stored; next "
-                    f"download {after.status_code}; server fds {fds_before} before, {fds} after"
-                )
-                figures = {
-                    "leftover_files": len(store.leftovers),
-                    "objects": store.objects,
-                    "next_status": after.status_code,
-                    "fds": fds,
-                    "settle_s": round(settle_s, 2),
-                }
-                expected = "0 partial or temp files; the next request served"
-                verdict = Verdict.PASS if passed else Verdict.FAIL
-                probes.append(
-                    Row(f"{REPEAT} x {label}", where, expected, observed, verdict, figures)
-                )
-            client.close()
-            time.sleep(1.0)
-            fds_after = len(descriptors(pids(stack, variant.watched)))
+            for multi in (False, True)
+            for size in SIZES
+        }
+        cases[f"download of {DOWNLOAD_BYTES // 1024} KiB cut after 64 KiB"] = partial(
+            abort_download, port, object_id
+        )
+        for label, abort in cases.items():
+            started = time.monotonic()
+            for _ in range(REPEAT):
+                abort()
+            store = _settled(data, objects=1)
+            settle_s = time.monotonic() - started
+            after = client.get(f"/files/{object_id}")
+            serving = after.status_code == 200 and len(after.content) == DOWNLOAD_BYTES
+            fds = len(descriptors(pids(stack, variant.watched)))
+            passed = not store.leftovers and store.objects == 1 and serving
+            observed = (
+                f"{len(store.leftovers)} files left, {store.objects} object(s) stored; next "
+                f"download {after.status_code}; server fds {fds_before} before, {fds} after"
+            )
+            figures = {
+                "leftover_files": len(store.leftovers),
+                "objects": store.objects,
+                "next_status": after.status_code,
+                "fds": fds,
+                "settle_s": round(settle_s, 2),
+            }
+            expected = "0 partial or temp files; the next request served"
+            verdict = Verdict.PASS if passed else Verdict.FAIL
+            probes.append(Row(f"{REPEAT} x {label}", where, expected, observed, verdict, figures))
+        client.close()
+        time.sleep(1.0)
+        fds_after = len(descriptors(pids(stack, variant.watched)))
     leaked = fds_after - fds_before
     probes.append(
         Row(

@@ -9,6 +9,7 @@ from functools import partial
 
 from servelab.bench.load.k6 import K6Error
 from servelab.project import Project
+from servelab.reliability.cli import failed
 from servelab.reliability.faults.coldstart import DEFAULT_SECONDS
 from servelab.reliability.faults.sections import NEEDS_ROOT, PROBES, run_probe, write_coldstart
 from servelab.reliability.outage.run import LoadError
@@ -21,19 +22,14 @@ from servelab.stack import StackError
 def probe(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.probe) - set(PROBES))
     if unknown:
-        print(
-            f"servelab: no probe {', '.join(unknown)} (known: {', '.join(PROBES)})", file=sys.stderr
-        )
-        return 2
+        return failed(f"no probe {', '.join(unknown)} (known: {', '.join(PROBES)})")
     if args.seconds <= 0:
-        print("servelab: --seconds must be more than 0", file=sys.stderr)
-        return 2
+        return failed("--seconds must be more than 0")
     project = Project.find()
     try:
         chosen(project, lambda spec: spec.coldstart, "coldstart", args.family or ())
     except SpecError as error:
-        print(f"servelab: {error}", file=sys.stderr)
-        return 2
+        return failed(error)
     names = list(args.probe) or probe_names()
     for skipped in [name for name in PROBES if name not in names and not args.probe]:
         print(f"servelab: {skipped} skipped: {NEEDS_ROOT[skipped]}", file=sys.stderr)
@@ -46,8 +42,7 @@ def probe(args: argparse.Namespace) -> int:
             path = run_probe(project, name, coldstart if name == "coldstart" else None)
             print(f"servelab: wrote {path} ({name})", file=sys.stderr)
     except (StackError, LoadError, K6Error, subprocess.CalledProcessError) as error:
-        print(f"servelab: {error}", file=sys.stderr)
-        return 2
+        return failed(error)
     return 0
 
 

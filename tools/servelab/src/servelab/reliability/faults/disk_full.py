@@ -54,37 +54,30 @@ def _upload(client: httpx2.Client, body: bytes, multipart: bool) -> tuple[Attemp
 
 def probe_variant(project: Project, target: StoreFaults, variant: Served) -> Row:
     work = project.work("probe", "disk-full", target.family, variant.variant)
-    work.mkdir(parents=True, exist_ok=True)
-    log = work / "server.log"
-    with files_stack(project, target, variant, log, tmpfs_size=TMPFS_SIZE) as (stack, data):
-        headers = {"Authorization": f"Bearer {stack.api_token}"}
-        with httpx2.Client(
-            base_url=stack.url(variant.service), headers=headers, timeout=30
-        ) as client:
-            stored: dict[str, str] = {}
-            refused: list[Attempt] = []
-            for number in range(MAX_UPLOADS):
-                body = os.urandom(UPLOAD_BYTES)
-                attempt, object_id = _upload(client, body, multipart=number % 2 == 1)
-                if object_id:
-                    stored[object_id] = hashlib.sha256(body).hexdigest()
-                else:
-                    refused.append(attempt)
-                if len(refused) >= 4:  # two raw and two multipart
-                    break
-            store_full = Store.of(data)
-            served = sum(
-                hashlib.sha256(client.get(f"/files/{object_id}").content).hexdigest() == digest
-                for object_id, digest in stored.items()
-            )
-            freed = list(stored)[:2]
-            for object_id in freed:
-                client.delete(f"/files/{object_id}")
-            again = [
-                _upload(client, os.urandom(UPLOAD_BYTES), multipart)[0]
-                for multipart in (False, True)
-            ]
-            store_after = Store.of(data)
+    with files_stack(project, target, variant, work, TMPFS_SIZE) as (_, data, client):
+        stored: dict[str, str] = {}
+        refused: list[Attempt] = []
+        for number in range(MAX_UPLOADS):
+            body = os.urandom(UPLOAD_BYTES)
+            attempt, object_id = _upload(client, body, multipart=number % 2 == 1)
+            if object_id:
+                stored[object_id] = hashlib.sha256(body).hexdigest()
+            else:
+                refused.append(attempt)
+            if len(refused) >= 4:  # two raw and two multipart
+                break
+        store_full = Store.of(data)
+        served = sum(
+            hashlib.sha256(client.get(f"/files/{object_id}").content).hexdigest() == digest
+            for object_id, digest in stored.items()
+        )
+        freed = list(stored)[:2]
+        for object_id in freed:
+            client.delete(f"/files/{object_id}")
+        again = [
+            _upload(client, os.urandom(UPLOAD_BYTES), multipart)[0] for multipart in (False, True)
+        ]
+        store_after = Store.of(data)
     clear = all(a.status in REFUSALS and a.json for a in refused) and len(refused) >= 4
     passed = (
         clear

@@ -12,7 +12,10 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx2
+
 from servelab.project import Project
+from servelab.reliability.stacks import started
 from servelab.spec.reliability import Served, StoreFaults
 from servelab.stack import Stack, StackError
 
@@ -52,31 +55,26 @@ def mounted_tmpfs(path: Path, size: str) -> Iterator[Path]:
 
 @contextmanager
 def files_stack(
-    project: Project,
-    target: StoreFaults,
-    variant: Served,
-    log: Path,
-    *,
-    tmpfs_size: str | None = None,
-) -> Iterator[tuple[Stack, Path]]:
-    """The stack and its store's directory (on a tmpfs of `tmpfs_size` if set)."""
+    project: Project, target: StoreFaults, variant: Served, work: Path, tmpfs_size: str = ""
+) -> Iterator[tuple[Stack, Path, httpx2.Client]]:
+    """The stack, its store's directory (on a tmpfs of `tmpfs_size` if set) and a client of
+    its service with its token; the server's log in `work`."""
     run_dir = Path(tempfile.mkdtemp(prefix="servelab-probe-"))
     data = run_dir / "volumes" / target.volume
     data.mkdir(parents=True)
+    work.mkdir(parents=True, exist_ok=True)
     try:
         with (
             mounted_tmpfs(data, tmpfs_size) if tmpfs_size else nullcontext(data),
-            log.open("w") as server_log,
-            Stack(
-                variant.profile,
-                only=[variant.service],
-                env=variant.env,
-                run_dir=run_dir,
-                log=server_log,
-                project=project,
-            ) as stack,
+            (work / "server.log").open("w") as server_log,
+            started(project, variant, server_log, run_dir=run_dir) as (stack, _),
+            httpx2.Client(
+                base_url=stack.url(variant.service),
+                headers={"Authorization": f"Bearer {stack.api_token}"},
+                timeout=30,
+            ) as client,
         ):
-            yield stack, data
+            yield stack, data, client
     except subprocess.CalledProcessError as error:
         raise StackError(f"cannot mount a tmpfs on {data}: {error.stderr!r}") from None
     finally:

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from servelab.project import Project
+from servelab.reliability.cli import add_form, failed
 from servelab.reliability.fuzz.run import FuzzError, FuzzOptions, run_fuzz
 from servelab.reliability.plan import announce, fuzz_s
 from servelab.spec.family import SpecError
@@ -15,9 +16,7 @@ from servelab.stack import StackError
 
 
 def fuzz(args: argparse.Namespace) -> int:
-    options = FuzzOptions(
-        examples=args.examples, quick=args.quick, seed=args.seed, time_limit_s=args.seconds
-    )
+    options = FuzzOptions(args.examples, args.form == "quick", args.seed, args.seconds)
     project = Project.find()
     try:
         families = chosen(project, lambda spec: spec.fuzz, "fuzz", args.family)
@@ -26,8 +25,7 @@ def fuzz(args: argparse.Namespace) -> int:
         for family in families.values():
             print(f"servelab: wrote {run_fuzz(project, family, options)}", file=sys.stderr)
     except (SpecError, FuzzError, StackError) as error:
-        print(f"servelab: {error}", file=sys.stderr)
-        return 2
+        return failed(error)
     return 0
 
 
@@ -49,18 +47,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         help="repeat schemathesis's phases until this many seconds a target have passed",
     )
-    fuzz_form = fuzzing.add_mutually_exclusive_group()
-    fuzz_form.add_argument(
-        "--quick",
-        dest="quick",
-        action="store_true",
-        default=True,
-        help="schemathesis's phases once a target, 15 s slowloris (default)",
-    )
-    fuzz_form.add_argument(
-        "--full",
-        dest="quick",
-        action="store_false",
-        help="schemathesis's phases repeated for 600 s a target, 60 s slowloris",
+    add_form(
+        fuzzing,
+        quick="schemathesis's phases once a target, 15 s slowloris (default)",
+        full="schemathesis's phases repeated for 600 s a target, 60 s slowloris",
     )
     fuzzing.set_defaults(handler=fuzz)

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from servelab.project import Project
+from servelab.reliability.cli import failed
 from servelab.reliability.outage.drill import KINDS, DrillError
 from servelab.reliability.outage.results import drill_names, write_drill
 from servelab.reliability.outage.run import LoadError
@@ -20,24 +21,21 @@ def outage(args: argparse.Namespace) -> int:
     if args.all or args.kind:
         names += drill_names(project, args.kind)
     if not names:
-        print("servelab: name a drill, or give --kind or --all", file=sys.stderr)
-        return 2
+        return failed("name a drill, or give --kind or --all")
     try:
         planned = drills_s(project, names)
     except DrillError as error:
-        print(f"servelab: {error}", file=sys.stderr)
-        return 2
+        return failed(error)
     print(announce(f"{len(names)} drills", planned), file=sys.stderr)
-    failed = 0
+    errors = 0
     for name in names:
         try:
             report = write_drill(project, name)
         except (DrillError, LoadError, StackError) as error:
-            print(f"servelab: {error}", file=sys.stderr)
-            failed += 1
+            errors += failed(error)
             continue
         print(f"servelab: wrote {report}", file=sys.stderr)
-    return 2 if failed else 0
+    return 2 if errors else 0
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -23,30 +23,6 @@ from servelab.stack import Stack
 _K6_GRACE_S = 60.0
 
 
-def answers_argv(env: Mapping[str, str], answers_csv: Path) -> list[str]:
-    """k6's command line for loadtests/outage.js under `env`, every answer written to
-    `answers_csv` (read_answers reads it back)."""
-    return k6_argv(
-        k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]
-    )
-
-
-def run_k6(
-    argv: Sequence[str], project: Project, timeout_s: float
-) -> subprocess.CompletedProcess[str]:
-    """Run answers_argv's k6, its CSV times in Unix milliseconds as read_answers reads them
-    (raises subprocess.TimeoutExpired after `timeout_s`)."""
-    return subprocess.run(
-        argv,
-        cwd=project.root,
-        env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
-        capture_output=True,
-        text=True,
-        timeout=timeout_s,
-        check=False,
-    )
-
-
 class LoadError(RuntimeError):
     """The load did not run: k6 failed or hung, or what ran beside it failed."""
 
@@ -59,7 +35,9 @@ def load_beside(
     command line."""
     answers_csv = work / "answers.csv"
     answers_csv.unlink(missing_ok=True)
-    argv = answers_argv(env, answers_csv)
+    argv = k6_argv(
+        k6_binary(), LOADTESTS / "outage.js", env, options=["--out", f"csv={answers_csv}"]
+    )
     failures: list[Exception] = []
     started = time.monotonic()
 
@@ -72,7 +50,16 @@ def load_beside(
     actor = threading.Thread(target=acting)
     actor.start()
     try:
-        result = run_k6(argv, project, float(env["DURATION"].rstrip("s")) + _K6_GRACE_S)
+        # The CSV's times in Unix milliseconds, as read_answers reads them.
+        result = subprocess.run(
+            argv,
+            cwd=project.root,
+            env={**os.environ, "K6_CSV_TIME_FORMAT": "unix_milli"},
+            capture_output=True,
+            text=True,
+            timeout=float(env["DURATION"].rstrip("s")) + _K6_GRACE_S,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         raise LoadError(f"k6 still running {_K6_GRACE_S:.0f} s after the load's end") from None
     finally:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from servelab.project import Project
+from servelab.reliability.cli import add_form, failed
 from servelab.reliability.outage.run import LoadError
 from servelab.reliability.plan import announce, soaks_s
 from servelab.reliability.soak.section import write_soak
@@ -25,8 +26,7 @@ def soak(args: argparse.Namespace) -> int:
             path = write_soak(project, family, args.form, args.rate)
             print(f"servelab: wrote {path} (soak-{family})", file=sys.stderr)
     except (SoakError, StackError, LoadError) as error:
-        print(f"servelab: {error}", file=sys.stderr)
-        return 2
+        return failed(error)
     return 0
 
 
@@ -39,15 +39,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "family", nargs="*", help="families with a [soak] in their spec (default: all)"
     )
-    form = parser.add_mutually_exclusive_group()
-    form.add_argument(
-        "--quick",
-        dest="form",
-        action="store_const",
-        const="quick",
-        default="quick",
-        help="1 minute (default)",
-    )
-    form.add_argument("--full", dest="form", action="store_const", const="full", help="10 minutes")
+    add_form(parser, quick="1 minute (default)", full="10 minutes")
     parser.add_argument("--rate", type=int, help="requests/s instead of half the measured capacity")
     parser.set_defaults(handler=soak)
