@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from servelab.reliability.fuzz.memory import CeilingWatch, Container, Peak, memory_probe
+from servelab.reliability.fuzz.memory import Container, Peak, ceiling_watch, memory_probe
 from servelab.reliability.report import render_reliability
 from servelab.reliability.rows import Section, Verdict
 from servelab.stack import groups
@@ -45,12 +45,12 @@ def test_a_spike_freed_before_the_end_is_seen_and_fails_the_tighter_limit() -> N
     with spiking() as process:
         tight = Container("tight", process.pid, limit_mib=150.0)
         roomy = Container("roomy", process.pid, limit_mib=1024.0)
-        with CeilingWatch([tight, roomy]) as watch:
+        with ceiling_watch([tight, roomy]) as watch:
             assert process.stdin is not None and process.stdout is not None
             process.stdin.write(b"go\n")
             process.stdin.flush()
             assert process.stdout.readline() == b"freed\n"
-        peaks = watch.peaks()
+        peaks = watch()
 
     assert [peak.container for peak in peaks] == [tight, roomy]
     for peak in peaks:

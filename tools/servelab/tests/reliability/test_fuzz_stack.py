@@ -10,7 +10,7 @@ import pytest
 
 from servelab.project import Project
 from servelab.reliability.fuzz.cases import decompression_ratio, hand_written, range_cases
-from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
+from servelab.reliability.fuzz.memory import ceiling_watch, memory_probe, serving
 from servelab.reliability.fuzz.run import (
     FuzzOptions,
     case_probes,
@@ -73,10 +73,10 @@ def test_health_code_refuses_a_decompression_ratio_quickly_under_its_memory_limi
     target = variant.targets[0]
     with Stack(variant.profile, only=[variant.service], env=variant.env, log=None) as stack:
         containers = serving(stack, target.service)
-        with CeilingWatch(containers) as memory:
+        with ceiling_watch(containers) as peaks:
             cases = decompression_ratio(family, stack.api_token)
             probes = list(case_probes(target.service, stack.port(target.service), cases))
-        ceiling = memory_probe(target.service, memory.peaks())
+        ceiling = memory_probe(target.service, peaks())
     assert sorted(container.name for container in containers) == watched
     assert [probe.observed for probe in probes] == ["3 cases: 413 ×3"]
     assert probes[0].figures["slowest_s"] < 2.0

@@ -41,18 +41,17 @@ def test_the_plan_prints_each_phase_and_the_whole_and_runs_nothing(
     assert main(["reliability", "--plan", "quick"]) == 0
     line = capsys.readouterr().err.strip()
     phases = suite_plan(project, "quick")
-    assert [phase.name for phase in phases] == ["drills", "probes", "fuzzing", "soaks"]
-    for phase in phases:
-        assert f"{phase.name} {clock(phase.seconds)}" in line
-    assert line.endswith(f"about {clock(sum(phase.seconds for phase in phases))}")
+    assert list(phases) == ["drills", "probes", "fuzzing", "soaks"]
+    for name, seconds in phases.items():
+        assert f"{name} {clock(seconds)}" in line
+    assert line.endswith(f"about {clock(sum(phases.values()))}")
     assert not (tmp_path / "results").exists()
 
 
 def test_the_full_form_adds_nine_minutes_a_soak_and_repeats_the_schema_runs(
     project: Project,
 ) -> None:
-    quick = {phase.name: phase.seconds for phase in suite_plan(project, "quick")}
-    full = {phase.name: phase.seconds for phase in suite_plan(project, "full")}
+    quick, full = suite_plan(project, "quick"), suite_plan(project, "full")
     assert full["soaks"] - quick["soaks"] == 540 * len(soaks(project))
     assert soaks_s(["files"], "full") - soaks_s(["files"], "quick") == 540
     every = fuzzed(project)

@@ -16,9 +16,8 @@ def reliability(args: argparse.Namespace) -> int:
     project = Project.find()
     if args.plan:
         phases = suite_plan(project, args.plan)
-        each = ", ".join(f"{phase.name} {clock(phase.seconds)}" for phase in phases)
-        total = sum(phase.seconds for phase in phases)
-        print(announce(f"the reliability suite ({each})", total), file=sys.stderr)
+        each = ", ".join(f"{name} {clock(seconds)}" for name, seconds in phases.items())
+        print(announce(f"the reliability suite ({each})", sum(phases.values())), file=sys.stderr)
         return 0
     print(f"servelab: wrote {write_reliability(project)}", file=sys.stderr)
     return 0

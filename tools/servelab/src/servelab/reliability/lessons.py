@@ -24,12 +24,6 @@ class _Loss:
         return f"{self.target}: {self.failed:,} of {self.answers:,} lost"
 
     @property
-    def back(self) -> str:
-        if self.back_s is None:
-            return "never whole again"
-        return f"every answer a 2xx again after {self.back_s:.1f} s"
-
-    @property
     def lost(self) -> tuple[float, float]:
         """The share of requests lost, then the seconds until every answer succeeded (never
         whole again: the worst of equal shares)."""
@@ -41,11 +35,9 @@ def _loss(row: Row) -> _Loss | None:
     figures = row.figures
     if "failed" not in figures or "answers" not in figures:
         return None
+    target = row.target.split(" (drill")[0]
     return _Loss(
-        row.target.split(" (drill")[0],
-        int(figures["failed"]),
-        int(figures["answers"]),
-        figures.get("whole_again_s"),
+        target, int(figures["failed"]), int(figures["answers"]), figures.get("whole_again_s")
     )
 
 
@@ -65,7 +57,12 @@ def lessons(sections: Sequence[Section]) -> list[str]:
                 worst.lost[0],
                 [
                     f"[{section.title}](#{section.name})",
-                    f"{worst.shown}, {worst.back}",
+                    f"{worst.shown}, "
+                    + (
+                        "never whole again"
+                        if worst.back_s is None
+                        else f"every answer a 2xx again after {worst.back_s:.1f} s"
+                    ),
                     best.shown,
                     f"{goal.advice}.",
                 ],

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from servelab.bench.progress import clock
 from servelab.project import Project
@@ -47,12 +46,6 @@ FUZZ_TARGET_OVERHEAD_S = 3.0
 FUZZ_FORMS = {"quick": FuzzOptions(), "full": FuzzOptions(time_limit_s=60)}
 # A soak's stack, its load started and stopped, its last sample.
 SOAK_OVERHEAD_S = 6.0
-
-
-@dataclass(frozen=True)
-class Phase:
-    name: str
-    seconds: float
 
 
 def drills_s(project: Project, names: Sequence[str]) -> float:
@@ -104,16 +97,16 @@ def probe_names(root: bool | None = None) -> list[str]:
     return [name for name in PROBES if root or name not in NEEDS_ROOT]
 
 
-def suite_plan(project: Project, form: str = "quick") -> list[Phase]:
-    """`make reliability FORM=<form>` (quick or full), phase by phase, in the order it runs
-    them."""
+def suite_plan(project: Project, form: str = "quick") -> dict[str, float]:
+    """`make reliability FORM=<form>` (quick or full): each phase's seconds, in the order it
+    runs them."""
     fuzzed = chosen(project, lambda spec: spec.fuzz, "fuzz").values()
-    return [
-        Phase("drills", drills_s(project, list(drills(project)))),
-        Phase("probes", probes_s(project, probe_names(), (), coldstart.DEFAULT_SECONDS)),
-        Phase("fuzzing", fuzz_s(list(fuzzed), FUZZ_FORMS[form])),
-        Phase("soaks", soaks_s(list(soaks(project)), form)),
-    ]
+    return {
+        "drills": drills_s(project, list(drills(project))),
+        "probes": probes_s(project, probe_names(), (), coldstart.DEFAULT_SECONDS),
+        "fuzzing": fuzz_s(list(fuzzed), FUZZ_FORMS[form]),
+        "soaks": soaks_s(list(soaks(project)), form),
+    }
 
 
 def announce(what: str, seconds: float) -> str:

@@ -14,7 +14,7 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -140,12 +140,3 @@ def probe_variant(project: Project, target: StoreFaults, variant: Served) -> lis
         )
     )
     return probes
-
-
-def probe_aborts(project: Project, targets: Sequence[StoreFaults]) -> list[Row]:
-    return [
-        row
-        for target in targets
-        for variant in target.stacks
-        for row in probe_variant(project, target, variant)
-    ]

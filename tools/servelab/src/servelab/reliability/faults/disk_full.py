@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import httpx2
@@ -114,7 +113,3 @@ def probe_variant(project: Project, target: StoreFaults, variant: Served) -> Row
             "accepted_after_free": sum(a.status == 201 for a in again),
         },
     )
-
-
-def probe_disk_full(project: Project, targets: Sequence[StoreFaults]) -> list[Row]:
-    return [probe_variant(project, target, s) for target in targets for s in target.stacks]

@@ -6,10 +6,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from servelab.project import Project
-from servelab.reliability.faults.aborts import probe_aborts
+from servelab.reliability.faults import aborts, disk_full
 from servelab.reliability.faults.coldstart import DEFAULT_SECONDS, probe_coldstart
 from servelab.reliability.faults.dependencies import probe_dependencies
-from servelab.reliability.faults.disk_full import TMPFS_SIZE, probe_disk_full
 from servelab.reliability.report import write_reliability
 from servelab.reliability.rows import Row, write_section
 from servelab.spec.reliability import Dependencies, StoreFaults, chosen
@@ -48,8 +47,8 @@ def write_disk_full(project: Project) -> Path:
         "disk-full",
         "Disk full: the files service's storage on a small tmpfs",
         "servelab probe disk-full",
-        probe_disk_full(project, store_targets(project)),
-        f"The storage volume is a {TMPFS_SIZE} tmpfs mounted by the probe (root) and "
+        [disk_full.probe_variant(project, t, s) for t in store_targets(project) for s in t.stacks],
+        f"The storage volume is a {disk_full.TMPFS_SIZE} tmpfs mounted by the probe (root) and "
         "unmounted afterwards; uploads of 1 MiB alternate raw and multipart bodies until four "
         "are refused; then every stored file is downloaded and compared by SHA-256, two are "
         "deleted and one raw and one multipart upload must be accepted again.",
@@ -62,7 +61,12 @@ def write_aborts(project: Project) -> Path:
         "aborts",
         "Client aborts: uploads and downloads cut mid-way",
         "servelab probe aborts",
-        probe_aborts(project, store_targets(project)),
+        [
+            row
+            for t in store_targets(project)
+            for s in t.stacks
+            for row in aborts.probe_variant(project, t, s)
+        ],
         "Each abort is a raw socket that sends the headers and half the body (or reads the "
         "first 64 KiB of a download) and resets the connection (SO_LINGER 0). Files left "
         "are counted in the store's tmp/ and as blobs or sidecars without their pair; file "

@@ -9,10 +9,9 @@ quarter of a second in a thread of its own, and its peak compared with its own l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Self
 
 from servelab.bench.measure.memory import MemoryWatch
 from servelab.reliability.rows import Row, Verdict
@@ -85,26 +84,17 @@ def serving(stack: Stack, service: str) -> list[Container]:
     ]
 
 
-class CeilingWatch:
-    """`with CeilingWatch(containers) as watch: ...`, then `watch.peaks()`: each
-    container's memory sampled every `interval_s` in a background thread."""
-
-    def __init__(self, containers: Iterable[Container], interval_s: float = INTERVAL_S) -> None:
-        self._watches = [
-            (container, MemoryWatch([container.pgid], interval_s)) for container in containers
-        ]
-        self._running = ExitStack()
-
-    def __enter__(self) -> Self:
-        for _, watch in self._watches:
-            self._running.enter_context(watch)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._running.close()
-
-    def peaks(self) -> list[Peak]:
-        return [Peak(container, watch.peak) for container, watch in self._watches]
+@contextmanager
+def ceiling_watch(
+    containers: Iterable[Container], interval_s: float = INTERVAL_S
+) -> Iterator[Callable[[], list[Peak]]]:
+    """`with ceiling_watch(containers) as peaks: ...`, then `peaks()`: each container's
+    memory sampled every `interval_s` in a background thread."""
+    watches = [(container, MemoryWatch([container.pgid], interval_s)) for container in containers]
+    with ExitStack() as running:
+        for _, watch in watches:
+            running.enter_context(watch)
+        yield lambda: [Peak(container, watch.peak) for container, watch in watches]
 
 
 def memory_probe(label: str, peaks: Sequence[Peak]) -> Row:

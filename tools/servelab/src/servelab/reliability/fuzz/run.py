@@ -15,7 +15,7 @@ from pathlib import Path
 from servelab.project import Project
 from servelab.reliability.fuzz.cases import Case, hand_written, range_cases
 from servelab.reliability.fuzz.judge import tally
-from servelab.reliability.fuzz.memory import CeilingWatch, memory_probe, serving
+from servelab.reliability.fuzz.memory import ceiling_watch, memory_probe, serving
 from servelab.reliability.fuzz.race import OBJECT_BYTES, race
 from servelab.reliability.fuzz.raw import ANSWER_TIMEOUT_S, exchange, request_bytes
 from servelab.reliability.fuzz.schema import SchemaRunError, run_schemathesis, schemathesis_argv
@@ -219,7 +219,7 @@ def fuzz_target(
     port = stack.port(target.service)
     label = f"{target.service} ({target.server})"
     probes = []
-    with CeilingWatch(serving(stack, target.service)) as memory:
+    with ceiling_watch(serving(stack, target.service)) as peaks:
         if target.openapi:
             probes.append(schema_probe(target, port, stack.api_token, options, work))
         cases = list(hand_written(family, stack.api_token))
@@ -233,7 +233,7 @@ def fuzz_target(
         if family.delete_race:
             probes.append(race_probe(label, port, family, stack.api_token))
         probes.append(slowloris_probe(label, port, family.read, options.slowloris_s))
-    probes.append(memory_probe(label, memory.peaks()))
+    probes.append(memory_probe(label, peaks()))
     return probes
 
 

@@ -55,32 +55,11 @@ def schemathesis_argv(
     """`max_time_s`: repeat the phases until then; None: each phase once."""
     repeat = [] if max_time_s is None else ["--max-time", str(max_time_s)]
     return [
-        sys.executable,
-        "-m",
-        "schemathesis.cli",
-        "run",
-        schema_url,
-        "--checks",
-        "all",
-        "--max-examples",
-        str(examples),
-        *repeat,
-        "--continue-on-failure",
-        "--request-timeout",
-        str(ANSWER_TIMEOUT_S),
-        "--seed",
-        str(seed),
-        "--workers",
-        "1",
-        "--header",
-        f"Authorization: Bearer {token}",
-        "--suppress-health-check",
-        "all",
-        "--report",
-        "json",
-        "--report-json-path",
-        str(report),
-        "--no-color",
+        *(sys.executable, "-m", "schemathesis.cli", "run", schema_url, "--checks", "all"),
+        *("--max-examples", str(examples), *repeat, "--continue-on-failure"),
+        *("--request-timeout", str(ANSWER_TIMEOUT_S), "--seed", str(seed), "--workers", "1"),
+        *("--header", f"Authorization: Bearer {token}", "--suppress-health-check", "all"),
+        *("--report", "json", "--report-json-path", str(report), "--no-color"),
     ]
 
 

@@ -114,15 +114,9 @@ def per_second(answers: Sequence[Answer], start_ms: float) -> list[dict[str, flo
     buckets: dict[int, list[Answer]] = {}
     for answer in answers:
         buckets.setdefault(int((answer.at_ms - start_ms) // 1000), []).append(answer)
+    windows = {second: Window.of(group) for second, group in sorted(buckets.items())}
     return [
-        {
-            "second": second,
-            "answers": len(group),
-            "ok": sum(a.ok for a in group),
-            "503": sum(a.status == 503 for a in group),
-            "other": sum(not a.ok and a.status != 503 for a in group),
-            "p50_ms": round(percentile([a.duration_ms for a in group], 0.5), 1),
-            "max_ms": round(max(a.duration_ms for a in group), 1),
-        }
-        for second, group in sorted(buckets.items())
+        {"second": second, "answers": w.answers, "ok": w.ok, "503": w.status_503}
+        | {"other": w.other, "p50_ms": w.p50_ms, "max_ms": w.max_ms}
+        for second, w in windows.items()
     ]
