@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import fields
 from functools import partial
 from pathlib import Path
 
@@ -18,15 +19,11 @@ from servelab.project import Project
 from servelab.spec.family import families as all_families
 
 
-def families(project: Project, requested: list[str]) -> list[str]:
-    """The requested benchmark families, or every one in loadtests/families/."""
-    return requested or all_families(project)
-
-
 def _each_family(project: Project, requested: list[str], write: Callable[[str], Path]) -> int:
-    """Write each family's report; a BenchError is one clear line and exit status 2."""
+    """Write the report of each family requested, else of every one in
+    loadtests/families/; a BenchError is one clear line and exit status 2."""
     try:
-        for family in families(project, requested):
+        for family in requested or all_families(project):
             print(f"servelab: wrote {write(family)}", file=sys.stderr)
     except BenchError as error:
         print(f"servelab: {error}", file=sys.stderr)
@@ -37,18 +34,11 @@ def _each_family(project: Project, requested: list[str], write: Callable[[str], 
 def bench(args: argparse.Namespace) -> int:
     project = Project.find()
     options = BenchOptions(
-        workers=args.workers,
-        cpus=args.cpus,
-        target=args.target,
-        variant=args.variant,
-        payload_on_target=args.payload_on_target,
-        label=args.label,
-        out=args.out,
-        on_disk=args.on_disk,
+        **{option.name: getattr(args, option.name) for option in fields(BenchOptions)}
     )
     try:
         # With several families, one estimate of the time left covers them all.
-        names = families(project, args.family)
+        names = args.family or all_families(project)
         progress = run_progress(project, names, args.quick, options=options)
     except BenchError as error:
         print(f"servelab: {error}", file=sys.stderr)

@@ -113,9 +113,9 @@ def run_bench(
 def render_report(project: Project, family: str) -> Path:
     """Write docs/results/<family>.md and its charts again from the saved results; `family`
     may also be a saved run's .json (a labelled or --out run), whose report goes beside it."""
-    if family.endswith(".json"):
-        saved = Path(family)
-        if not saved.is_file():
-            raise BenchError(f"no results at {saved}")
-        return _write_report(project, load_matrix(project, load_run(saved).family), saved)
-    return _write_report(project, load_matrix(project, family))
+    if not family.endswith(".json"):
+        return _write_report(project, load_matrix(project, family))
+    saved = Path(family)
+    if not saved.is_file():
+        raise BenchError(f"no results at {saved}")
+    return _write_report(project, load_matrix(project, load_run(saved).family), saved)

@@ -107,10 +107,6 @@ def k6_env(
     return env
 
 
-def _tail(path: Path, lines: int = 15) -> str:
-    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-
-
 @dataclass(frozen=True)
 class Measured:
     """What measure_cell read: the figures of the measured k6 run and the server's."""
@@ -159,7 +155,8 @@ def _k6(
         cpus=pinning.client,
     )
     if run.returncode != 0:
-        raise K6Error(f"k6 exited with status {run.returncode} (log: {log})\n{_tail(log)}")
+        tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
+        raise K6Error(f"k6 exited with status {run.returncode} (log: {log})\n{tail}")
     return summary, run
 
 
@@ -247,13 +244,9 @@ def measure_cell(
         server_cpu_s=_cpu_seconds(before, after) if stack is not None else None,
         server_processes=cpu_time.seen(before, after) if stack is not None else None,
         tools=tools,
-        server_memory_mib=_rounded(memory.peak) if memory is not None else None,
+        server_memory_mib=round(memory.peak, 1) if memory and memory.peak is not None else None,
         steal_pct=steal.percent(stolen, stolen_after),
     )
-
-
-def _rounded(mib: float | None) -> float | None:
-    return round(mib, 1) if mib is not None else None
 
 
 def cell_stack(ctx: Context, cell: Cell, pinning: Pinning, server_log: TextIO) -> Stack:
@@ -397,11 +390,7 @@ def _reference(project: Project, family: str, form: str) -> BenchRun | None:
 
 
 def k6_command_template() -> str:
-    env = {
-        "BASE_URL": "<service url>",
-        **RECORD_FAILURES,
-        "SUMMARY_JSON": "<summary.json>",
-    }
+    env = {"BASE_URL": "<service url>", **RECORD_FAILURES, "SUMMARY_JSON": "<summary.json>"}
     return (
         " ".join(k6_argv("k6", "loadtests/<script>", env))
         + "  # plus the server's settings, the endpoint's env and its load shape's;"

@@ -81,15 +81,6 @@ def multipart(data: bytes) -> bytes:
     return head + data + f"\r\n--{BOUNDARY}--\r\n".encode()
 
 
-def _json(value: object) -> bytes:
-    """JSON.stringify's bytes: no spaces."""
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
-def _hello(source: Source) -> Request:
-    return Request("GET", source.base_url + source.env.get("ENDPOINT", "/hello"))
-
-
 def _store(source: Source) -> str:
     """download.js's setup(): POST /files with the payload; the stored file's id."""
     url = f"{source.base_url}/files"
@@ -139,7 +130,11 @@ def _encoded(
         return data, raw_type
     if kind == "multipart":
         return multipart(data), MULTIPART_CONTENT_TYPE
-    return _json({**document, "base64": base64.b64encode(data).decode()}), "application/json"
+    # JSON.stringify's bytes: no spaces.
+    encoded = json.dumps(
+        {**document, "base64": base64.b64encode(data).decode()}, separators=(",", ":")
+    )
+    return encoded.encode(), "application/json"
 
 
 def _upload(source: Source) -> Request:
@@ -166,7 +161,9 @@ def _health_code(source: Source) -> Request:
 
 
 SCRIPTS: Mapping[str, Callable[[Source], Request]] = {
-    "hello.js": _hello,
+    "hello.js": lambda source: Request(
+        "GET", source.base_url + source.env.get("ENDPOINT", "/hello")
+    ),
     "download.js": _download,
     "upload.js": _upload,
     "health-code.js": _health_code,

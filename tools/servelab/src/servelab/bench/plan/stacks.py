@@ -83,7 +83,8 @@ class Stacks:
                 self.prepare(stack)
                 yield Serving(stack, warm=False)
             return
-        key = _key(cell, pinning)
+        settings = tuple(sorted(cell.server_env.items()))
+        key = _Key(cell.variant.name, cell.workers, settings, pinning)
         self.stop(lambda other: other.workers != cell.workers)
         kept = self._kept.get(key)
         if kept is not None and kept.stack.exited():
@@ -119,10 +120,6 @@ class Stacks:
                 kept.stack.stop()
             finally:
                 kept.log.close()
-
-
-def _key(cell: Cell, pinning: Pinning) -> _Key:
-    return _Key(cell.variant.name, cell.workers, tuple(sorted(cell.server_env.items())), pinning)
 
 
 def _empty(directory: Path) -> None:
