@@ -54,10 +54,10 @@ def read_spec(project: Project, family: str) -> dict[str, Any]:
 
 
 def validate(model: type[M], data: Any, where: str) -> M:
-    """`model` built from `data`, or SpecError naming `where` and the first bad key."""
+    """`model` built from `data`, or SpecError naming `where`, the first bad key and why."""
     try:
         return model.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top)"
-        raise SpecError(f"{where}: {key}: {first['msg']}") from error
+        key = ".".join(str(part) for part in first["loc"])
+        raise SpecError(": ".join(filter(None, (where, key, first["msg"])))) from error

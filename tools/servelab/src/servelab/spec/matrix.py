@@ -27,8 +27,7 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     StrictBool,
-    ValidationInfo,
-    field_validator,
+    StringConstraints,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -74,12 +73,6 @@ def _invalid(message: str) -> PydanticCustomError:
     return PydanticCustomError("spec", message)
 
 
-def _form(name: str) -> str:
-    if name not in FORMS:
-        raise _invalid(f"{name!r} is neither quick nor full")
-    return name
-
-
 def _listed(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
@@ -94,7 +87,7 @@ def _by_form(table: Any) -> Any:
     return {form: {**common, **own.get(form, {})} for form in (*(FORMS if common else ()), *own)}
 
 
-Form = Annotated[str, AfterValidator(_form)]
+Form = Annotated[str, StringConstraints(pattern="^(quick|full)$")]
 # An environment variable's value; a number is written as its text.
 Text = Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int | float) else v)]
 Names = Annotated[tuple[str, ...], BeforeValidator(_listed)]
@@ -379,47 +372,33 @@ class Matrix(Spec):
         }
         return {**raw, "variants": variants}
 
-    @field_validator("endpoints")
-    @classmethod
-    def _shapes_exist(
-        cls, groups: dict[str, tuple[Endpoint, ...]], info: ValidationInfo
-    ) -> dict[str, tuple[Endpoint, ...]]:
-        shapes = info.data.get("shapes", {})
-        for endpoint in (e for group in groups.values() for e in group):
-            if endpoint.shape is not None and endpoint.shape not in shapes:
-                raise _invalid(f"{endpoint.key!r}: no [shapes.{endpoint.shape}]")
-            if endpoint.steady and steady_rate(shapes) is None:
-                raise _invalid(f"{endpoint.key!r} is `steady`: [shapes.steady] needs one `rate`")
-        return groups
-
-    @field_validator("variants")
-    @classmethod
-    def _names_exist(cls, variants: dict[str, Variant], info: ValidationInfo) -> dict[str, Variant]:
-        for name, variant in variants.items():
+    @model_validator(mode="after")
+    def _names_exist(self) -> Self:
+        """Every shape, endpoint group, variant and ratio named is the matrix's."""
+        for endpoint in (e for group in self.endpoints.values() for e in group):
+            if endpoint.shape is not None and endpoint.shape not in self.shapes:
+                raise _invalid(f"endpoints: {endpoint.key!r}: no [shapes.{endpoint.shape}]")
+            if endpoint.steady and steady_rate(self.shapes) is None:
+                raise _invalid(
+                    f"endpoints: {endpoint.key!r} is `steady`: [shapes.steady] needs one `rate`"
+                )
+        for name, variant in self.variants.items():
             groups = {g for names in variant.endpoints.values() for g in names}
-            if missing := sorted(groups - set(info.data.get("endpoints", groups))):
-                raise _invalid(f"{name}: no endpoint group {missing[0]!r}")
-            if variant.shape is not None and variant.shape not in info.data.get("shapes", {}):
-                raise _invalid(f"{name}: no [shapes.{variant.shape}]")
-        return variants
-
-    @field_validator("ratios")
-    @classmethod
-    def _ratio_variants(cls, ratios: tuple[Ratio, ...], info: ValidationInfo) -> tuple[Ratio, ...]:
-        for ratio in ratios:
-            if unknown := ratio.variants() - set(info.data.get("variants", ratio.variants())):
-                raise _invalid(f"{ratio.name!r} names unknown variants {sorted(unknown)}")
-        return ratios
-
-    @field_validator("goals")
-    @classmethod
-    def _goal_names(cls, goals: tuple[Goal, ...], info: ValidationInfo) -> tuple[Goal, ...]:
-        for goal in goals:
-            if goal.ratio not in {ratio.name for ratio in info.data.get("ratios", ())}:
-                raise _invalid(f"{goal.goal!r} names no ratio {goal.ratio!r}")
-            if unknown := set(goal.variants or ()) - set(info.data.get("variants", {})):
-                raise _invalid(f"{goal.goal!r} names unknown variants {sorted(unknown)}")
-        return goals
+            if missing := sorted(groups - set(self.endpoints)):
+                raise _invalid(f"variants: {name}: no endpoint group {missing[0]!r}")
+            if variant.shape is not None and variant.shape not in self.shapes:
+                raise _invalid(f"variants: {name}: no [shapes.{variant.shape}]")
+        ratios = {ratio.name: ratio for ratio in self.ratios}
+        for goal in self.goals:
+            if goal.ratio not in ratios:
+                raise _invalid(f"goals: {goal.goal!r} names no ratio {goal.ratio!r}")
+        named = [(f"ratios: {r.name!r}", r.variants()) for r in self.ratios]
+        for what, variants in named + [
+            (f"goals: {g.goal!r}", set(g.variants or ())) for g in self.goals
+        ]:
+            if unknown := variants - set(self.variants):
+                raise _invalid(f"{what} names unknown variants {sorted(unknown)}")
+        return self
 
 
 def parse_matrix_spec(table: Mapping[str, Any], where: str) -> Matrix:

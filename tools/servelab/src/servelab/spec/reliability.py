@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
 from servelab.project import Project
 from servelab.spec.family import Spec, SpecError, families, read_spec, validate
@@ -68,13 +68,13 @@ class Drill(Spec):
     kill_at_s: float = 0.0
     restart_at_s: float = 0.0
     env: dict[str, str] = Field(default_factory=dict)
-    notes: str = ""
+    notes: Annotated[str, StringConstraints(strip_whitespace=True)] = ""
     kind: Kind = "kill"
     at_s: float = 0.0
     depth: int = 1
     worker_match: str = ""
     victims: tuple[str, ...] = ()
-    method: str = "GET"
+    method: Annotated[str, StringConstraints(to_upper=True)] = "GET"
     body_file: str = ""  # relative to loadtests/
     content_type: str = ""
     # False: a new connection per request. Over a kept-alive connection k6 (Go's HTTP
@@ -90,16 +90,6 @@ class Drill(Spec):
         if isinstance(raw, dict) and raw.get("kind") != "rolling-restart":
             return {"victim": raw.get("service", ""), **raw}
         return raw
-
-    @field_validator("method")
-    @classmethod
-    def _upper(cls, method: str) -> str:
-        return method.upper()
-
-    @field_validator("notes")
-    @classmethod
-    def _strip(cls, notes: str) -> str:
-        return notes.strip()
 
     @model_validator(mode="after")
     def _schedule(self) -> Drill:
@@ -293,16 +283,6 @@ def _stacks(raw: dict[str, Any], variants: dict[str, Any], where: str) -> dict[s
     return {**raw, "stacks": [{**s, "env": {**s.get("env", {}), **env}} for s in resolved]}
 
 
-def _coldstart(raw: dict[str, Any], spec: dict[str, Any], where: str) -> dict[str, Any]:
-    raw = dict(raw)
-    if "shape" in raw:
-        shape = raw.pop("shape")
-        if shape not in spec.get("shapes", {}):
-            raise SpecError(f"{where}.shape: no [shapes.{shape}] in the family's matrix")
-        raw |= {key: spec["shapes"][shape][key] for key in ("rate", "max_vus")}
-    return _stacks(raw, spec.get("variants", {}), where)
-
-
 def reliability(project: Project, family: str) -> Reliability:
     """The family's reliability targets, every variant and shape they name resolved;
     SpecError (one line) for a bad one."""
@@ -323,8 +303,14 @@ def reliability(project: Project, family: str) -> Reliability:
     if "soak" in spec:
         joined["soak"] = {**_stack(spec["soak"], variants, f"{where}: soak"), "family": family}
     if "coldstart" in spec:
-        cold = _coldstart(spec["coldstart"], spec, f"{where}: coldstart")
-        joined["coldstart"] = {**cold, "family": family}
+        cold = dict(spec["coldstart"])
+        if (shape := cold.pop("shape", None)) is not None:
+            if shape not in spec.get("shapes", {}):
+                raise SpecError(
+                    f"{where}: coldstart.shape: no [shapes.{shape}] in the family's matrix"
+                )
+            cold |= {key: spec["shapes"][shape][key] for key in ("rate", "max_vus")}
+        joined["coldstart"] = {**_stacks(cold, variants, f"{where}: coldstart"), "family": family}
     joined["faults"] = {
         name: {**_stacks(raw, variants, f"{where}: faults.{name}"), "family": family}
         for name, raw in spec.get("faults", {}).items()

@@ -301,7 +301,7 @@ def test_the_report_notes_are_the_markdown_file_beside_the_matrix(tmp_path: Path
         (lambda raw: raw["shapes"]["hey"]["quick"].pop("iterations"), "missing `iterations`"),
         (
             lambda raw: raw["shapes"]["hey"].update(soon={}),
-            r"shapes\.hey\.soon\.\[key\]: 'soon' is neither",
+            r"shapes\.hey\.soon\.\[key\]: String should match pattern",
         ),
         (
             lambda raw: raw["ratios"][0].update(metric="speed"),
