@@ -78,8 +78,6 @@ def _listed(value: Any) -> Any:
 
 
 def _by_form(table: Any) -> Any:
-    """Each form's table: the common keys, then the form's own. Without common keys only
-    the forms named have one."""
     if not isinstance(table, Mapping):
         return table
     common = {key: value for key, value in table.items() if not isinstance(value, Mapping)}
@@ -99,7 +97,8 @@ EveryForm = Annotated[
     Mapping[Form, T],
     BeforeValidator(lambda v: v if isinstance(v, Mapping) else dict.fromkeys(FORMS, v)),
 ]
-# A table per form, from its common keys and each form's own table.
+# A table per form: its common keys, then the form's own (without common keys only the
+# forms named have one).
 ByForm = Annotated[Mapping[Form, T], BeforeValidator(_by_form)]
 
 
@@ -212,14 +211,6 @@ class Side(Spec):
             raise _invalid("a `sum` names its cells in its parts, nothing beside it")
         return self
 
-    def named(self, numerator: tuple[str, ...]) -> set[str]:
-        """The variants it names, a sum part's THE_VARIANT once per `numerator` variant."""
-        names = set(self.variants or ())
-        for part in self.sum:
-            each = numerator if THE_VARIANT in part.variant else ("",)
-            names |= {part.variant.replace(THE_VARIANT, variant) for variant in each}
-        return names
-
     def combines(self, endpoint: str) -> bool:
         """Whether a mean over shared endpoints takes `endpoint` (`only` and `skip`)."""
         wanted = not self.only or any(fnmatchcase(endpoint, glob) for glob in self.only)
@@ -261,9 +252,11 @@ class Ratio(Spec):
         return self
 
     def variants(self) -> set[str]:
-        """Every variant it names."""
-        numerator = self.numerator.variants or ()
-        return self.numerator.named(numerator) | (self.denominator or Side()).named(numerator)
+        """Every variant it names, a sum part's THE_VARIANT once per numerator variant."""
+        top, bottom = self.numerator.variants or (), self.denominator or Side()
+        each = {p.variant: top if THE_VARIANT in p.variant else ("",) for p in bottom.sum}
+        parts = {name.replace(THE_VARIANT, v) for name, vs in each.items() for v in vs}
+        return {*top, *(bottom.variants or ()), *parts}
 
     @property
     def plain(self) -> bool:
