@@ -43,7 +43,7 @@ from servelab.reliability.fuzz.judge import (
     tally,
 )
 from servelab.reliability.fuzz.race import TRUNCATED, WRONG_STATUS, judge_download
-from servelab.reliability.fuzz.raw import Answer, parse_answer, request_bytes
+from servelab.reliability.fuzz.raw import RawAnswer, parse_answer, request_bytes
 from servelab.reliability.fuzz.run import FuzzOptions, case_probes
 from servelab.reliability.fuzz.schema import SchemaRunError, read_report, schemathesis_argv
 from servelab.reliability.report import render_reliability
@@ -253,8 +253,8 @@ def test_a_chunked_answer_is_read() -> None:
     assert parse_answer(b"garbage") == (None, {}, b"")
 
 
-def _answer(status: int | None, body: bytes = b"", kind: str = "application/json") -> Answer:
-    return Answer(status, {"content-type": kind}, body, 0.01)
+def _answer(status: int | None, body: bytes = b"", kind: str = "application/json") -> RawAnswer:
+    return RawAnswer(status, {"content-type": kind}, body, 0.01)
 
 
 def test_answers_are_judged() -> None:
@@ -266,13 +266,13 @@ def test_answers_are_judged() -> None:
     assert judge(bad, _answer(502, error)) == SERVER_ERROR
     assert judge(bad, _answer(200)) == ACCEPTED
     assert judge(fine, _answer(206)) is None
-    assert judge(bad, Answer(None, {}, b"", 10.0, hung=True)) == HANG
+    assert judge(bad, RawAnswer(None, {}, b"", 10.0, hung=True)) == HANG
     assert judge(bad, _answer(405, error)) == NO_ALLOW
-    allowed = Answer(405, {"content-type": "application/json", "allow": "GET"}, error, 0.01)
+    allowed = RawAnswer(405, {"content-type": "application/json", "allow": "GET"}, error, 0.01)
     assert judge(bad, allowed) is None
     head = Case("k", "head", b"HEAD /x HTTP/1.1\r\n\r\n", success_ok=True)
-    assert judge(head, Answer(405, {"allow": "GET"}, b"", 0.01)) == HEAD_REFUSED
-    assert judge(head, Answer(404, {"content-type": "application/json"}, b"", 0.01)) is None
+    assert judge(head, RawAnswer(405, {"allow": "GET"}, b"", 0.01)) == HEAD_REFUSED
+    assert judge(head, RawAnswer(404, {"content-type": "application/json"}, b"", 0.01)) is None
     counted = tally([(bad, _answer(503)), (fine, _answer(200))])
     assert (counted.cases, counted.server_errors, counted.hangs) == (2, 1, 0)
 
@@ -351,7 +351,7 @@ def test_a_download_racing_a_delete_is_the_object_or_a_clean_404() -> None:
     assert judge_download(_answer(206, data, "text/plain"), data, None) == WRONG_STATUS
     assert judge_download(_answer(404, b"gone", "text/plain"), data, None) == NOT_JSON
     assert judge_download(_answer(500, error), data, None) == SERVER_ERROR
-    assert judge_download(Answer(None, {}, b"", 10.0, hung=True), data, None) == HANG
+    assert judge_download(RawAnswer(None, {}, b"", 10.0, hung=True), data, None) == HANG
 
 
 def test_head_is_tried_only_where_get_answers() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from servelab.cli import main
 from servelab.project import Project
-from servelab.reliability.outage.analysis import Answer, Events, analyse
+from servelab.reliability.outage.analysis import Events, TimedAnswer, analyse
 from servelab.reliability.outage.drill import DrillError, k6_env, load_drill, parse_drill
 from servelab.reliability.outage.run import load_beside
 
@@ -43,8 +43,10 @@ def test_a_drill_needs_every_field_and_a_sane_schedule(project: Project) -> None
         load_drill(project, "nothing-like-it")
 
 
-def answer(at_s: float, status: int, duration_ms: float = 5.0, retry_after: bool = False) -> Answer:
-    return Answer(at_s * 1000, duration_ms, status, retry_after)
+def answer(
+    at_s: float, status: int, duration_ms: float = 5.0, retry_after: bool = False
+) -> TimedAnswer:
+    return TimedAnswer(at_s * 1000, duration_ms, status, retry_after)
 
 
 def test_the_timeline_in_windows() -> None:

@@ -16,7 +16,7 @@ import pytest
 from servelab.cli import main
 from servelab.project import Project
 from servelab.reliability.outage.actions import Acted
-from servelab.reliability.outage.analysis import Answer
+from servelab.reliability.outage.analysis import TimedAnswer
 from servelab.reliability.outage.drill import KINDS, DrillError, k6_env, load_drill, parse_drill
 from servelab.reliability.outage.loss import Loss, loss
 from servelab.reliability.outage.procs import workers
@@ -28,8 +28,8 @@ from servelab.reliability.rows import Verdict
 BASE = {"profile": "p", "service": "s", "endpoint": "/x", "rate": 10, "duration_s": 10}
 
 
-def answer(at_s: float, status: int, duration_ms: float = 5.0) -> Answer:
-    return Answer(at_s * 1000, duration_ms, status, False)
+def answer(at_s: float, status: int, duration_ms: float = 5.0) -> TimedAnswer:
+    return TimedAnswer(at_s * 1000, duration_ms, status, False)
 
 
 def test_every_shipped_drill_parses_and_each_process_kind_has_one(project: Project) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from servelab.reliability.outage.analysis import Answer
+from servelab.reliability.outage.analysis import TimedAnswer
 from servelab.reliability.outage.drill import Drill, parse_drill
 from servelab.reliability.outage.loss import Loss, loss
 from servelab.reliability.outage.verdicts import FAST_FAILURE_MS, WHOLE_AGAIN_S, judge
@@ -39,22 +39,22 @@ def drill(kind: str, **fields: object) -> Drill:
     return parse_drill(f"{kind}-test", defaults | fields)
 
 
-def answer(at_ms: float, status: int = 200, duration_ms: float = 1.0) -> Answer:
-    return Answer(at_ms, duration_ms, status, status == 503)
+def answer(at_ms: float, status: int = 200, duration_ms: float = 1.0) -> TimedAnswer:
+    return TimedAnswer(at_ms, duration_ms, status, status == 503)
 
 
 def hello_at_100(
     start_ms: float = 0.0, end_ms: float = 15_000.0, status: int = 200
-) -> list[Answer]:
+) -> list[TimedAnswer]:
     """One answer every 10 ms, each 1 ms after its request."""
     return [answer(at + 1, status) for at in range(int(start_ms), int(end_ms), 10)]
 
 
-def timeline(*parts: list[Answer]) -> list[Answer]:
+def timeline(*parts: list[TimedAnswer]) -> list[TimedAnswer]:
     return sorted((a for part in parts for a in part), key=lambda a: a.at_ms)
 
 
-def waits_killed(lost_in_flight: int) -> list[Answer]:
+def waits_killed(lost_in_flight: int) -> list[TimedAnswer]:
     """The wait service at 20 requests/s, each answered after 1 s: 20 in flight at the
     kill, `lost_in_flight` of them cut (no answer) 3 ms after it, the rest answered."""
     answers = []
@@ -69,7 +69,7 @@ def waits_killed(lost_in_flight: int) -> list[Answer]:
     return timeline(answers)
 
 
-def judged(kind: str, answers: list[Answer], measured: Mapping[str, float]) -> Verdict:
+def judged(kind: str, answers: list[TimedAnswer], measured: Mapping[str, float]) -> Verdict:
     return judge(drill(kind), loss(answers, ACTION_MS), measured).verdict
 
 
@@ -162,7 +162,7 @@ def test_the_kill_worker_row_carries_the_runners_own_figures() -> None:
 
 def refused_while_restarting(
     duration_ms: float = 0.3, until_ms: float = ACTION_MS + 500
-) -> list[Answer]:
+) -> list[TimedAnswer]:
     """hello at 100 requests/s, every request from the signal until `until_ms` refused."""
     return timeline(
         hello_at_100(0, ACTION_MS),

@@ -16,7 +16,7 @@ from servelab.reliability.faults.dependencies import FAST_MS, RECOVERY_S, Spot, 
 from servelab.reliability.faults.files_stack import Store
 from servelab.reliability.faults.k6_requests import failure_kind, read_requests
 from servelab.reliability.lessons import lessons
-from servelab.reliability.outage.analysis import Answer, Events, analyse
+from servelab.reliability.outage.analysis import Events, TimedAnswer, analyse
 from servelab.reliability.rows import Row, Section, Verdict
 from servelab.spec.reliability import Dependency, reliability
 
@@ -42,12 +42,12 @@ def refused_with_retry_after(sent_ms: float) -> tuple[int, float, bool]:
     return 200, 6.0, False
 
 
-def answers_at_20(served: Served) -> list[Answer]:
+def answers_at_20(served: Served) -> list[TimedAnswer]:
     """A request every 50 ms for the schedule's 14 s, answered as `served` says."""
     answers = []
     for sent in range(0, int(SCHEDULE.duration_s * 1000), 50):
         status, duration, retry = served(sent)
-        answers.append(Answer(sent + duration, duration, status, retry))
+        answers.append(TimedAnswer(sent + duration, duration, status, retry))
     return sorted(answers, key=lambda a: a.at_ms)
 
 

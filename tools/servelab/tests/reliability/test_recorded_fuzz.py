@@ -26,7 +26,7 @@ from servelab.reliability.fuzz.judge import (
 )
 from servelab.reliability.fuzz.memory import Container, Peak, memory_probe
 from servelab.reliability.fuzz.race import TRUNCATED, RaceOutcome
-from servelab.reliability.fuzz.raw import Answer, parse_answer
+from servelab.reliability.fuzz.raw import RawAnswer, parse_answer
 from servelab.reliability.fuzz.schema import SchemaOutcome, SchemaRunError
 from servelab.reliability.fuzz.slowloris import SlowlorisOutcome
 from servelab.reliability.rows import Verdict
@@ -79,13 +79,13 @@ TOLERATED = Case("non-UTF-8 bytes", "in the query", b"GET /files?q=\xff HTTP/1.1
 HEAD = Case("HEAD on GET routes", "HEAD /files", b"HEAD /files HTTP/1.1\r\n", True)
 
 
-def received(raw: bytes, elapsed_s: float = 0.01) -> Answer:
+def received(raw: bytes, elapsed_s: float = 0.01) -> RawAnswer:
     """The answer as the fuzz reads it from `raw`."""
-    return Answer(*parse_answer(raw), elapsed_s)
+    return RawAnswer(*parse_answer(raw), elapsed_s)
 
 
-HUNG = Answer(None, {}, b"", 10.0, hung=True)
-CLOSED = Answer(*parse_answer(b""), 0.02)
+HUNG = RawAnswer(None, {}, b"", 10.0, hung=True)
+CLOSED = RawAnswer(*parse_answer(b""), 0.02)
 
 
 # --- one answer ---------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_a_5xx_fails_even_in_the_error_shape_and_with_retry_after() -> None:
     ("status", "wrong"), [(499, NOT_JSON), (500, SERVER_ERROR), (599, SERVER_ERROR)]
 )
 def test_5xx_starts_at_500(status: int, wrong: str) -> None:
-    answer = Answer(status, {"content-type": "text/plain"}, b"x", 0.01)
+    answer = RawAnswer(status, {"content-type": "text/plain"}, b"x", 0.01)
 
     assert judge(BAD, answer) == wrong
 
@@ -154,7 +154,7 @@ def test_bad_input_served_with_a_2xx_or_a_redirect_is_not_a_refusal() -> None:
 @pytest.mark.parametrize("allow", [None, "", "   "])
 def test_a_405_must_say_which_methods_are_allowed(allow: str | None) -> None:
     headers = {"content-type": "application/json"} | ({"allow": allow} if allow is not None else {})
-    answer = Answer(405, headers, JSON_404.split(b"\r\n\r\n")[1], 0.01)
+    answer = RawAnswer(405, headers, JSON_404.split(b"\r\n\r\n")[1], 0.01)
 
     assert judge(BAD, answer) == NO_ALLOW
     # HEAD refused without Allow: the missing header is named, the worse of the two.
@@ -162,7 +162,7 @@ def test_a_405_must_say_which_methods_are_allowed(allow: str | None) -> None:
 
 
 def test_a_405_with_allow_in_the_error_shape_passes() -> None:
-    answer = Answer(
+    answer = RawAnswer(
         405,
         {"content-type": "application/json", "allow": "GET, POST"},
         JSON_404.split(b"\r\n\r\n")[1],
@@ -174,10 +174,10 @@ def test_a_405_with_allow_in_the_error_shape_passes() -> None:
 
 def test_head_is_judged_by_its_status_alone() -> None:
     # No body comes with a HEAD's answer: a plain 404 or a 200 is GET's answer.
-    assert judge(HEAD, Answer(404, {"content-type": "text/plain"}, b"", 0.01)) is None
-    assert judge(HEAD, Answer(200, {"content-length": "0"}, b"", 0.01)) is None
-    assert judge(HEAD, Answer(405, {"allow": "GET"}, b"", 0.01)) == HEAD_REFUSED
-    assert judge(HEAD, Answer(502, {}, b"", 0.01)) == SERVER_ERROR
+    assert judge(HEAD, RawAnswer(404, {"content-type": "text/plain"}, b"", 0.01)) is None
+    assert judge(HEAD, RawAnswer(200, {"content-length": "0"}, b"", 0.01)) is None
+    assert judge(HEAD, RawAnswer(405, {"allow": "GET"}, b"", 0.01)) == HEAD_REFUSED
+    assert judge(HEAD, RawAnswer(502, {}, b"", 0.01)) == SERVER_ERROR
 
 
 # --- a case class's tally -----------------------------------------------------------------
@@ -232,9 +232,9 @@ def test_an_empty_tally_has_nothing_wrong() -> None:
 
 
 @pytest.fixture
-def answers(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[bytes, Answer]]:
+def answers(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[bytes, RawAnswer]]:
     """The answer to each request, by its bytes, instead of a server's."""
-    recorded: dict[bytes, Answer] = {}
+    recorded: dict[bytes, RawAnswer] = {}
     monkeypatch.setattr(run, "exchange", lambda port, request: recorded[request])
     yield recorded
 
@@ -246,7 +246,7 @@ def cases(klass: str, count: int) -> list[Case]:
 
 
 def test_a_case_class_passes_when_every_answer_is_a_json_refusal(
-    answers: dict[bytes, Answer],
+    answers: dict[bytes, RawAnswer],
 ) -> None:
     sent = cases("huge headers", 3)
     answers.update({case.request: received(JSON_400_CHARSET, 0.05) for case in sent})
@@ -264,7 +264,7 @@ def test_a_case_class_passes_when_every_answer_is_a_json_refusal(
     }
 
 
-def test_one_row_per_case_class_each_failing_on_its_own(answers: dict[bytes, Answer]) -> None:
+def test_one_row_per_case_class_each_failing_on_its_own(answers: dict[bytes, RawAnswer]) -> None:
     fine, crashing = cases("NUL bytes", 2), cases("nested JSON", 2)
     answers.update({case.request: received(JSON_404) for case in fine})
     answers[crashing[0].request] = received(JSON_503)
@@ -282,7 +282,7 @@ def test_one_row_per_case_class_each_failing_on_its_own(answers: dict[bytes, Ans
 
 
 def test_a_rows_observed_shows_three_failures_and_counts_the_rest(
-    answers: dict[bytes, Answer],
+    answers: dict[bytes, RawAnswer],
 ) -> None:
     sent = cases("wrong methods", 5)
     answers.update({case.request: received(UVICORN_400) for case in sent})

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from servelab.reliability.outage.analysis import (
-    Answer,
     Events,
+    TimedAnswer,
     Window,
     analyse,
     per_second,
@@ -30,14 +30,16 @@ HEALTHY_MS = T0 + 1650
 RECORDED_EVENTS = Events(killed_ms=SIGNAL_MS, restarted_ms=HEALTHY_MS, healthy_ms=HEALTHY_MS)
 
 
-def answered(at_ms: float, status: int, duration_ms: float = 2.0, retry: bool = False) -> Answer:
+def answered(
+    at_ms: float, status: int, duration_ms: float = 2.0, retry: bool = False
+) -> TimedAnswer:
     """An answer arriving `at_ms` into the run (the action is at 1000 ms below)."""
-    return Answer(at_ms, duration_ms, status, retry)
+    return TimedAnswer(at_ms, duration_ms, status, retry)
 
 
 def steady(
     start_ms: float, end_ms: float, status: int = 200, every_ms: float = 100
-) -> list[Answer]:
+) -> list[TimedAnswer]:
     """Answers every `every_ms` from `start_ms` up to (not including) `end_ms`."""
     count = int((end_ms - start_ms) // every_ms)
     return [answered(start_ms + n * every_ms, status) for n in range(count)]
@@ -53,7 +55,7 @@ def test_only_the_drills_own_metric_is_read_and_answers_come_sorted_by_arrival()
     # rows too, and one answer late (flushed in a later batch): none of that counts twice.
     assert len(answers) == 30
     assert [a.at_ms for a in answers] == sorted(a.at_ms for a in answers)
-    assert answers[0] == Answer(T0 + 1.2, 1.2, 200, False)
+    assert answers[0] == TimedAnswer(T0 + 1.2, 1.2, 200, False)
 
 
 def test_a_request_without_an_answer_reads_as_status_0_and_retry_after_from_its_tag() -> None:

@@ -13,7 +13,7 @@ from servelab.cli import main
 from servelab.project import Project
 from servelab.reliability.outage import cli as outage_cli
 from servelab.spec.family import SpecError, families
-from servelab.spec.reliability import Drill, Stack, every_reliability, reliability
+from servelab.spec.reliability import Drill, TargetStack, every_reliability, reliability
 
 DRILLS = [
     "entryeditor-compute",
@@ -66,7 +66,10 @@ def test_every_familys_targets_validate_and_name_variants_of_its_matrix(
     assert list(every) == families(project)
     assert sorted(name for spec in every.values() for name in spec.drills) == DRILLS
     for spec in every.values():
-        named: list[Stack | Drill] = [*spec.drills.values(), *([spec.soak] if spec.soak else [])]
+        named: list[TargetStack | Drill] = [
+            *spec.drills.values(),
+            *([spec.soak] if spec.soak else []),
+        ]
         named += [stack for part in (spec.fuzz, spec.coldstart) if part for stack in part.stacks]
         for stack in named:
             assert stack.profile and stack.service

@@ -18,7 +18,7 @@ from servelab.containers.engine import (
 )
 from servelab.images import stand_ins
 from servelab.images.needs import advice, engine_needs
-from servelab.images.stand_ins import DEFAULT_MIRROR, ImagesError, Outcome, Say
+from servelab.images.stand_ins import DEFAULT_MIRROR, ImageOutcome, ImagesError, Say
 from servelab.project import Project, ProjectError
 
 HELP = (
@@ -86,7 +86,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ensure(engine: Docker, args: argparse.Namespace, project: Project, say: Say) -> list[Outcome]:
+def _ensure(
+    engine: Docker, args: argparse.Namespace, project: Project, say: Say
+) -> list[ImageOutcome]:
     return stand_ins.ensure_images(
         engine,
         project,
@@ -98,7 +100,7 @@ def _ensure(engine: Docker, args: argparse.Namespace, project: Project, say: Say
     )
 
 
-def _into_private(args: argparse.Namespace, project: Project, say: Say) -> list[Outcome]:
+def _into_private(args: argparse.Namespace, project: Project, say: Say) -> list[ImageOutcome]:
     """The images in the private engine's data root; nothing (no engine started) while the
     stamp of its last run is current."""
     data_root = cache_dir(project.settings) / "docker"

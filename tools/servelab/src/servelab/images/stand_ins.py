@@ -71,7 +71,7 @@ OFFICIAL_ONLY = {
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ImageOutcome:
     """What `ensure_images` did for one image: present, pulled or built, and how long it took."""
 
     tag: str
@@ -243,7 +243,7 @@ def ensure_images(
     refresh: bool = False,
     try_pull: bool = True,
     mirror: str = DEFAULT_MIRROR,
-) -> list[Outcome]:
+) -> list[ImageOutcome]:
     """Make every image of STAND_INS present in `engine`: an official image is kept, a
     stand-in kept while built from the current sources of deploy/images/; a missing image
     is pulled when the registry answers, else built. `rebuild` builds every stand-in again
@@ -292,13 +292,13 @@ def ensure_images(
     return outcomes
 
 
-def _timed(tag: str, action: Callable[[], str]) -> Outcome:
+def _timed(tag: str, action: Callable[[], str]) -> ImageOutcome:
     start = time.monotonic()
     done = action()
-    return Outcome(tag, done, time.monotonic() - start)
+    return ImageOutcome(tag, done, time.monotonic() - start)
 
 
-def describe(outcomes: list[Outcome]) -> Iterator[str]:
+def describe(outcomes: list[ImageOutcome]) -> Iterator[str]:
     """The summary lines the command prints."""
     width = max(len(outcome.tag) for outcome in outcomes)
     for outcome in outcomes:

@@ -8,7 +8,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any, TextIO
 
 from servelab.project import Project
-from servelab.spec.reliability import Stack as SpecStack
+from servelab.spec.reliability import TargetStack
 from servelab.stack import Stack, databases
 from servelab.stack.databases import scratch_database
 
@@ -16,7 +16,7 @@ from servelab.stack.databases import scratch_database
 @contextmanager
 def started(
     project: Project,
-    target: SpecStack,
+    target: TargetStack,
     log: TextIO,
     scratch: str | None = None,
     env: Mapping[str, str] | None = None,

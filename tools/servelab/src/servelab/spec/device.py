@@ -32,14 +32,14 @@ class PerForm(Spec, Generic[T]):
         return self.device if form == "device" else self.smoke
 
 
-class Load(Spec):
+class DeviceLoad(Spec):
     """ab's shape: `clients`, each on a new connection, share `requests`."""
 
     clients: PositiveInt
     requests: PerForm[PositiveInt]
 
 
-class Variant(Spec):
+class DeviceVariant(Spec):
     """A bench variant of the family's (`bench`: its service, profile and env) with `env` on
     top, started at each worker count."""
 
@@ -66,7 +66,7 @@ class Answers(Spec):
     batch_default: str
 
 
-class Goal(Spec):
+class DeviceGoal(Spec):
     """A target the report judges the run by (the kinds: loadtests/families/health-code.toml)."""
 
     goal: str
@@ -83,7 +83,7 @@ class Goal(Spec):
         return self
 
 
-class Machine(Spec):
+class GpuMachine(Spec):
     """The GPU machine the bundle is made for: its Python, and what its image has."""
 
     python: str
@@ -96,13 +96,13 @@ class Device(Spec):
     warmup: PerForm[PositiveInt]
     max_duration_s: PositiveInt
     endpoint: str
-    loads: dict[str, Load]
-    variants: dict[str, Variant]
+    loads: dict[str, DeviceLoad]
+    variants: dict[str, DeviceVariant]
     eval: tuple[Eval, ...] = ()
     sets: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     answers: Answers
-    goals: tuple[Goal, ...] = ()
-    machine: Machine
+    goals: tuple[DeviceGoal, ...] = ()
+    machine: GpuMachine
 
     @model_validator(mode="after")
     def _names_exist(self) -> Self:

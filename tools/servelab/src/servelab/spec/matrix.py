@@ -315,7 +315,7 @@ class Payload(Spec):
     name: str
 
 
-class Stacks(Spec):
+class KeptStacks(Spec):
     """Keep each variant's stack up across its cells, emptying the `clear` volumes after
     every cell (bench.plan.stacks)."""
 
@@ -331,7 +331,7 @@ class Report(Spec):
     worker_curve: str | None = None
 
 
-class Matrix(Spec):
+class MatrixSpec(Spec):
     family: str
     title: str | None = None
     # The write-up's figures: loadtests/reference/<family>.toml.
@@ -341,7 +341,7 @@ class Matrix(Spec):
     tools: EveryForm[Tools] = Field(default_factory=dict)
     settings: ByForm[Mapping[str, Text]] = Field(default_factory=dict)
     payload: Payload | None = None
-    stacks: Stacks = Stacks()
+    stacks: KeptStacks = KeptStacks()
     report: Report = Report()
     load: Loads
     shapes: Mapping[str, Loads] = {}
@@ -394,7 +394,7 @@ class Matrix(Spec):
         return self
 
 
-def parse_matrix_spec(table: Mapping[str, Any], where: str) -> Matrix:
+def parse_matrix_spec(table: Mapping[str, Any], where: str) -> MatrixSpec:
     """The matrix of a family's joined spec table (the other parts' keys left out)."""
     bench = {key: value for key, value in table.items() if key not in OTHER_PARTS}
-    return validate(Matrix, bench, where)
+    return validate(MatrixSpec, bench, where)

@@ -25,7 +25,7 @@ OneLine = Annotated[str, AfterValidator(lambda text: " ".join(text.split()))]
 KINDS: tuple[str, ...] = get_args(Kind)
 
 
-class Stack(Spec):
+class TargetStack(Spec):
     """What a target starts: `Stack(profile, only=[service], env=env)`; `variant` names the
     bench variant it is, where it is one."""
 
@@ -35,7 +35,7 @@ class Stack(Spec):
     env: dict[str, str] = Field(default_factory=dict)
 
 
-class Served(Stack):
+class Served(TargetStack):
     """A stack whose processes a probe reads: `servers`, the services whose process groups
     it watches (default: the one its requests go to)."""
 
@@ -115,7 +115,7 @@ class FuzzTarget(Spec):
     openapi: str | None = None
 
 
-class FuzzStack(Stack):
+class FuzzStack(TargetStack):
     targets: tuple[FuzzTarget, ...] = Field(min_length=1)
 
 
@@ -179,7 +179,7 @@ class Coldstart(Spec):
     reads too, as the benchmark hands it); `database`: a scratch database for each."""
 
     family: str
-    stacks: tuple[Stack, ...] = Field(min_length=1)
+    stacks: tuple[TargetStack, ...] = Field(min_length=1)
     script: str
     request: str  # what the report says is sent
     rate: int = Field(gt=0)
@@ -230,7 +230,7 @@ class Dependencies(Spec):
 
     family: str
     notes: OneLine = ""
-    stacks: tuple[Stack, ...] = Field(min_length=1)
+    stacks: tuple[TargetStack, ...] = Field(min_length=1)
     outages: tuple[Dependency, ...] = Field(min_length=1)
     schedule: Schedule
 

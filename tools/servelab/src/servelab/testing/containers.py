@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from servelab.containers.engine import Engine, cache_dir, private_engine, unavailable_reason
-from servelab.images.stand_ins import Outcome, ensure_images
+from servelab.images.stand_ins import ImageOutcome, ensure_images
 from servelab.project import Project
 
 
@@ -36,7 +36,7 @@ def docker_engine(starts_servers: None, pytestconfig: pytest.Config) -> Iterator
 
 
 @pytest.fixture(scope="session")
-def base_images(docker_engine: Engine, pytestconfig: pytest.Config) -> list[Outcome]:
+def base_images(docker_engine: Engine, pytestconfig: pytest.Config) -> list[ImageOutcome]:
     def say(line: str) -> None:
         print(f"servelab images: {line}", file=sys.stderr)
 

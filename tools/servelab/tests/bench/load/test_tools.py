@@ -12,8 +12,8 @@ from servelab.bench.load.payload import generate_payload
 from servelab.bench.load.shape import Load
 from servelab.bench.load.tool_requests import (
     MULTIPART_CONTENT_TYPE,
-    Request,
     Source,
+    ToolRequest,
     ToolRequestError,
     tool_request,
 )
@@ -31,7 +31,7 @@ def _source(tmp_path: Path, **env: str) -> Source:
 
 def test_hello_is_a_get_of_its_endpoint(tmp_path: Path) -> None:
     request = tool_request("hello.js", _source(tmp_path, ENDPOINT="/hello"))
-    assert request == Request("GET", f"{BASE}/hello")
+    assert request == ToolRequest("GET", f"{BASE}/hello")
     argv, env = tool_argv("wrk", request, WRK, 4, LOADTESTS)
     assert argv == ["wrk", "-t4", "-c100", "-d3s", "--latency", f"{BASE}/hello"]
     assert env == {}
@@ -109,7 +109,7 @@ def test_a_download_named_as_is_needs_no_stored_file(tmp_path: Path) -> None:
     request = tool_request(
         "download.js", _source(tmp_path, ENDPOINT="/payload/health.jpg", NO_UPLOAD="1")
     )
-    assert request == Request("GET", f"{BASE}/payload/health.jpg")
+    assert request == ToolRequest("GET", f"{BASE}/payload/health.jpg")
     given = tool_request("download.js", _source(tmp_path, ENDPOINT="/files/{id}", FILE_ID="a b"))
     assert given.url == f"{BASE}/files/a%20b"
 
@@ -120,9 +120,9 @@ def test_what_a_tool_cannot_send_is_named(tmp_path: Path) -> None:
     with pytest.raises(ToolRequestError, match=re.escape("POST http://127.0.0.1:9/files failed")):
         tool_request("download.js", _source(tmp_path, ENDPOINT="/files/{id}"))
     with pytest.raises(ToolError, match="wrk needs a timed shape"):
-        tool_argv("wrk", Request("GET", BASE), AB, 1, LOADTESTS)
+        tool_argv("wrk", ToolRequest("GET", BASE), AB, 1, LOADTESTS)
     with pytest.raises(ToolError, match="ab needs a counted shape"):
-        tool_argv("ab", Request("GET", BASE), WRK, 1, LOADTESTS)
+        tool_argv("ab", ToolRequest("GET", BASE), WRK, 1, LOADTESTS)
 
 
 def test_cpu_per_request_of_a_tool_run() -> None:

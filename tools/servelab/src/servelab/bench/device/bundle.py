@@ -26,7 +26,7 @@ from packaging.requirements import Requirement
 from servelab.bench.device.plan import load_plan
 from servelab.bench.load.k6 import k6_binary, k6_version
 from servelab.project import Project
-from servelab.spec.device import FORMS, Machine, read_device
+from servelab.spec.device import FORMS, GpuMachine, read_device
 from servelab.stack.compose import save_resolved
 
 BUNDLE_DIR = ".device-bundle"
@@ -114,7 +114,7 @@ def distributions(on_device: Collection[str]) -> list[str]:
     return sorted(needs - set(on_device) - own)
 
 
-def download_wheels(folder: Path, machine: Machine) -> list[dict[str, object]]:
+def download_wheels(folder: Path, machine: GpuMachine) -> list[dict[str, object]]:
     """The pinned wheels for the device's Python, each with its name, version and size."""
     pins = [f"{name}=={metadata.version(name)}" for name in distributions(machine.has)]
     platforms = [arg for platform in PLATFORMS for arg in ("--platform", platform)]

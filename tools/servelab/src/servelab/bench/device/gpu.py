@@ -47,7 +47,7 @@ def _reading(text: str) -> float | None:
         return None
 
 
-class MemoryWatch(Sampler):
+class GpuMemoryWatch(Sampler):
     """Samples the GPU's memory while a stack runs: the most its processes (those in
     `pgids`) held at once, and the most any one of them held."""
 

@@ -17,7 +17,7 @@ SETTINGS_FORM = "full"
 
 
 @dataclass(frozen=True)
-class Stack:
+class DeviceStack:
     """One stack to start: a variant at a worker count, measured under every load with the
     bench's `endpoint` and `settings`."""
 
@@ -51,7 +51,7 @@ class Plan:
     spec: Device
     form: str
     # The family's bench matrix, whose variants, endpoints and settings the spec names.
-    bench: matrix.Matrix
+    bench: matrix.MatrixSpec
 
     def _ab(self, clients: int, requests: int) -> Load:
         table = {"vus": clients, "iterations": requests, "max_duration_s": self.spec.max_duration_s}
@@ -79,14 +79,14 @@ class Plan:
             raise SpecError(f"{where}: no bench variant {own.bench!r}")
         return base.model_copy(update={"name": name, "env": {**base.env, **own.env}})
 
-    def stacks(self, cpus: int | None = None) -> list[Stack]:
+    def stacks(self, cpus: int | None = None) -> list[DeviceStack]:
         """Every stack in the file's order, worker counts above `cpus` left out."""
         group = self.bench.endpoints.get(self.spec.endpoint)
         if not group:
             raise SpecError(f"{FAMILY}: device.endpoint: no endpoint group {self.spec.endpoint!r}")
         settings = dict(self.bench.settings.get(SETTINGS_FORM, {}))
         return [
-            Stack(self.variant(name), workers, group[0], settings)
+            DeviceStack(self.variant(name), workers, group[0], settings)
             for name, variant in self.spec.variants.items()
             for workers in variant.workers.of(self.form)
             if cpus is None or workers <= cpus

@@ -22,7 +22,7 @@ from servelab.bench.device.results import (
 from servelab.bench.findings.spread import Spread
 from servelab.markdown import table
 from servelab.project import Noise, Project
-from servelab.spec.device import CPU, GPU, Device, Goal, read_device
+from servelab.spec.device import CPU, GPU, Device, DeviceGoal, read_device
 
 # Which stacks a set holds.
 Cells = Callable[[StackResult], bool]
@@ -184,7 +184,7 @@ class Judged:
         """Each goal of the spec: the goal, what was measured, and met, not met or why not."""
         return [[goal.goal, *getattr(self, f"_{goal.measure}")(goal)] for goal in self.spec.goals]
 
-    def _failed(self, goal: Goal) -> tuple[str, str]:
+    def _failed(self, goal: DeviceGoal) -> tuple[str, str]:
         stacks = self.run.stacks
         failed = sum(each.failed for stack in stacks if stack.ran for each in stack.loads)
         broken = [stack for stack in stacks if stack.error]
@@ -193,7 +193,7 @@ class Judged:
             return measured, f"CPU modes only: {_no_gpu(self.run)}"
         return measured, _met(failed <= goal.max and not broken)
 
-    def _ratio(self, goal: Goal) -> tuple[str, str]:
+    def _ratio(self, goal: DeviceGoal) -> tuple[str, str]:
         top, bottom = (self.cells(name) for name in goal.cells)
         measured, met = [], True
         for load, clients in _loads(self.run).items():
@@ -204,7 +204,7 @@ class Judged:
             measured.append(f"{clients} clients: {a.rps / b.rps:.2f}x")
         return ("; ".join(measured), _met(met)) if measured else ("—", _no_gpu(self.run))
 
-    def _rps(self, goal: Goal) -> tuple[str, str]:
+    def _rps(self, goal: DeviceGoal) -> tuple[str, str]:
         cells = self.cells(goal.cells[0])
         ran = [stack for stack in self.run.stacks if stack.ran and cells(stack)]
         if not ran:
@@ -212,7 +212,7 @@ class Judged:
         fastest = max((each.rps for s in ran for each in s.loads if each.failed == 0), default=0.0)
         return f"{fastest:.1f} requests/s", _met(fastest >= goal.min)
 
-    def _gpu_memory(self, goal: Goal) -> tuple[str, str]:
+    def _gpu_memory(self, goal: DeviceGoal) -> tuple[str, str]:
         """GPU memory per process, and every GPU stack of `workers` or more run without
         running out of it: judged on the stacks that ran; one the budget left out is named,
         not counted."""
@@ -237,7 +237,7 @@ class Judged:
             return "; ".join(said), f"not measured at {goal.workers} workers"
         return "; ".join(said), _met(peak <= goal.max and len(clean) == len(tried))
 
-    def _accuracy(self, goal: Goal) -> tuple[str, str]:
+    def _accuracy(self, goal: DeviceGoal) -> tuple[str, str]:
         evals = self.run.evals
         reference = next((e for e in evals if not e.gpu and e.scores), None)
         measured = [e for e in evals if e.gpu and e.scores]

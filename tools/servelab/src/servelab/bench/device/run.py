@@ -22,7 +22,7 @@ from typing import TextIO
 
 from servelab.bench.device import gpu
 from servelab.bench.device.bundle import K6_FILE, MANIFEST, SAMPLES, source_commit
-from servelab.bench.device.plan import Plan, Stack
+from servelab.bench.device.plan import DeviceStack, Plan
 from servelab.bench.device.results import (
     RESULTS_NAME,
     DeviceRun,
@@ -167,7 +167,7 @@ class Runner:
         record.wall_s = since(self.started)
         record.save(results)
 
-    def _why_not(self, stack: Stack, estimate_s: float) -> str:
+    def _why_not(self, stack: DeviceStack, estimate_s: float) -> str:
         left = self.budget_s - EVAL_RESERVE_S - since(self.started)
         if self.unimportable:
             return f"the servers cannot import: {self.unimportable}"
@@ -177,7 +177,7 @@ class Runner:
             return f"{left:.0f} s of the run's {self.budget_s:.0f} s budget left"
         return ""
 
-    def _stack(self, stack: Stack, estimate_s: float) -> StackResult:
+    def _stack(self, stack: DeviceStack, estimate_s: float) -> StackResult:
         variant = stack.variant
         result = StackResult(
             variant.name, stack.workers, variant.service, stack.gpu, dict(variant.env)
@@ -192,7 +192,7 @@ class Runner:
             with log.open("w") as sink, cell_stack(self.ctx, warmup, UNPINNED, sink) as servers:
                 start_s = since(started)
                 url = servers.url(variant.service)
-                with gpu.MemoryWatch(set(servers.process_groups().values())) as watch:
+                with gpu.GpuMemoryWatch(set(servers.process_groups().values())) as watch:
                     measured = [
                         measure_cell(self.ctx, warmup, f"{slug}-warmup", UNPINNED, url, servers)
                     ]

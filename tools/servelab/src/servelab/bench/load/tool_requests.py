@@ -36,7 +36,7 @@ class ToolRequestError(BenchError):
 
 
 @dataclass(frozen=True)
-class Request:
+class ToolRequest:
     method: str
     url: str
     body_file: Path | None = None
@@ -100,15 +100,15 @@ def _store(source: Source) -> str:
     raise ToolRequestError(f"POST {url} answered {answer.status_code}")
 
 
-def _download(source: Source) -> Request:
+def _download(source: Source) -> ToolRequest:
     endpoint = source.env.get("ENDPOINT", "/files/download/stream/async_read")
     if source.env.get("NO_UPLOAD") == "1" and "FILE_ID" not in source.env:
-        return Request("GET", source.base_url + endpoint)
+        return ToolRequest("GET", source.base_url + endpoint)
     file_id = quote(source.env.get("FILE_ID") or _store(source), safe="")
     if "{id}" in endpoint:
-        return Request("GET", source.base_url + endpoint.replace("{id}", file_id))
+        return ToolRequest("GET", source.base_url + endpoint.replace("{id}", file_id))
     separator = "&" if "?" in endpoint else "?"
-    return Request("GET", f"{source.base_url}{endpoint}{separator}id={file_id}")
+    return ToolRequest("GET", f"{source.base_url}{endpoint}{separator}id={file_id}")
 
 
 def _upload_mode(endpoint: str) -> str:
@@ -137,7 +137,7 @@ def _encoded(
     return encoded.encode(), "application/json"
 
 
-def _upload(source: Source) -> Request:
+def _upload(source: Source) -> ToolRequest:
     endpoint = source.env.get("ENDPOINT", "/files/upload/stream/async_read_and_disk_write")
     mode = source.env.get("MODE") or _upload_mode(endpoint)
     if mode not in ("raw", "multipart", "base64"):
@@ -145,23 +145,25 @@ def _upload(source: Source) -> Request:
     document = {"filename": FILENAME}
     body, content_type = _encoded(source.payload(), mode, "application/octet-stream", document)
     method = source.env.get("METHOD", "POST").upper()
-    return Request(
+    return ToolRequest(
         method, source.base_url + endpoint, source.body(body), content_type, source.authorization()
     )
 
 
-def _health_code(source: Source) -> Request:
+def _health_code(source: Source) -> ToolRequest:
     usage = source.env.get("USAGE", "health-code")
     kind = source.env.get("BODY", "json")
     if kind not in ("json", "raw", "multipart"):
         raise ToolRequestError(f"health-code.js: BODY must be json, raw or multipart: {kind!r}")
     data = (source.loadtests / source.env.get("IMAGE", f"data/{usage}.jpg")).read_bytes()
     body, content_type = _encoded(data, kind, FILE_CONTENT_TYPE, {})
-    return Request("POST", f"{source.base_url}/analysis/{usage}", source.body(body), content_type)
+    return ToolRequest(
+        "POST", f"{source.base_url}/analysis/{usage}", source.body(body), content_type
+    )
 
 
-SCRIPTS: Mapping[str, Callable[[Source], Request]] = {
-    "hello.js": lambda source: Request(
+SCRIPTS: Mapping[str, Callable[[Source], ToolRequest]] = {
+    "hello.js": lambda source: ToolRequest(
         "GET", source.base_url + source.env.get("ENDPOINT", "/hello")
     ),
     "download.js": _download,
@@ -170,7 +172,7 @@ SCRIPTS: Mapping[str, Callable[[Source], Request]] = {
 }
 
 
-def tool_request(script: str, source: Source) -> Request:
+def tool_request(script: str, source: Source) -> ToolRequest:
     if script not in SCRIPTS:
         known = ", ".join(SCRIPTS)
         raise ToolRequestError(f"{script}: wrk and ab can send the requests of {known} only")

@@ -19,7 +19,7 @@ from pathlib import Path
 from servelab.bench.errors import BenchError
 from servelab.bench.load.shape import Load
 from servelab.bench.load.tool_output import Figures, parse_ab, parse_wrk
-from servelab.bench.load.tool_requests import Request
+from servelab.bench.load.tool_requests import ToolRequest
 from servelab.bench.measure.cpu_time import per_request_us
 from servelab.stack.groups import pin
 
@@ -70,7 +70,7 @@ def _unique(url: str) -> tuple[str, str | None]:
 
 
 def tool_argv(
-    tool: str, request: Request, load: Load, threads: int, loadtests: Path
+    tool: str, request: ToolRequest, load: Load, threads: int, loadtests: Path
 ) -> tuple[list[str], dict[str, str]]:
     """The command line, and the variables wrk's Lua script reads."""
     check_shape(tool, load, tool)

@@ -60,7 +60,7 @@ class Matrix:
     groups: Mapping[str, tuple[Endpoint, ...]]
     notes: str = ""
     report: spec.Report = field(default_factory=spec.Report)
-    stacks: spec.Stacks = field(default_factory=spec.Stacks)
+    stacks: spec.KeptStacks = field(default_factory=spec.KeptStacks)
 
     def rounds_in(self, form: str) -> int:
         """How many passes the form makes over its matrix: the most rounds any of its load
@@ -146,7 +146,7 @@ def _swept(item: Endpoint, load: Tables, shapes: dict[str, Tables]) -> list[Endp
     return cells
 
 
-def _groups(matrix: spec.Matrix, shapes: dict[str, Tables]) -> dict[str, tuple[Endpoint, ...]]:
+def _groups(matrix: spec.MatrixSpec, shapes: dict[str, Tables]) -> dict[str, tuple[Endpoint, ...]]:
     """Each endpoint group's cells, its steady endpoints' twins at [shapes.steady]'s rate
     (no extra tools) after the others."""
     rate = spec.steady_rate(matrix.shapes)

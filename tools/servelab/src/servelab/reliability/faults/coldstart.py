@@ -22,8 +22,7 @@ from servelab.project import LOADTESTS, Project
 from servelab.reliability.faults.k6_requests import Requests, read_requests
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.stacks import started
-from servelab.spec.reliability import Coldstart, chosen
-from servelab.spec.reliability import Stack as SpecStack
+from servelab.spec.reliability import Coldstart, TargetStack, chosen
 
 DEFAULT_SECONDS = 5.0
 # How long k6 may run past the load's end (the requests in flight, its own start and exit).
@@ -36,7 +35,7 @@ class Target:
     sent to it."""
 
     load: Coldstart
-    stack: SpecStack
+    stack: TargetStack
 
     @property
     def label(self) -> str:

@@ -22,13 +22,12 @@ import httpx2
 
 from servelab.project import Project
 from servelab.reliability.faults.proxy import Proxy
-from servelab.reliability.outage.analysis import Events, Outcome, analyse, per_second
+from servelab.reliability.outage.analysis import DrillOutcome, Events, analyse, per_second
 from servelab.reliability.outage.report import by_second
 from servelab.reliability.outage.run import Step, run_load
 from servelab.reliability.rows import Row, Verdict
 from servelab.reliability.stacks import started
-from servelab.spec.reliability import Dependencies, Dependency, Schedule
-from servelab.spec.reliability import Stack as SpecStack
+from servelab.spec.reliability import Dependencies, Dependency, Schedule, TargetStack
 from servelab.stack import Stack, databases
 from servelab.stack.attached import Address
 from servelab.stack.ports import LOOPBACK
@@ -73,7 +72,7 @@ def _verdict(
     dependency: Dependency,
     mode: str,
     label: str,
-    outcome: Outcome,
+    outcome: DrillOutcome,
     spot: Spot,
     schedule: Schedule,
     slow: int,
@@ -131,7 +130,7 @@ def _verdict(
 @contextmanager
 def proxied_stack(
     project: Project,
-    target: SpecStack,
+    target: TargetStack,
     outages: Sequence[Dependency],
     log: TextIO,
     env: Mapping[str, str],

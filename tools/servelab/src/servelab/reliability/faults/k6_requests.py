@@ -41,7 +41,7 @@ def failure_kind(status: int, error_code: int, error: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Request:
+class K6Request:
     at_ms: float  # when it ended (unix ms)
     duration_ms: float
     failure: str | None  # failure_kind's, None for a 2xx
@@ -53,7 +53,7 @@ class Request:
 
 @dataclass(frozen=True)
 class Requests:
-    sent: list[Request]  # by the time each ended
+    sent: list[K6Request]  # by the time each ended
     dropped: int
     failed_checks: int
 
@@ -66,12 +66,12 @@ class Requests:
 
 
 def read_requests(csv_path: Path) -> Requests:
-    sent: list[Request] = []
+    sent: list[K6Request] = []
     dropped = failed_checks = 0
     for point in read_points(csv_path):
         if point.metric == "http_req_duration":
             failure = failure_kind(point.status, point.error_code, point.error)
-            sent.append(Request(point.at_ms, point.value, failure))
+            sent.append(K6Request(point.at_ms, point.value, failure))
         elif point.metric == "dropped_iterations":
             dropped += int(point.value)
         elif point.metric == "checks" and point.value == 0:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from servelab.reliability.fuzz.cases import Case
-from servelab.reliability.fuzz.raw import Answer
+from servelab.reliability.fuzz.raw import RawAnswer
 
 # What can go wrong, worst first; `judge` returns one of these or None.
 HANG = "hang"
@@ -20,7 +20,7 @@ NO_ALLOW = "405 without the allowed methods in Allow"
 HEAD_REFUSED = "HEAD refused where GET is answered"
 
 
-def unanswered(answer: Answer) -> str | None:
+def unanswered(answer: RawAnswer) -> str | None:
     """What is wrong with an answer whatever was asked: none in time, none at all, a 5xx."""
     if answer.hung:
         return HANG
@@ -29,7 +29,7 @@ def unanswered(answer: Answer) -> str | None:
     return SERVER_ERROR if answer.status >= 500 else None
 
 
-def judge(case: Case, answer: Answer) -> str | None:
+def judge(case: Case, answer: RawAnswer) -> str | None:
     if broken := unanswered(answer):
         return broken
     assert answer.status is not None
@@ -63,7 +63,7 @@ class Tally:
         return sum(failure.endswith(HANG) for failure in self.failures)
 
 
-def tally(results: Iterable[tuple[Case, Answer]]) -> Tally:
+def tally(results: Iterable[tuple[Case, RawAnswer]]) -> Tally:
     statuses: Counter[str] = Counter()
     failures: list[str] = []
     slowest = 0.0

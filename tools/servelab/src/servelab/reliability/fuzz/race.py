@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from servelab.reliability.fuzz.judge import NOT_JSON, unanswered
-from servelab.reliability.fuzz.raw import Answer, exchange, request_bytes
+from servelab.reliability.fuzz.raw import RawAnswer, exchange, request_bytes
 
 # A user's report: 4 MiB, 4 GETs and a DELETE together; 12 of 250 GETs were 200s with no
 # bytes. Big enough that the answer is still being sent when the DELETE lands.
@@ -37,7 +37,7 @@ class RaceOutcome:
         return sum(failure.endswith(TRUNCATED) for failure in self.failures)
 
 
-def judge_download(answer: Answer, data: bytes, http_range: str | None) -> str | None:
+def judge_download(answer: RawAnswer, data: bytes, http_range: str | None) -> str | None:
     """None when `answer` to a GET of `data` (whole, or `http_range`, always `bytes=0-`) is
     every byte of it or a clean JSON 404; else what was wrong."""
     if broken := unanswered(answer):
@@ -95,7 +95,7 @@ def race(port: int, upload: str, token: str, rounds: int = ROUNDS) -> RaceOutcom
     return RaceOutcome(rounds, rounds * len(GETS), whole, not_found, failures)
 
 
-def _at_once(start: threading.Barrier, port: int, request: bytes) -> Answer:
+def _at_once(start: threading.Barrier, port: int, request: bytes) -> RawAnswer:
     """`request`'s answer, sent once every request of the round is ready to go."""
     start.wait()
     return exchange(port, request, max_answer=OBJECT_BYTES + 2**16)

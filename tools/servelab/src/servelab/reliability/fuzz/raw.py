@@ -15,7 +15,7 @@ _MAX_ANSWER = 1 << 20
 
 
 @dataclass(frozen=True)
-class Answer:
+class RawAnswer:
     """What came back: `status` None when the server closed without a status line or
     never answered (`hung`)."""
 
@@ -59,7 +59,7 @@ def request_bytes(
 
 def exchange(
     port: int, request: bytes, timeout_s: float = ANSWER_TIMEOUT_S, max_answer: int = _MAX_ANSWER
-) -> Answer:
+) -> RawAnswer:
     """Send `request` to 127.0.0.1:`port` and read the answer until the server closes, or
     `max_answer` bytes of it."""
     started = time.monotonic()
@@ -90,12 +90,12 @@ def exchange(
                 break
     elapsed = time.monotonic() - started
     status, headers, body = parse_answer(bytes(received))
-    return Answer(status, headers, body, elapsed, hung=hung and status is None)
+    return RawAnswer(status, headers, body, elapsed, hung=hung and status is None)
 
 
 def head_then_get(
     port: int, target: str, timeout_s: float = ANSWER_TIMEOUT_S
-) -> tuple[Answer, Answer]:
+) -> tuple[RawAnswer, RawAnswer]:
     """A HEAD and a GET of `target` sent at once on one connection, and their answers: the
     GET's must follow the HEAD's headers, with no body between and the connection kept."""
     started = time.monotonic()
@@ -110,7 +110,9 @@ def head_then_get(
             received += chunk
     elapsed = time.monotonic() - started
     head, separator, rest = bytes(received).partition(b"\r\n\r\n")
-    return Answer(*parse_answer(head + separator), elapsed), Answer(*parse_answer(rest), elapsed)
+    return RawAnswer(*parse_answer(head + separator), elapsed), RawAnswer(
+        *parse_answer(rest), elapsed
+    )
 
 
 def _complete(data: bytes) -> bool:

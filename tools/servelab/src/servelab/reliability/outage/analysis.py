@@ -15,7 +15,7 @@ METRIC = "outage_answer"
 
 
 @dataclass(frozen=True)
-class Answer:
+class TimedAnswer:
     at_ms: float  # when it arrived (unix ms)
     duration_ms: float
     status: int
@@ -26,10 +26,10 @@ class Answer:
         return 200 <= self.status < 300
 
 
-def read_answers(csv_path: Path) -> list[Answer]:
+def read_answers(csv_path: Path) -> list[TimedAnswer]:
     """The answers outage.js recorded, by the time each arrived."""
     answers = [
-        Answer(p.at_ms, p.value, p.status, p.tags.get("retry_after") == "yes")
+        TimedAnswer(p.at_ms, p.value, p.status, p.tags.get("retry_after") == "yes")
         for p in read_points(csv_path)
         if p.metric == METRIC
     ]
@@ -57,7 +57,7 @@ class Window:
     max_ms: float
 
     @classmethod
-    def of(cls, answers: Sequence[Answer]) -> Window:
+    def of(cls, answers: Sequence[TimedAnswer]) -> Window:
         durations = [a.duration_ms for a in answers]
         unavailable = [a for a in answers if a.status == 503]
         return cls(
@@ -73,7 +73,7 @@ class Window:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class DrillOutcome:
     before: Window
     down: Window  # from the kill until the service passed its healthcheck again
     after: Window
@@ -85,7 +85,7 @@ class Outcome:
     seconds: list[dict[str, float]]
 
 
-def analyse(answers: Sequence[Answer], events: Events) -> Outcome:
+def analyse(answers: Sequence[TimedAnswer], events: Events) -> DrillOutcome:
     before = [a for a in answers if a.at_ms < events.killed_ms]
     down = [a for a in answers if events.killed_ms <= a.at_ms < events.healthy_ms]
     after = [a for a in answers if a.at_ms >= events.healthy_ms]
@@ -95,7 +95,7 @@ def analyse(answers: Sequence[Answer], events: Events) -> Outcome:
     if after and after[-1].ok:
         last_failure = failures_after[-1].at_ms if failures_after else events.healthy_ms
         recovered = round((last_failure - events.healthy_ms) / 1000, 3)
-    return Outcome(
+    return DrillOutcome(
         before=Window.of(before),
         down=Window.of(down),
         after=Window.of(after),
@@ -110,8 +110,8 @@ def analyse(answers: Sequence[Answer], events: Events) -> Outcome:
     )
 
 
-def per_second(answers: Sequence[Answer], start_ms: float) -> list[dict[str, float]]:
-    buckets: dict[int, list[Answer]] = {}
+def per_second(answers: Sequence[TimedAnswer], start_ms: float) -> list[dict[str, float]]:
+    buckets: dict[int, list[TimedAnswer]] = {}
     for answer in answers:
         buckets.setdefault(int((answer.at_ms - start_ms) // 1000), []).append(answer)
     windows = {second: Window.of(group) for second, group in sorted(buckets.items())}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from servelab.reliability.outage.analysis import Answer
+from servelab.reliability.outage.analysis import TimedAnswer
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Loss:
     statuses: dict[str, int]  # failures by status ("0": no answer)
 
 
-def loss(answers: Sequence[Answer], action_ms: float) -> Loss:
+def loss(answers: Sequence[TimedAnswer], action_ms: float) -> Loss:
     """Answers cut at `action_ms` (unix ms); a request was sent `duration_ms` before its
     answer arrived."""
     before = [a for a in answers if a.at_ms < action_ms]

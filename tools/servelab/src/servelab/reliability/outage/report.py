@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from servelab.bench.load.k6 import k6_binary, k6_version
 from servelab.bench.measure.machine import this_machine
 from servelab.markdown import table
-from servelab.reliability.outage.analysis import Events, Outcome, Window
+from servelab.reliability.outage.analysis import DrillOutcome, Events, Window
 from servelab.reliability.outage.drill import Drill
 from servelab.reliability.rows import Row
 
@@ -68,7 +68,7 @@ def action(drill: Drill) -> str:
 
 def render(
     drill: Drill,
-    outcome: Outcome,
+    outcome: DrillOutcome,
     events: Events,
     command: Sequence[str],
     marks: Sequence[tuple[str, float]] = (),

@@ -15,7 +15,13 @@ from pathlib import Path
 from servelab.bench.load.k6 import k6_argv, k6_binary
 from servelab.project import LOADTESTS, Project
 from servelab.reliability.outage.actions import ACTIONS, Acted
-from servelab.reliability.outage.analysis import Answer, Events, Outcome, analyse, read_answers
+from servelab.reliability.outage.analysis import (
+    DrillOutcome,
+    Events,
+    TimedAnswer,
+    analyse,
+    read_answers,
+)
 from servelab.reliability.outage.drill import Drill, k6_env
 from servelab.stack import Stack
 
@@ -29,7 +35,7 @@ class LoadError(RuntimeError):
 
 def load_beside(
     project: Project, env: Mapping[str, str], work: Path, act: Callable[[float], object]
-) -> tuple[list[Answer], list[str]]:
+) -> tuple[list[TimedAnswer], list[str]]:
     """k6 running loadtests/outage.js under `env` (its DURATION), `act` called in a thread
     beside it with k6's start (time.monotonic()); every answer k6 got, by arrival, and its
     command line."""
@@ -82,7 +88,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Loaded:
-    answers: list[Answer]
+    answers: list[TimedAnswer]
     events_ms: dict[str, float]  # unix ms of each step
     command: list[str]
 
@@ -128,8 +134,8 @@ class Ran:
     """A drill's run: what clients saw (`answers`, `outcome`), what the runner did
     (`acted`, `events`) and k6's command line."""
 
-    answers: list[Answer]
-    outcome: Outcome
+    answers: list[TimedAnswer]
+    outcome: DrillOutcome
     events: Events
     acted: Acted
     command: list[str]

@@ -19,7 +19,7 @@ FAST_FAILURE_MS = 500.0
 
 
 @dataclass(frozen=True)
-class Goal:
+class KindGoal:
     """A drill kind's section title (its rows' name, the first word lower-cased unless an
     acronym), what its goal expects, and the lesson the report's opening draws from it
     (reliability.lessons)."""
@@ -39,28 +39,28 @@ class Goal:
 
 
 GOALS = {
-    "kill-worker": Goal(
+    "kill-worker": KindGoal(
         "One worker SIGKILLed under constant load",
         "at most the in-flight requests lost; every worker and every answer back within "
         f"{WHOLE_AGAIN_S:g} s",
         "A crashed worker costs only the requests it held; the server starts another: keep "
         "requests short, or behind nginx let it retry idempotent ones",
     ),
-    "sigterm": Goal(
+    "sigterm": KindGoal(
         "SIGTERM (docker stop) under constant load",
         "0 failed of the requests in flight at the signal; new ones refused in under "
         f"{FAST_FAILURE_MS / 1000:g} s; exit within stop_grace_period",
         "Stopping the only server loses every request sent until a new one listens: run "
         "two or more replicas behind nginx or a load balancer, and restart them one at a time",
     ),
-    "rolling-restart": Goal(
+    "rolling-restart": KindGoal(
         "A rolling restart of two replicas behind nginx under constant load",
         "0 failed requests",
         "Replicas behind nginx restarted one at a time: the way to deploy, and a GET loses "
         "nothing; a POST that nginx sent on a kept-alive connection as its replica stopped "
         "gets a 503 with Retry-After (nginx never sends a POST twice): clients retry it",
     ),
-    "nginx-reload": Goal(
+    "nginx-reload": KindGoal(
         "nginx reloaded (SIGHUP) under constant load",
         "0 failed requests",
         "Reloading nginx (new config, new certificates) loses nothing",

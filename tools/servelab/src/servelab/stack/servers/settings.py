@@ -80,7 +80,7 @@ def _is_loopback(host: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Choice:
+class ServerChoice:
     """`address` to use as it is (`configured`: the user named it), or, with no address, a
     private server to start."""
 
@@ -90,11 +90,11 @@ class Choice:
 
 def choose(
     setting: Setting, default: Address, reachable: Callable[[Address], bool] = accepts_connections
-) -> Choice:
+) -> ServerChoice:
     if setting.private:
-        return Choice(None)
+        return ServerChoice(None)
     if setting.address is not None:
-        return Choice(setting.address, configured=True)
+        return ServerChoice(setting.address, configured=True)
     if reachable(default):
-        return Choice(default)
-    return Choice(None)
+        return ServerChoice(default)
+    return ServerChoice(None)
