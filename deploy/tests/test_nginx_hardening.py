@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.server
 import re
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -71,42 +72,50 @@ def start_nginx(
     """`service` rendered as the local runner renders it, its upstream a closed port or an
     empty socket directory (or the addresses `lists` gives, a `server` line each); its URL,
     nginx stopped on leaving, a failed assertion included."""
-    project = load_project(Project(project_root), [SERVERS[service]], env)
-    spec = project.services[service]
-    closed = str(free_port())
+    # The volumes hold unix sockets, whose paths may not pass 107 bytes: a short folder of
+    # their own, not pytest's per-test one (its path grows with the test's name, the
+    # xdist worker and the number of pytest runs the machine has kept).
+    with tempfile.TemporaryDirectory(prefix="ngx-") as short:
+        volumes = Path(short)
+        project = load_project(Project(project_root), [SERVERS[service]], env)
+        spec = project.services[service]
+        closed = str(free_port())
 
-    def resolve(value: str) -> str:
-        def replace(match: re.Match[str]) -> str:
-            kind, name = match.groups()
-            if kind == "port":
-                return closed
-            if kind == "project":
-                return str(project_root / name)
-            (tmp_path / name).mkdir(exist_ok=True)
-            return str(tmp_path / name)
+        def resolve(value: str) -> str:
+            def replace(match: re.Match[str]) -> str:
+                kind, name = match.groups()
+                if kind == "port":
+                    return closed
+                if kind == "project":
+                    return str(project_root / name)
+                (volumes / name).mkdir(exist_ok=True)
+                return str(volumes / name)
 
-        return _PLACEHOLDER.sub(replace, value)
+            return _PLACEHOLDER.sub(replace, value)
 
-    rendered = {**spec.environment, **{k: resolve(v) for k, v in spec.local.environment.items()}}
-    port = free_port()
-    assert spec.local.port_env is not None
-    rendered[spec.local.port_env] = str(port)
-    argv = nginx.prepare(spec, rendered, tmp_path / "nginx", lists)
-    process = groups.spawn(argv, env={"PATH": "/usr/sbin:/usr/bin:/bin"}, cwd=project_root)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection((LOOPBACK, port), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None, process.stdout.read() if process.stdout else ""
-                assert time.monotonic() < deadline, "nginx did not listen"
-                time.sleep(0.05)
-        yield f"http://{LOOPBACK}:{port}"
-    finally:
-        groups.stop_group(process.pid, 5, process)
-        process.wait()
+        rendered = {
+            **spec.environment,
+            **{k: resolve(v) for k, v in spec.local.environment.items()},
+        }
+        port = free_port()
+        assert spec.local.port_env is not None
+        rendered[spec.local.port_env] = str(port)
+        argv = nginx.prepare(spec, rendered, tmp_path / "nginx", lists)
+        process = groups.spawn(argv, env={"PATH": "/usr/sbin:/usr/bin:/bin"}, cwd=project_root)
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection((LOOPBACK, port), timeout=1).close()
+                    break
+                except OSError:
+                    assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                    assert time.monotonic() < deadline, "nginx did not listen"
+                    time.sleep(0.05)
+            yield f"http://{LOOPBACK}:{port}"
+        finally:
+            groups.stop_group(process.pid, 5, process)
+            process.wait()
 
 
 @pytest.fixture

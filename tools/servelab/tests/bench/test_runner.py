@@ -86,8 +86,10 @@ def test_a_counted_cell_runs_the_variants_settings_and_measures_the_whole_burst(
 _HELLO = {"ENDPOINT": "/hello"}
 
 
-def _hello_empty_app(tools: list[str] | None = None) -> Matrix:
-    """hello's empty ASGI app on granian, 4 connections for 1 s of warm-up and 1 s measured."""
+def _hello_empty_app(family: str, tools: list[str] | None = None) -> Matrix:
+    """hello's empty ASGI app on granian, 4 connections for 1 s of warm-up and 1 s measured;
+    `family` names the run's work folder, which a run empties first: one per test, so two
+    tests on two xdist workers never share it."""
     variant: dict[str, object] = {
         "profile": "reference",
         "service": "hello-empty-asgi",
@@ -98,7 +100,7 @@ def _hello_empty_app(tools: list[str] | None = None) -> Matrix:
         variant["tools"] = tools
     return parse_matrix(
         {
-            "family": "runner-cpu-test",
+            "family": family,
             "write_up": "loadtests/reference/hello.toml",
             "pin": False,
             "load": {"quick": {"vus": 4, "duration_s": 1, "warmup_s": 1}},
@@ -112,7 +114,9 @@ def _hello_empty_app(tools: list[str] | None = None) -> Matrix:
 def test_a_cell_records_the_cpu_its_server_spent_per_request(project: Project) -> None:
     """k6 and then wrk, each with the server's CPU time read around it."""
     progress = io.StringIO()
-    run = run_matrix(project, _hello_empty_app(["wrk"]), "quick", stream=progress)
+    run = run_matrix(
+        project, _hello_empty_app("runner-cpu-test", ["wrk"]), "quick", stream=progress
+    )
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
     assert cell.server_cpu_s is not None and cell.server_cpu_s > 0
@@ -130,7 +134,8 @@ def test_a_cell_records_the_cpu_its_server_spent_per_request(project: Project) -
 def test_a_target_run_loads_a_stack_that_is_already_up(project: Project, tmp_path: Path) -> None:
     with Stack("reference", only=["hello-empty-asgi"], run_parent=tmp_path, log=None) as stack:
         url = stack.url("hello-empty-asgi")
-        run = run_matrix(project, _hello_empty_app(), "quick", stream=io.StringIO(), target=url)
+        matrix = _hello_empty_app("runner-target-test")
+        run = run_matrix(project, matrix, "quick", stream=io.StringIO(), target=url)
     [cell] = run.cells
     assert cell.measurement is not None, cell.error
     assert cell.measurement.requests > 0 and cell.measurement.failed_rate == 0
