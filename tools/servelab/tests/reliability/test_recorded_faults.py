@@ -15,9 +15,8 @@ from servelab.project import Project
 from servelab.reliability.faults.dependencies import FAST_MS, RECOVERY_S, Spot, _verdict
 from servelab.reliability.faults.files_stack import Store
 from servelab.reliability.faults.k6_requests import failure_kind, read_requests
-from servelab.reliability.lessons import lessons
 from servelab.reliability.outage.analysis import Events, TimedAnswer, analyse
-from servelab.reliability.rows import Row, Section, Verdict
+from servelab.reliability.rows import Row, Verdict
 from servelab.spec.reliability import Dependency, reliability
 
 ENTRYEDITOR = reliability(Project.find(), "entryeditor").faults.dependencies
@@ -296,81 +295,3 @@ def test_an_empty_or_missing_store_holds_nothing(tmp_path: Path) -> None:
     (tmp_path / "objects").mkdir()
     (tmp_path / "tmp").mkdir()
     assert Store.of(tmp_path) == Store(objects=0, leftovers=[])
-
-
-# --- the report's opening: each drill kind's worst and best case --------------------------------
-
-
-def drill_row(target: str, failed: int, answers: int = 1501, back_s: float | None = 0.0) -> Row:
-    figures = {"answers": float(answers), "failed": float(failed)}
-    if back_s is not None:
-        figures["whole_again_s"] = back_s
-    return Row(
-        probe="SIGTERM (docker stop) under constant load",
-        target=f"{target}: GET /hello at 100/s (drill sigterm-{target})",
-        expected="0 failed of the requests in flight at the signal",
-        observed="",
-        verdict=Verdict.PASS,
-        figures=figures,
-    )
-
-
-def section(name: str, *probes: Row) -> Section:
-    return Section(name, f"{name} drills", f"servelab outage --kind {name}", "w", "m", probes)
-
-
-def lesson_rows(sections: list[Section]) -> list[str]:
-    return [line for line in lessons(sections) if line.startswith("| [")]
-
-
-def test_the_worst_case_is_the_largest_share_lost_not_the_most_requests() -> None:
-    sigterm = section(
-        "sigterm",
-        drill_row("hello-granian", 50, back_s=0.495),  # 3.3 %
-        drill_row("wait-gunicorn", 26, answers=301, back_s=1.376),  # 8.6 %
-        drill_row("hello-uwsgi-nginx", 1, back_s=0.009),  # 0.07 %
-    )
-
-    (line,) = lesson_rows([sigterm])
-
-    worst, best = line.split(" | ")[1:3]
-    assert worst.startswith("wait-gunicorn: GET /hello at 100/s: 26 of 301 lost")
-    assert "every answer a 2xx again after 1.4 s" in worst
-    assert best.startswith("hello-uwsgi-nginx: GET /hello at 100/s: 1 of 1,501 lost")
-
-
-def test_equal_shares_lost_are_ranked_by_the_time_to_be_whole_again() -> None:
-    reload = section("nginx-reload", drill_row("slow-back", 0, back_s=0.3), drill_row("at-once", 0))
-
-    (line,) = lesson_rows([reload])
-
-    worst, best = line.split(" | ")[1:3]
-    assert worst.startswith("slow-back")
-    assert best.startswith("at-once")
-
-
-def test_the_kinds_are_ordered_by_their_worst_share_lost() -> None:
-    sections = [
-        section("kill-worker", drill_row("wait-uvicorn", 7, answers=301)),  # 2.3 %
-        section("rolling-restart", drill_row("hello-replicas", 0, answers=2001)),
-        section("sigterm", drill_row("hello-uvicorn", 230)),  # 15.3 %
-    ]
-
-    names = [line.split("](#")[1].split(")")[0] for line in lesson_rows(sections)]
-
-    assert names == ["sigterm", "kill-worker", "rolling-restart"]
-
-
-def test_only_drill_kinds_with_a_lesson_and_rows_with_losses_open_the_report() -> None:
-    fuzz = section("fuzz-files", drill_row("files-uvicorn", 3))
-    no_figures = Row("p", "t", "e", "o", Verdict.PASS, {"workers": 2.0})
-    empty_kill = section("kill-worker", no_figures)
-
-    assert lessons([fuzz, empty_kill]) == []
-    assert lessons([]) == []
-
-
-def test_a_drill_without_answers_counts_as_nothing_lost_not_a_division_by_zero() -> None:
-    (line,) = lesson_rows([section("sigterm", drill_row("hello-uvicorn", 0, answers=0))])
-
-    assert "hello-uvicorn: GET /hello at 100/s: 0 of 0 lost" in line
