@@ -65,6 +65,55 @@ class Within(Asked):
     maximum: float = Field(gt=0)
 
 
+class Cell(Spec):
+    """One cell of the matrix by its variant and endpoint key (every number of workers)."""
+
+    variant: str
+    endpoint: str
+
+
+class Latency(Asked):
+    """Which of two options answers sooner, cell against cell at the same number of workers:
+    an option is called faster only where even its slowest request (max) finished before
+    half of the other's (p50), in every pair; a window's own spread, no assumed band."""
+
+    rule: Literal["latency"]
+    first: str
+    second: str
+    first_cells: tuple[Cell, ...] = Field(min_length=1)
+    second_cells: tuple[Cell, ...] = Field(min_length=1)
+
+
+class Unfailed(Asked):
+    """Did any request fail (an error, a non-2xx, a wrong answer) in the cells of `variants`
+    (None: all) at `endpoints` (glob patterns; empty: all), the write-ups' own tools'
+    errors on the same cells included?"""
+
+    rule: Literal["unfailed"]
+    variants: tuple[str, ...] | None = None
+    endpoints: tuple[str, ...] = ()
+
+
+class Under(Asked):
+    """Does every cell of `variants` at `endpoints` (glob patterns) answer within
+    `limit_ms` at its `percentile` (p50, p95, p99 or max)?"""
+
+    rule: Literal["under"]
+    variants: tuple[str, ...] | None = None
+    endpoints: tuple[str, ...] = Field(min_length=1)
+    percentile: Literal["p50_ms", "p95_ms", "p99_ms", "max_ms"] = "p95_ms"
+    limit_ms: float = Field(gt=0)
+
+
+class Holds(Asked):
+    """The highest constant rate (the `<endpoint> @<rate>/s` cells) at which each endpoint of
+    `variant` answered every request with a 2xx, and what the rates above it answered:
+    503s shed at once, or 502s, 500s and timeouts."""
+
+    rule: Literal["holds"]
+    variant: str
+
+
 class OnDevice(Asked):
     """A question only the run on a machine with an NVIDIA GPU answers; without that run,
     `needs` says what to run."""
@@ -73,7 +122,10 @@ class OnDevice(Asked):
     needs: str
 
 
-Question = Annotated[Choice | Cheapest | Workers | Within | OnDevice, Field(discriminator="rule")]
+Question = Annotated[
+    Choice | Cheapest | Workers | Within | Latency | Unfailed | Under | Holds | OnDevice,
+    Field(discriminator="rule"),
+]
 
 
 def reads(question: Question) -> tuple[str, ...]:

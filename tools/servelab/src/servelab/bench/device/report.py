@@ -1,8 +1,9 @@
 """docs/results/health-code.gpu.md from a device run's JSON: the answers (GPU or CPU, how
 many workers, what batch size) and the goals of `[device]` of the family's spec, every
-stack, and the accuracy of each engine. A ratio of two cells, each measured once, is called
-as docs/findings.md calls one: only where its band (servelab.bench.findings.spread) lies
-wholly on one side of 1."""
+stack, and the accuracy of each engine. A device run measures each cell once: a ratio of two
+cells is called only beyond the project's noise band either side of 1 (servelab.project.Noise,
+what repeat runs moved by), an assumption docs/findings.md does not make: it gives these
+figures without a verdict."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from servelab.bench.device.results import (
     StackResult,
     load_device_run,
 )
-from servelab.bench.findings.spread import Spread
 from servelab.markdown import table
 from servelab.project import Noise, Project
 from servelab.spec.device import CPU, GPU, Device, DeviceGoal, read_device
@@ -64,13 +64,12 @@ def _loads(run: DeviceRun) -> dict[str, int]:
 def _called(ratio: float, better: str, worse: str, noise: Noise) -> tuple[str, str]:
     """The answer a ratio of two single runs gives (`better`, `worse` or no measurable
     difference), and by how much."""
-    side = Spread.once(ratio, noise.ratio).side()
-    if side == 0:
+    if 1 / (1 + noise.ratio) <= ratio <= 1 + noise.ratio:
         return (
             "no measurable difference",
             f"{ratio:.2f}x, within the {noise.ratio:.0%} noise of one run",
         )
-    return (better, f"{ratio:.2f}x") if side > 0 else (worse, f"{1 / ratio:.2f}x")
+    return (better, f"{ratio:.2f}x") if ratio > 1 else (worse, f"{1 / ratio:.2f}x")
 
 
 def _no_gpu(run: DeviceRun) -> str:

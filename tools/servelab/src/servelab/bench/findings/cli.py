@@ -24,8 +24,9 @@ def findings(args: argparse.Namespace) -> int:
         if args.against is not None:
             found = compare_findings(project, results, args.against)
             print(found.summary(f"This run ({results}) and {args.against}"))
-            for asked, ours, theirs in found.differ:
-                print(f"  differs: {asked}: {ours} / {theirs}")
+            for asked, ours, theirs, opposed in found.differ:
+                how = "opposite" if opposed else "differs"
+                print(f"  {how}: {asked}: {ours} / {theirs}")
     except (BenchError, SpecError) as error:
         print(f"servelab: {error}", file=sys.stderr)
         return 2

@@ -59,4 +59,5 @@ def median_round(rounds: Sequence[CellResult]) -> CellResult:
             cell.cpu_us_per_request if cell.measurement is not None else None for cell in rounds
         ),
         rounds_rps=tuple(_rps(cell) for cell in rounds),
+        rounds_memory_mib=tuple(cell.server_memory_mib for cell in rounds),
     )

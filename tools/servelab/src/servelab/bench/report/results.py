@@ -55,6 +55,8 @@ class CellResult:
     # requests/s, in round order; this cell's figures are those of the median round.
     rounds_cpu_us: tuple[float | None, ...] = ()
     rounds_rps: tuple[float | None, ...] = ()
+    # Each round's peak server memory (MiB); empty in results saved before it was kept.
+    rounds_memory_mib: tuple[float | None, ...] = ()
     # The share of all CPUs' time the hypervisor took elsewhere during the measured run
     # (bench.measure.steal), in percent; None where not read.
     steal_pct: float | None = None
@@ -105,8 +107,9 @@ class BenchRun:
 
     def round_values(self, metric: str) -> list[dict[Key, float]]:
         """Each round's values of `metric`, keyed for ratios, where the cells recorded it
-        round by round (the server's CPU per request, CPU_US, and successful requests/s:
-        each round's requests/s times the median round's success share); empty otherwise.
+        round by round (the server's CPU per request, CPU_US, its peak memory, MEMORY_MIB,
+        and successful requests/s: each round's requests/s times the median round's success
+        share); empty otherwise.
         A cell of a shape with one round has its value in the first round only."""
         if metric not in ROUND_METRICS or self.rounds < 2:
             return []
@@ -141,7 +144,7 @@ class BenchRun:
 
 
 # The metrics a cell records round by round.
-ROUND_METRICS = frozenset({CPU_US, "ok_rps"})
+ROUND_METRICS = frozenset({CPU_US, "ok_rps", MEMORY_MIB})
 
 
 def _rounds(cell: CellResult, metric: str) -> tuple[float | None, ...]:
@@ -149,6 +152,8 @@ def _rounds(cell: CellResult, metric: str) -> tuple[float | None, ...]:
     where it ran a single round."""
     if metric == CPU_US:
         return cell.rounds_cpu_us or (cell.cpu_us_per_request,)
+    if metric == MEMORY_MIB:
+        return cell.rounds_memory_mib or (cell.server_memory_mib,)
     assert cell.measurement is not None
     share = 1.0 - cell.measurement.failed_rate
     if not cell.rounds_rps:
@@ -179,6 +184,7 @@ def _cell(raw: Mapping[str, Any], load: Load) -> CellResult:
             ),
             "rounds_cpu_us": tuple(raw.get("rounds_cpu_us", ())),
             "rounds_rps": tuple(raw.get("rounds_rps", ())),
+            "rounds_memory_mib": tuple(raw.get("rounds_memory_mib", ())),
         }
     )
 
