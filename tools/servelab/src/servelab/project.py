@@ -75,7 +75,9 @@ def port_share(value: str) -> tuple[int, int]:
 class Noise(BaseModel):
     """How far a value measured once may move on a repeat run (`once`, ±10%: what repeat
     runs of one cell move by on the 2-CPU virtual machines the committed runs come from),
-    and so a ratio of two such values, either side of which may have moved (`ratio`, ±21%)."""
+    and so a ratio of two such values, either side of which may have moved (`ratio`, ±21%).
+    Only the GPU machine's report calls a ratio by it, as its run measures each stack once;
+    docs/findings.md assumes no band and gives no verdict from a value measured once."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -10,7 +10,17 @@ import pytest
 
 from servelab.project import Project
 from servelab.spec.family import SpecError, families
-from servelab.spec.questions import Choice, Workers, load_questions
+from servelab.spec.questions import (
+    Cell,
+    Choice,
+    Holds,
+    Latency,
+    Under,
+    Unfailed,
+    Workers,
+    load_questions,
+    reads,
+)
 
 BENCH = """
 family = "toy"
@@ -42,10 +52,39 @@ endpoint = "hey /async"
 """
 
 
-def _family(tmp_path: Path, ratio: str, bench: str = BENCH) -> Project:
+OBSERVED = """
+[[questions]]
+rule = "latency"
+question = "Which answers sooner?"
+first = "async"
+second = "sync"
+first_cells = [{ variant = "uvicorn", endpoint = "hey /async" }]
+second_cells = [
+    { variant = "uvicorn", endpoint = "hey /sync" },
+    { variant = "gunicorn", endpoint = "hey /sync" },
+]
+
+[[questions]]
+rule = "unfailed"
+question = "Did any request fail?"
+
+[[questions]]
+rule = "under"
+question = "Within a second?"
+endpoints = ["hey *"]
+limit_ms = 1000
+
+[[questions]]
+rule = "holds"
+question = "What rate does uvicorn hold?"
+variant = "uvicorn"
+"""
+
+
+def _family(tmp_path: Path, ratio: str, bench: str = BENCH, more: str = "") -> Project:
     folder = tmp_path / "loadtests" / "families"
     folder.mkdir(parents=True)
-    spec = textwrap.dedent(bench) + QUESTIONS.format(ratio=f'"{ratio}"')
+    spec = textwrap.dedent(bench) + QUESTIONS.format(ratio=f'"{ratio}"') + more
     (folder / "toy.toml").write_text(spec)
     return Project(tmp_path)
 
@@ -84,4 +123,50 @@ def test_a_missing_shared_text_or_an_unknown_rule_is_an_error(tmp_path: Path) ->
         load_questions(project, "toy")
     questions.write_text(text.replace('rule = "workers"', 'rule = "fastest"'))
     with pytest.raises(SpecError, match=r"questions\.1"):
+        load_questions(project, "toy")
+
+
+def test_the_rules_that_read_cells_are_typed_with_their_defaults(tmp_path: Path) -> None:
+    project = _family(tmp_path, "stream/buffer upload", more=OBSERVED)
+    _, _, latency, unfailed, under, holds = load_questions(project, "toy")
+    assert isinstance(latency, Latency)
+    assert latency.second_cells == (
+        Cell(variant="uvicorn", endpoint="hey /sync"),
+        Cell(variant="gunicorn", endpoint="hey /sync"),
+    )
+    assert isinstance(unfailed, Unfailed)
+    # Every variant at every endpoint.
+    assert (unfailed.variants, unfailed.endpoints) == (None, ())
+    assert isinstance(under, Under)
+    assert (under.percentile, under.limit_ms) == ("p95_ms", 1000.0)
+    assert isinstance(holds, Holds)
+    assert holds.variant == "uvicorn"
+    # They read no ratio of the matrix, so a matrix without any still validates them.
+    assert [reads(rule) for rule in (latency, unfailed, under, holds)] == [(), (), (), ()]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [
+        ('endpoints = ["hey *"]\n', "", r"questions\.4\.under\.endpoints: Field required"),
+        ("limit_ms = 1000", "limit_ms = 0", r"questions\.4\.under\.limit_ms"),
+        (
+            "limit_ms = 1000",
+            'limit_ms = 1000\npercentile = "p90"',
+            r"questions\.4\.under\.percentile",
+        ),
+        (
+            'first_cells = [{ variant = "uvicorn", endpoint = "hey /async" }]',
+            "first_cells = []",
+            r"questions\.2\.latency\.first_cells",
+        ),
+        ('variant = "uvicorn"\n', "", r"questions\.5\.holds\.variant: Field required"),
+    ],
+)
+def test_a_rule_that_reads_cells_without_what_it_needs_is_an_error(
+    tmp_path: Path, old: str, new: str, error: str
+) -> None:
+    assert old in OBSERVED
+    project = _family(tmp_path, "stream/buffer upload", more=OBSERVED.replace(old, new))
+    with pytest.raises(SpecError, match=error):
         load_questions(project, "toy")

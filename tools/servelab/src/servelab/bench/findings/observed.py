@@ -54,9 +54,20 @@ def _sure(run: BenchRun) -> str:
     return f"each cell's kept window of the {run.form} run"
 
 
+def _counted(count: int) -> str:
+    return f"{count} cell" + ("" if count == 1 else "s")
+
+
 def unfailed(rule: Unfailed, run: BenchRun) -> Answer | None:
     picked = _picked(run, rule.variants, rule.endpoints)
-    if not picked:
+    broken = [
+        cell
+        for cell in run.cells
+        if cell.measurement is None
+        and (rule.variants is None or cell.variant in rule.variants)
+        and (not rule.endpoints or any(fnmatchcase(cell.endpoint, g) for g in rule.endpoints))
+    ]
+    if not picked and not broken:
         return None
     requests = sum(m.requests for _, m in picked)
     failing = []
@@ -169,11 +180,11 @@ def holds(rule: Holds, run: BenchRun) -> Answer | None:
     held, above, broken = [], [], set()
     for name, steps in rates.items():
         steps.sort()
-        clean = [rate for rate, m in steps if m.failed_rate == 0]
-        top = max(clean, default=0)
-        held.append(f"{name} {top}/s" if top else f"{name} none of {steps[0][0]}/s and up")
+        first_failed = next((rate for rate, m in steps if m.failed_rate), None)
+        clean = [rate for rate, _ in steps if first_failed is None or rate < first_failed]
+        held.append(f"{name} {clean[-1]}/s" if clean else f"{name} none of {steps[0][0]}/s and up")
         for rate, m in steps:
-            if rate > top:
+            if m.failed_rate:
                 above.append(f"{name} @{rate}/s: {_overload(m)}")
             if m.bad_gateway or m.unexpected_non_2xx or m.timeouts:
                 broken.add(f"{name} @{rate}/s")
@@ -182,7 +193,7 @@ def holds(rule: Holds, run: BenchRun) -> Answer | None:
     if broken:
         verdict += f"; 502s, 500s or timeouts at {', '.join(sorted(broken))}"
     elif above:
-        verdict += "; above that only 503s, shed at once: never a 502, a 500 or a timeout"
+        verdict += "; where not, only 503s, shed at once: never a 502, a 500 or a timeout"
     figures = f"rates measured: {', '.join(f'{r}/s' for r in rated)}"
     if above:
         figures += f"; where not every answer was a 2xx: {'; '.join(above)}"

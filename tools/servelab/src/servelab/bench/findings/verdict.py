@@ -156,6 +156,13 @@ def _cheapest(rule: Cheapest, run: BenchRun, matrix: Matrix) -> Answer | None:
 
 def _enough(rule: Workers, run: BenchRun) -> Answer | None:
     rates = cells(run, "ok_rps", rule.endpoint, rule.variants)
+    counts = sorted({w for _, w in rates.rounds})
+    if len(counts) == 1:
+        verdict = (
+            f"{CANNOT}: only {workers(counts[0])} measured; run `servelab bench "
+            f"{run.family} --workers 1,2,4,8` on a machine with 8 or more CPUs"
+        )
+        return Answer(rule.question, verdict, "", left_out=rates.left)
     spreads = {cell: s for cell in rates.rounds if (s := rates.spread(cell)) is not None}
     if not spreads:
         return _cells_once(rule.question, run) if rates.rounds else None
@@ -174,11 +181,7 @@ def _enough(rule: Workers, run: BenchRun) -> Answer | None:
         figures += f"; {NO_DIFFERENCE} from {', '.join(rivals)} at their best"
     sure = _sure(run, [spread.count for spread in spreads.values()])
     if len(curve) == 1:
-        verdict = (
-            f"{CANNOT}: only {workers(curve[0][0])} measured; run `servelab bench "
-            f"{run.family} --workers 1,2,4,8` on a machine with 8 or more CPUs"
-        )
-        return Answer(rule.question, verdict, figures, sure, rates.left)
+        return _cells_once(rule.question, run)
     enough = next(w for w, _ in curve if as_good((variant, w)))
     name = variant if not rivals else f"{variant}, or alike {', '.join(rivals)}"
     verdict = f"{workers(enough)} on {run.machine.cpus} CPUs; {name}"

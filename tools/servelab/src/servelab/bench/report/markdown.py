@@ -610,11 +610,11 @@ def _summary(found: Sequence[Answer], source: Path | None) -> list[str]:
     in_docs = source is None or source.parent.parts[-2:] == ("docs", "results")
     findings = "../findings.md" if in_docs else "findings.md"
     intro = (
-        "The write-up's questions, answered by this run's figures alone, each value with its "
-        "range (min–max over rounds; ±10% for a value measured once, ±21% for a ratio of two "
-        "such); an option wins only "
-        f"where every range lies on its side. [The findings]({findings}) answer them from "
-        "every run of this family, beside the write-up's own answers."
+        "The write-up's questions, answered by this run's figures alone, each ratio with "
+        "its 95% interval over the run's rounds (a cell measured once gives no verdict); an "
+        "option wins only where every cell's interval lies on its side. "
+        f"[The findings]({findings}) set this answer beside the family's other runs and the "
+        "write-up's own, and say how the intervals are drawn."
     )
     answers = "\n".join(f"- **{a.question}** {a.verdict} — {a.figures}." for a in found)
     return _section("Summary", intro, answers)
