@@ -106,12 +106,20 @@ class Under(Asked):
 
 
 class Holds(Asked):
-    """The highest constant rate (the `<endpoint> @<rate>/s` cells) at which each endpoint of
-    `variant` answered every request with a 2xx, and what the rates above it answered:
-    503s shed at once, or 502s, 500s and timeouts."""
+    """The highest constant rate (the `<endpoint> @<rate>/s` cells) up to which each endpoint
+    of `variant` had every request sent on time and answered with a 2xx, and what the rates
+    beyond it saw: 503s shed at once, answers queued, or 502s, 500s and timeouts."""
 
     rule: Literal["holds"]
     variant: str
+
+
+class Unmeasured(Asked):
+    """A question of the write-up that no run of the family measures: `needs` says why the
+    recipes leave it out and what to run to see it."""
+
+    rule: Literal["unmeasured"]
+    needs: str
 
 
 class OnDevice(Asked):
@@ -123,7 +131,16 @@ class OnDevice(Asked):
 
 
 Question = Annotated[
-    Choice | Cheapest | Workers | Within | Latency | Unfailed | Under | Holds | OnDevice,
+    Choice
+    | Cheapest
+    | Workers
+    | Within
+    | Latency
+    | Unfailed
+    | Under
+    | Holds
+    | Unmeasured
+    | OnDevice,
     Field(discriminator="rule"),
 ]
 

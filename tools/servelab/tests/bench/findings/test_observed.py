@@ -84,6 +84,13 @@ def test_a_failure_of_any_kind_is_a_no_naming_the_cell(
     assert (found.kind, found.names) == (NO, frozenset({f"uvicorn, 1 worker, {HELLO}"}))
 
 
+def test_a_cell_that_measured_nothing_counts_as_failed(matrix: Matrix) -> None:
+    broken = {**cell("granian", HELLO, 100.0), "measurement": None, "error": "k6 exited 1"}
+    found = _ask(matrix, _unfailed(), [cell("uvicorn", HELLO, 100.0), broken])
+    assert found.kind == NO
+    assert "no measurement (k6 exited 1)" in found.verdict
+
+
 def test_failures_outside_the_cells_asked_about_do_not_count(matrix: Matrix) -> None:
     cells = [
         cell("granian", HELLO, 100.0, requests=200),
@@ -92,7 +99,7 @@ def test_failures_outside_the_cells_asked_about_do_not_count(matrix: Matrix) -> 
     ]
     found = _ask(matrix, _unfailed(variants=("granian",), endpoints=("GET *",)), cells)
     assert found.kind == YES
-    assert found.verdict.startswith("none failed: 200 requests in 1 cells")
+    assert found.verdict.startswith("none failed: 200 requests in 1 cell,")
     assert _ask(matrix, _unfailed(variants=("granian",)), cells).kind == NO
 
 
@@ -204,6 +211,9 @@ def test_cells_are_compared_only_at_the_same_number_of_workers(matrix: Matrix) -
     assert _ask(matrix, _latency(), cells).verdict.startswith(f"{CANNOT}: needs its cells measured")
 
 
+HELD = "every request sent and answered with a 2xx up to:"
+
+
 def _holds() -> Holds:
     return Holds(rule="holds", question="What rate does it hold?", variant="uwsgi-nginx")
 
@@ -219,11 +229,11 @@ def test_the_highest_rate_with_every_answer_a_2xx_and_503s_above_it(matrix: Matr
     cells = [_step(100), _step(400, **shed), _step(200)]
     found = _ask(matrix, _holds(), cells)
     assert found.verdict == (
-        f"every answer a 2xx up to: {HELLO} 200/s; where not, only 503s, shed at once: never "
-        "a 502, a 500 or a timeout"
+        f"{HELD} {HELLO} 200/s; beyond, 503s shed at once or answers queued: never a 502, a 500 "
+        "or a timeout"
     )
     assert found.figures == (
-        f"rates measured: 100/s, 200/s, 400/s; where not every answer was a 2xx: {HELLO} "
+        f"rates measured: 100/s, 200/s, 400/s; beyond: {HELLO} "
         "@400/s: 70.0% 2xx, 1200 503s, p99 20 ms"
     )
     assert (found.kind, found.names) == (SEEN, frozenset({f"{HELLO} 200/s"}))
@@ -242,9 +252,7 @@ def test_502s_500s_and_timeouts_above_the_held_rate_are_reported(
 ) -> None:
     cells = [_step(100), _step(200, failed_rate=0.01, **measured)]
     found = _ask(matrix, _holds(), cells)
-    assert found.verdict == (
-        f"every answer a 2xx up to: {HELLO} 100/s; 502s, 500s or timeouts at {HELLO} @200/s"
-    )
+    assert found.verdict == (f"{HELD} {HELLO} 100/s; 502s, 500s or timeouts at {HELLO} @200/s")
     assert shown in found.figures
     assert found.kind == NO
     assert found.names == frozenset({f"{HELLO} 100/s", f"{HELLO} @200/s"})
@@ -265,10 +273,25 @@ def test_each_endpoint_holds_its_own_rate_and_other_variants_do_not_count(
     ]
     found = _ask(matrix, _holds(), cells)
     assert found.verdict.startswith(
-        "every answer a 2xx up to: GET /a 200/s, GET /b none of 100/s and up; where not, only 503s"
+        f"{HELD} GET /a 200/s, GET /b none of 100/s and up; beyond, 503s shed at once"
     )
     assert "GET /b @100/s: 80.0% 2xx" in found.figures
     assert "GET /a @" not in found.figures.split("; ", 1)[1]
+
+
+def test_a_rate_is_held_only_if_every_rate_below_it_was(matrix: Matrix) -> None:
+    shed = {"failed_rate": 0.2, "statuses": {"503": 200}, "errors": {"non_2xx": 200}}
+    cells = [_step(100, **shed), _step(200)]
+    found = _ask(matrix, _holds(), cells)
+    assert found.verdict.startswith(f"{HELD} {HELLO} none")
+    assert f"{HELLO} @100/s: 80.0% 2xx, 200 503s" in found.figures
+
+
+def test_requests_not_sent_in_time_mean_the_rate_was_not_held(matrix: Matrix) -> None:
+    cells = [_step(100), _step(1000, dropped=250)]
+    found = _ask(matrix, _holds(), cells)
+    assert found.verdict.startswith(f"{HELD} {HELLO} 100/s")
+    assert "250 not sent in time" in found.figures
 
 
 def test_a_variant_without_rate_cells_cannot_answer(matrix: Matrix) -> None:

@@ -112,7 +112,7 @@ def test_every_question_is_answered_or_says_what_to_run(project: Project, fresh:
     cannot = [line for line in fresh.splitlines() if "cannot answer here" in line]
     assert cannot
     for line in cannot:
-        assert re.search(r"`(servelab|scripts/)[^`]*`", line), line
+        assert re.search(r"run `(servelab|scripts/|python |k6 )[^`]*`", line), line
     assert not re.search(r"\bissue\b", fresh, re.IGNORECASE)
 
 

@@ -203,7 +203,7 @@ def test_a_client_bound_cell_never_enters_a_requests_per_second_comparison(
     found = _ask(project_root, _files(*cells(0.95), rounds=3), SERVERS)
     assert found.verdict == (
         f"{CANNOT}: needs both sides of gunicorn/uvicorn CPU or gunicorn/uvicorn; "
-        "the full form runs more cells: `servelab bench files --full`"
+        "the full form runs more cells: run `servelab bench files --full`"
     )
     found = _ask(project_root, _files(*cells(0.3), rounds=3), SERVERS)
     assert found.verdict == "gunicorn + UvicornWorker"

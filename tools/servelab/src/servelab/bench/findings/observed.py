@@ -78,18 +78,19 @@ def unfailed(rule: Unfailed, run: BenchRun) -> Answer | None:
             failing.append((cell, failed, by_tool))
     tools = sorted({tool.tool for cell, _ in picked for tool in cell.tools})
     also = f", and {' and '.join(tools)} on the same cells" if tools else ""
-    figures = f"{requests:,} requests over {len(picked)} cells{also}"
-    if not failing:
+    figures = f"{requests:,} requests over {_counted(len(picked))}{also}"
+    if not failing and not broken:
         verdict = (
-            f"none failed: {requests:,} requests in {len(picked)} cells{also}, every one answered"
+            f"none failed: {requests:,} requests in {_counted(len(picked))}{also}, "
+            "every one answered"
         )
         return Answer(rule.question, verdict, figures, _sure(run), kind=YES)
-    listed = "; ".join(
+    listed = [
         f"{_name(cell)}: {failed} by k6" + (f", {errors} by the tool" if errors else "")
         for cell, failed, errors in failing
-    )
-    verdict = f"some failed: {listed}"
-    names = frozenset(_name(cell) for cell, _, _ in failing)
+    ] + [f"{_name(cell)}: no measurement ({cell.error or 'the cell failed'})" for cell in broken]
+    verdict = f"some failed: {'; '.join(listed)}"
+    names = frozenset(_name(cell) for cell, _, _ in failing) | {_name(c) for c in broken}
     return Answer(rule.question, verdict, figures, _sure(run), kind=NO, names=names)
 
 
@@ -158,10 +159,18 @@ def latency(rule: Latency, run: BenchRun) -> Answer | None:
     return Answer(rule.question, NO_DIFFERENCE, figures, sure, kind=NO_DIFFERENCE)
 
 
+def _kept_up(m: Measurement) -> bool:
+    """Every answer a 2xx, and every request sent at the rate: none dropped for want of a
+    free client, as happens when answers come slower than the rate."""
+    return m.failed_rate == 0 and m.dropped == 0
+
+
 def _overload(m: Measurement) -> str:
     parts = [f"{m.success_ratio:.1%} 2xx"]
     if m.shed:
         parts.append(f"{m.shed} 503s")
+    if m.dropped:
+        parts.append(f"{m.dropped} not sent in time (every client waiting)")
     for label, count in (("502s", m.bad_gateway), ("other non-2xx", m.unexpected_non_2xx),
                          ("timeouts", m.timeouts)):  # fmt: skip
         if count:
@@ -171,32 +180,38 @@ def _overload(m: Measurement) -> str:
 
 
 def holds(rule: Holds, run: BenchRun) -> Answer | None:
+    found = [
+        (match["name"], cell.workers, int(match["rate"]), m)
+        for cell, m in _measured(run)
+        if cell.variant == rule.variant and (match := _RATE.match(cell.endpoint))
+    ]
+    counts = {count for _, count, _, _ in found}
     rates: dict[str, list[tuple[int, Measurement]]] = {}
-    for cell, m in _measured(run):
-        if cell.variant == rule.variant and (match := _RATE.match(cell.endpoint)):
-            rates.setdefault(match["name"], []).append((int(match["rate"]), m))
+    for endpoint, count, rate, m in found:
+        name = endpoint if len(counts) == 1 else f"{endpoint} ({workers(count)})"
+        rates.setdefault(name, []).append((rate, m))
     if not rates:
         return None
     held, above, broken = [], [], set()
     for name, steps in rates.items():
-        steps.sort()
-        first_failed = next((rate for rate, m in steps if m.failed_rate), None)
+        steps.sort(key=lambda step: step[0])
+        first_failed = next((rate for rate, m in steps if not _kept_up(m)), None)
         clean = [rate for rate, _ in steps if first_failed is None or rate < first_failed]
         held.append(f"{name} {clean[-1]}/s" if clean else f"{name} none of {steps[0][0]}/s and up")
         for rate, m in steps:
-            if m.failed_rate:
+            if not _kept_up(m):
                 above.append(f"{name} @{rate}/s: {_overload(m)}")
             if m.bad_gateway or m.unexpected_non_2xx or m.timeouts:
                 broken.add(f"{name} @{rate}/s")
     rated = sorted({rate for steps in rates.values() for rate, _ in steps})
-    verdict = f"every answer a 2xx up to: {', '.join(held)}"
+    verdict = f"every request sent and answered with a 2xx up to: {', '.join(held)}"
     if broken:
         verdict += f"; 502s, 500s or timeouts at {', '.join(sorted(broken))}"
     elif above:
-        verdict += "; where not, only 503s, shed at once: never a 502, a 500 or a timeout"
+        verdict += "; beyond, 503s shed at once or answers queued: never a 502, a 500 or a timeout"
     figures = f"rates measured: {', '.join(f'{r}/s' for r in rated)}"
     if above:
-        figures += f"; where not every answer was a 2xx: {'; '.join(above)}"
+        figures += f"; beyond: {'; '.join(above)}"
     names = frozenset(held) | frozenset(broken)
     return Answer(
         rule.question, verdict, figures, _sure(run), kind=SEEN if not broken else NO, names=names

@@ -142,10 +142,10 @@ def _link(path: Path, page: Path) -> str:
     return f"[{path.stem.replace('.', ' ')}]({target})"
 
 
-def _run(run: BenchRun | None) -> str:
+def _run(run: BenchRun | None, on_device: bool = False) -> str:
     """`quick run (2 CPUs, AMD EPYC, 2026-11-28)`."""
     if run is None:
-        return "the GPU machine's run"
+        return "the GPU machine's run" if on_device else "no saved run"
     return f"{run.form} run ({run.machine.cpus} CPUs, {run.machine.cpu_model}, {run.started[:10]})"
 
 
@@ -214,8 +214,8 @@ def _left_out(cells: Sequence[LeftOut]) -> str:
     return "; ".join(f"{', '.join(names)}: {why}" for why, names in by_why.items())
 
 
-def _one_run(run: BenchRun | None, each: Answer) -> list[str]:
-    lines = [f"- **{_run(run)}:** {each.verdict}."]
+def _one_run(run: BenchRun | None, each: Answer, on_device: bool) -> list[str]:
+    lines = [f"- **{_run(run, on_device)}:** {each.verdict}."]
     if each.figures and each.answered:
         lines.append(f"  Figures: {each.figures}.")
     if each.sure and each.answered:
@@ -241,7 +241,7 @@ def _section(
         verdict = ours.verdict if ours.agreed is not None else "the runs differ, each below"
         lines += [f"### {rule.question}", "", f"- **Ours:** {verdict}."]
         for run, one in each:
-            lines += _one_run(run, one)
+            lines += _one_run(run, one, isinstance(rule, OnDevice))
         if rule.write_up:
             lines.append(f"- **The write-up:** {rule.write_up} ({_same(rule, ours)}).")
         if rule.why:

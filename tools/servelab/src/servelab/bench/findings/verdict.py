@@ -37,6 +37,7 @@ from servelab.spec.questions import (
     Question,
     Under,
     Unfailed,
+    Unmeasured,
     Within,
     Workers,
     load_questions,
@@ -256,6 +257,8 @@ def answer(
     """The question answered from `run` (one of the family's) alone or, for a GPU question,
     from the family's run on a GPU machine; else CANNOT with what it needs."""
     found: Answer | None = None
+    if isinstance(rule, Unmeasured):
+        return Answer(rule.question, f"{CANNOT}: {rule.needs}", "not measured")
     if isinstance(rule, OnDevice):
         found = _on_device(rule, device, noise) if device is not None else None
     elif run is not None:
@@ -279,7 +282,7 @@ def answer(
         return found
     needs = _needs(rule)
     if run is not None and run.form == "quick" and not isinstance(rule, OnDevice):
-        needs += f"; the full form runs more cells: `servelab bench {run.family} --full`"
+        needs += f"; the full form runs more cells: run `servelab bench {run.family} --full`"
     where_ = f"not in the {run.form} run" if run is not None else "no run"
     return Answer(rule.question, f"{CANNOT}: {needs}", where_)
 
