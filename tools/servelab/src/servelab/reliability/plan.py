@@ -7,7 +7,7 @@ the full form's schema runs repeated for a set time) that last as long on any ma
 the plan is not scaled by the machine's pace as the benchmarks' estimate is. The costs
 around the windows (`*_OVERHEAD_S`) and the quick form's one pass of the schema runs (each
 family's [fuzz] schema_pass_s) were read off whole runs on the 2-CPU development VMs; in the last
-`make bench`, the phases took 418, 319, 262 and 344 s where this plan says 412, 309, 302 and
+`make reliability`, the phases took 418, 319, 262 and 344 s where this plan says 412, 309, 302 and
 330.
 """
 
@@ -42,7 +42,7 @@ COLDSTART_OVERHEAD_S = 2.0
 # schema runs (the quick form) is each family's [fuzz] schema_pass_s.
 FUZZ_TARGET_OVERHEAD_S = 3.0
 # How `make reliability` fuzzes in each form of the suite: each phase once a target, or,
-# with FORM=full (make bench-full), the phases repeated for 60 s (`servelab fuzz --seconds 60`).
+# with FORM=full, the phases repeated for 60 s (`servelab fuzz --seconds 60`).
 FUZZ_FORMS = {"quick": FuzzOptions(), "full": FuzzOptions(time_limit_s=60)}
 # A soak's stack, its load started and stopped, its last sample.
 SOAK_OVERHEAD_S = 6.0

@@ -235,7 +235,7 @@ def test_a_second_quick_run_gives_the_repeatability_line(project_root: Path) -> 
     family = _family(project_root, _files(STREAM_WINS), again=_files(BUFFER_WINS))
     text = _render(family)
     assert (
-        "Two quick runs of each of 1 families, the second right after the first on the same "
+        "Two quick runs of each of 1 family (files), the second right after the first on the same "
         f"machine ({QUICK}), give the same answer to 0 of the 1 questions both answer (0%); 1 "
         "differ, one of them opposite"
     ) in text

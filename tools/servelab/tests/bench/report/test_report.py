@@ -148,20 +148,44 @@ def test_a_goal_missed_by_a_hair_shows_the_decimals_that_miss_it(project_root: P
     assert "1.203× (nginx, 1 worker; needs ≤ 1.2×) | 0 of 1 | not met |" in markdown
 
 
-def test_the_summary_answers_the_write_ups_questions_with_figures(markdown: str) -> None:
+def test_the_summary_gives_no_verdict_from_cells_measured_once(markdown: str) -> None:
     summary = markdown[markdown.index("## Summary") : markdown.index("## Machine")]
-    # CPU measured: the answer rests on CPU per request (250 µs streamed, 500 µs buffered).
+    # Every cell of this run was measured in one round: no interval, so no answer, and the
+    # summary says what measures in rounds instead.
     assert (
-        "- **Stream an upload or buffer it?** stream — stream 0.50× (0.41–0.61) the server CPU "
-        "per request of buffer (UploadFile) (uvicorn, 1 worker: 0.50× (0.41–0.61))." in summary
-    )
-    # No CPU for gunicorn: the requests/s ratio answers instead, and 10% apart in one
-    # measurement is inside the noise.
-    assert "**uvicorn or gunicorn?** no measurable difference — " in summary
-    assert "1.10× (0.91–1.33) the successful requests/s of uvicorn --workers" in summary
+        "- **Stream an upload or buffer it?** cannot answer here: each cell measured once in "
+        "the quick run, so no interval to judge by; run `servelab bench files --quick`"
+    ) in summary
+    assert "**uvicorn or gunicorn?** cannot answer here: each cell measured once" in summary
     # A question this run has no cells for says what it needs.
     assert "**`async def` or `def`?** cannot answer here: needs both sides of" in summary
     assert "[The findings](../findings.md)" in summary
+
+
+def test_the_summary_answers_from_cells_measured_in_rounds(project_root: Path) -> None:
+    matrix = load_matrix(Project(project_root), "files")
+    write_up = load_write_up(project_root / matrix.write_up)
+    spread = (0.9, 1.0, 1.1)
+    cells = [
+        {**cell, "rounds_cpu_us": [cpu * f for f in spread], "rounds_rps": [100.0] * 3}
+        if cell["endpoint"].endswith("@100/s") and (cpu := _cpu_us(cell)) is not None
+        else cell
+        for cell in RUN["cells"]
+    ]
+    text = render(run_from_json({**RUN, "rounds": 3, "cells": cells}), matrix, write_up, {})
+    summary = text[text.index("## Summary") : text.index("## Machine")]
+    # 250 µs streamed against 500 µs buffered, each round the same 10% apart on both sides.
+    assert (
+        "- **Stream an upload or buffer it?** stream — stream 0.50× (0.50–0.50) the server CPU "
+        "per request of buffer (UploadFile)"
+    ) in summary
+
+
+def _cpu_us(cell: dict[str, Any]) -> float | None:
+    measured = cell["measurement"]
+    if measured is None or cell.get("server_cpu_s") is None:
+        return None
+    return float(cell["server_cpu_s"]) * 1e6 / measured["requests"]
 
 
 def test_ratios_sit_beside_the_write_up_ones(markdown: str) -> None:

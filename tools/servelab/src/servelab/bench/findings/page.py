@@ -271,8 +271,10 @@ def _repeatability(families: Sequence[Family]) -> list[str]:
         result = agreement(first, again)
         lines += [
             result.summary(
-                f"Two quick runs of each of {len(twice)} families, the second right after the "
-                f"first on the same machine ({'; '.join(machines)}),"
+                f"Two quick runs of each of {len(twice)} "
+                f"famil{'y' if len(twice) == 1 else 'ies'} ({', '.join(f.name for f in twice)}), "
+                f"the second right after the first on the same machine "
+                f"({'; '.join(machines)}),"
             ),
             "",
             *_differences(result, "the first quick run, then the second"),

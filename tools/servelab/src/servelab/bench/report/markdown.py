@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.errors import BenchError
-from servelab.bench.findings.verdict import Answer, answer_run
+from servelab.bench.findings.answer import Answer
+from servelab.bench.findings.verdict import answer_run
 from servelab.bench.load.tools import ToolResult
 from servelab.bench.measure.summary import CPU_US, ERROR_KINDS, MEMORY_MIB, Measurement
 from servelab.bench.plan.matrix import Matrix
