@@ -3,52 +3,56 @@ PROFILE ?= uvicorn
 UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 RUN = $(UV) run --frozen
 
-.PHONY: bootstrap bench bench-full reference reference-full reliability test test-fast lint up down
+.PHONY: bootstrap bench bench-all bench-full reference reference-full reliability test test-fast lint up down
 
 bootstrap:
 	@scripts/bootstrap.sh
 
-# The reliability suite (make reliability with $(1)), then findings.md (servelab findings $(2)):
-# written even where the suite failed, whose failure the step then passes on.
-reliability_then_findings = @+$(MAKE) --no-print-directory reliability $(1); reliability=$$?; \
-	$(RUN) servelab findings $(2) && [ $$reliability -eq 0 ]
-
-## make bench: the quick benchmark of every family, then the reliability suite, into a
-## folder of this machine's own (RESULTS, git-ignored: results/<hostname>/) with its own
-## findings.md, then each answer compared with the committed reference in docs/results/
+## make bench: the quick benchmark of every family, then its findings.md (every write-up
+## question answered from this run alone), into a folder of this machine's own (RESULTS,
+## git-ignored: results/<hostname>/), each answer then compared with the committed reference
+## in docs/results/. The reliability suite is make reliability; make bench-all runs both.
 MACHINE ?= $(shell hostname)
 RESULTS ?= results/$(MACHINE)
 bench: export SERVELAB_RESULTS = $(RESULTS)
 bench: bootstrap
 	@echo "servelab: this run goes to $(RESULTS)/; docs/results/ stays as committed"
 	$(RUN) servelab bench --quick
-	$(call reliability_then_findings,,--against docs/results)
+	$(RUN) servelab findings --against docs/results
 	@echo "servelab: reports and findings.md of this run in $(RESULTS)/"
 
+## make bench-all: make bench, then make reliability into the same folder (FORM=full: the
+## full forms of both). The reliability suite runs even where a benchmark failed.
+bench-all: export SERVELAB_RESULTS = $(RESULTS)
+bench-all: bootstrap
+	@+$(MAKE) --no-print-directory $(if $(filter full,$(FORM)),bench-full,bench); bench=$$?; \
+	$(MAKE) --no-print-directory reliability && [ $$bench -eq 0 ]
+
 ## make bench-full: the write-ups' shapes and durations (10 s files cells, 30 s hello cells)
-## -> RESULTS/<family>.full.md beside the quick reports, then the reliability suite in its
-## full form: 10-minute soaks, the schema fuzzers' phases repeated for 60 s a target
+## -> RESULTS/<family>.full.md beside the quick reports, then findings.md
 bench-full: export SERVELAB_RESULTS = $(RESULTS)
 bench-full: bootstrap
 	$(RUN) servelab bench --full --label full
-	$(call reliability_then_findings,FORM=full,--against docs/results)
+	$(RUN) servelab findings --against docs/results
 
 ## make reference: what make bench does, written over the committed reference in
-## docs/results/ and docs/findings.md (make reference-full: the full forms)
+## docs/results/ and docs/findings.md (make reference-full: the full forms; the reliability
+## suite's committed section: make reliability RESULTS=docs/results)
 reference: export SERVELAB_RESULTS =
 reference: bootstrap
 	$(RUN) servelab bench --quick
-	$(call reliability_then_findings,,)
+	$(RUN) servelab findings
 
 reference-full: export SERVELAB_RESULTS =
 reference-full: bootstrap
 	$(RUN) servelab bench --full --label full
-	$(call reliability_then_findings,FORM=full,)
+	$(RUN) servelab findings
 
 ## make reliability: every outage drill, the fault probes (dependencies, disk-full: root only, it
 ## mounts a tmpfs; aborts; coldstart: every family's rated load from the moment it is up),
 ## fuzzing of every family (schemathesis's phases once a target) and every family's soak
-## (1 minute) -> reliability.md in SERVELAB_RESULTS, else docs/results/. FORM=full: 10-minute
+## (1 minute) -> reliability.md in RESULTS (results/<hostname>/; RESULTS=docs/results writes
+## over the committed reference). FORM=full: 10-minute
 ## soaks, the schema fuzzers' phases repeated for 60 s a target. Every phase runs even where
 ## one before it failed (a drill that could not run costs its row, not the phases after it);
 ## the target fails at the end if any did.
@@ -60,6 +64,7 @@ else
 SOAK_FLAGS = --quick
 FUZZ_FLAGS =
 endif
+reliability: export SERVELAB_RESULTS = $(RESULTS)
 reliability: bootstrap
 	@$(RUN) servelab reliability --plan $(FORM)
 	@failed=""; \

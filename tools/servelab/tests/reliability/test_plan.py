@@ -94,20 +94,25 @@ def test_make_reliability_runs_the_phases_in_the_planned_order(project: Project)
     assert "servelab reliability --plan" in recipe
 
 
-@pytest.mark.parametrize("form", ["quick", "full"])
-def test_make_reliability_fuzzes_and_soaks_as_its_plan_says(
-    project: Project, tmp_path: Path, form: str
-) -> None:
+def _shown(project: Project, tmp_path: Path, target: str, form: str) -> str:
+    """What `make -n TARGET FORM=form` would run, the bootstrap stubbed out and $(RUN) `run`."""
     stub = tmp_path / "stub.mk"
     stub.write_text("bootstrap:\n\t@:\n")
     make = ["make", "-n", "-s", "-f", "Makefile", "-f", str(stub)]
-    shown = subprocess.run(
-        [*make, "reliability", f"FORM={form}", "RUN=run"],
+    return subprocess.run(
+        [*make, target, f"FORM={form}", "RUN=run"],
         cwd=project.root,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
+
+
+@pytest.mark.parametrize("form", ["quick", "full"])
+def test_make_reliability_fuzzes_and_soaks_as_its_plan_says(
+    project: Project, tmp_path: Path, form: str
+) -> None:
+    shown = _shown(project, tmp_path, "reliability", form)
     fuzz = re.search(r"run servelab fuzz ?([^|]*?) *\|\|", shown)
     soak = re.search(r"run servelab soak ([^|]*?) *\|\|", shown)
     assert fuzz and soak, shown
@@ -122,4 +127,17 @@ def test_the_full_bench_targets_run_the_full_form(project: Project) -> None:
     for target in ("bench-full", "reference-full"):
         recipe = makefile.split(f"\n{target}: bootstrap\n", 1)[1].split("\n\n", 1)[0]
         assert "servelab bench --full" in recipe
-        assert "reliability_then_findings,FORM=full," in recipe
+        assert "servelab findings" in recipe
+        assert "reliability" not in recipe
+
+
+@pytest.mark.parametrize("form", ["quick", "full"])
+def test_make_bench_all_runs_the_benchmarks_then_the_reliability_suite(
+    project: Project, tmp_path: Path, form: str
+) -> None:
+    shown = _shown(project, tmp_path, "bench-all", form)
+    bench = "run servelab bench --quick" if form == "quick" else "run servelab bench --full"
+    assert shown.index(bench) < shown.index("run servelab findings")
+    assert shown.index("run servelab findings") < shown.index(
+        f"run servelab reliability --plan {form}"
+    )
