@@ -1,8 +1,9 @@
 """Every nginx server compose runs, as compose mounts and renders it, in front of an app that
 is down: security headers on every answer (200, 404, 413, the app-down 503 that replaces
 502), no version in Server, JSON 414/431 for oversized requests, JSON 429 past the write
-limit (deploy/nginx/include/, docs/security.md); and the replicas' nginx keeps a replica that
-refused connections in its rotation."""
+limit (deploy/nginx/include/, docs/security.md); the entry editor's redirect to https of what
+the TLS edge took over plain HTTP, and of nothing else; and the replicas' nginx keeps a
+replica that refused connections in its rotation."""
 
 from __future__ import annotations
 
@@ -294,6 +295,36 @@ def test_a_static_directory_without_an_index_is_a_json_403(server: str) -> None:
     response = httpx2.get(f"{server}/static/", timeout=10)
     assert_hardened(response, 403)
     assert response.json() == {"error": {"code": "forbidden", "message": "Forbidden"}}
+
+
+# The entry editor's servers, in front of which TLS ends at an edge (include/edge.inc).
+BEHIND_TLS = ["entryeditor-nginx", "entryeditor-gunicorn-nginx", "entryeditor-web"]
+
+
+@pytest.mark.parametrize("service", BEHIND_TLS)
+def test_only_what_the_edge_took_over_plain_http_is_redirected_to_https(
+    project_root: Path, tmp_path: Path, service: str
+) -> None:
+    """The edge is this machine (REAL_IP_FROM's default): what it says came over plain HTTP
+    is a 308 to https, the probes excepted; what it took over HTTPS, and plain HTTP from any
+    other peer whatever it claims, goes on to the app (down here: 503)."""
+    path = UPSTREAM_PATH.get(service, "/anything") + "?q=1"
+    plain, secure = {"X-Forwarded-Proto": "http"}, {"X-Forwarded-Proto": "https"}
+    with (
+        start_nginx(project_root, tmp_path, service) as server,
+        httpx2.Client(base_url=server, timeout=10) as edge,
+    ):
+        for method in ("GET", "POST"):
+            redirected = edge.request(method, path, headers=plain)
+            assert_hardened(redirected, 308)
+            assert redirected.headers["location"] == f"https://{LOOPBACK}{path}"
+        for probe in ("/healthz", "/readyz/", "/nginx-health"):
+            assert edge.get(probe, headers=plain).status_code != 308, probe
+        assert edge.get(path, headers=secure).status_code == 503
+        assert edge.get(path).status_code == 503
+        elsewhere = httpx2.HTTPTransport(local_address="127.0.0.2")
+        with httpx2.Client(base_url=server, timeout=10, transport=elsewhere) as other:
+            assert other.get(path, headers=plain).status_code == 503
 
 
 class _Named(http.server.BaseHTTPRequestHandler):
