@@ -46,6 +46,10 @@ def test_defaults(environ: pytest.MonkeyPatch) -> None:
     assert settings["COMPUTE_POOL_SIZE"] == 1
     assert settings["DATA_UPLOAD_MAX_MEMORY_SIZE"] == 1024 * 1024
     assert settings["CACHES"]["default"]["KEY_PREFIX"] == "entryeditor"
+    # TLS ends in front of nginx, which says the scheme (README "TLS").
+    assert settings["SECURE_PROXY_SSL_HEADER"] == ("HTTP_X_FORWARDED_PROTO", "https")
+    assert settings["SECURE_HSTS_SECONDS"] == 365 * 24 * 3600
+    assert settings["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is settings["SECURE_HSTS_PRELOAD"] is False
 
 
 def test_values_from_the_environment(environ: pytest.MonkeyPatch) -> None:
@@ -60,6 +64,9 @@ def test_values_from_the_environment(environ: pytest.MonkeyPatch) -> None:
         "REDIS_TIMEOUT": "0.5",
         "WEB_THREADS": "6",
         "CACHE_KEY_PREFIX": "",  # blank: the default
+        "SECURE_HSTS_SECONDS": "3600",
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+        "SECURE_HSTS_PRELOAD": "on",
     }.items():
         environ.setenv(name, value)
     settings = django_settings()
@@ -76,6 +83,8 @@ def test_values_from_the_environment(environ: pytest.MonkeyPatch) -> None:
     )
     assert cache["KEY_PREFIX"] == "entryeditor"
     assert settings["COMPUTE_POOL_SIZE"] == 6  # one compute connection per web thread
+    assert settings["SECURE_HSTS_SECONDS"] == 3600
+    assert settings["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is settings["SECURE_HSTS_PRELOAD"] is True
 
 
 def test_secret_key_is_required_unless_debug(environ: pytest.MonkeyPatch) -> None:
@@ -94,6 +103,7 @@ def test_secret_key_is_required_unless_debug(environ: pytest.MonkeyPatch) -> Non
         ("COMPUTE_TIMEOUT", "soon"),
         ("MAX_BODY_SIZE", "10"),
         ("COMPUTE_POOL_SIZE", "0"),
+        ("SECURE_HSTS_SECONDS", "-1"),
     ],
 )
 def test_an_unusable_value_is_named(environ: pytest.MonkeyPatch, name: str, value: str) -> None:

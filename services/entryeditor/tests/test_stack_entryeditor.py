@@ -1,8 +1,9 @@
 """The compose recipes run as compose runs them (servelab's Stack): nginx in front of uWSGI or
 gunicorn, the machine's MariaDB and Redis, the one-shot init (migrate, collectstatic, a
-CORPUS_LIMIT corpus, the demo entries); answers through nginx, static files from nginx,
-JSON errors, fast 503s rather than 502s when the app server is full, a burst answered in
-full right after a start, and a clean stop."""
+CORPUS_LIMIT corpus, the demo entries); answers through nginx, with the scheme the TLS edge
+in front says (HSTS and https links for HTTPS), static files from nginx, JSON errors, fast
+503s rather than 502s when the app server is full, a burst answered in full right after a
+start, and a clean stop."""
 
 from __future__ import annotations
 
@@ -85,6 +86,33 @@ def test_the_stack_answers_through_nginx(
                 "/entryeditor/entryeditor/47/execute/", json={"command": "freq(pattern=水)"}
             )
             assert executed.status_code == 200, executed.text
+        assert_the_scheme_is_the_edges(stack.url(nginx))
+
+
+def assert_the_scheme_is_the_edges(url: str) -> None:
+    """TLS ends at the edge in front of nginx, here this machine (REAL_IP_FROM's default):
+    what it took over HTTPS gets HSTS and https links from the app through either upstream
+    protocol; plain HTTP, the probes' even where the edge says so, is answered as it is; a
+    peer that is not the edge cannot claim https."""
+    page = "/entryeditor/entryeditor/?page_size=1"
+    plain, secure = {"X-Forwarded-Proto": "http"}, {"X-Forwarded-Proto": "https"}
+    with httpx2.Client(base_url=url, timeout=30) as edge:
+        answer = edge.get(page, headers=secure)
+        assert answer.headers["strict-transport-security"] == "max-age=31536000"
+        assert answer.json()["next"].startswith("https://")
+        answer = edge.get(page)
+        assert "strict-transport-security" not in answer.headers
+        assert answer.json()["next"].startswith("http://")
+        for probe in ("/healthz", "/readyz"):
+            for headers in ({}, plain):
+                assert edge.get(probe, headers=headers).status_code == 200, (probe, headers)
+        assert edge.get(page, headers=plain).status_code == 308
+    elsewhere = httpx2.HTTPTransport(local_address="127.0.0.2")
+    with httpx2.Client(base_url=url, timeout=30, transport=elsewhere) as other:
+        answer = other.get(page, headers=secure)
+        assert answer.status_code == 200
+        assert "strict-transport-security" not in answer.headers
+        assert answer.json()["next"].startswith("http://")
 
 
 def test_nginx_serves_static_files_compresses_json_and_answers_errors_in_json(

@@ -71,6 +71,13 @@ class Environment(BaseSettings):
     API_TOKEN_FILE: str = ""
     API_AUTH_READS: bool = False
 
+    # HTTP Strict Transport Security on the answers to requests that reached the TLS edge in
+    # front over HTTPS (config/settings.py, the README's "TLS"); 0: none. Subdomains and
+    # the browsers' preload list are the domain owner's to opt into.
+    SECURE_HSTS_SECONDS: int = Field(365 * 24 * 3600, ge=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS: bool = False
+    SECURE_HSTS_PRELOAD: bool = False
+
     STATIC_ROOT: str = "staticfiles"
     LOG_LEVEL: str = "INFO"
 

@@ -5,6 +5,9 @@ The embedded defaults need nothing else installed: SQLite when DATABASE_URL is u
 local-memory cache when REDIS_URL is unset. Production sets SECRET_KEY (required unless DEBUG),
 DATABASE_URL=mysql://... and REDIS_URL=redis://..., and the connection budget inputs
 WEB_CONCURRENCY, WEB_THREADS and COMPUTE_DB_POOL (checked against MariaDB's max_connections).
+Behind TLS the app needs the public host name in ALLOWED_HOSTS and nothing else (HSTS is on
+by default; nginx, told the edge by REAL_IP_FROM, redirects): "TLS ends in front of nginx"
+below.
 """
 
 from __future__ import annotations
@@ -55,8 +58,32 @@ MIDDLEWARE = [
     "entryeditor_service.database.BreakerMiddleware",
 ]
 # No cookies or sessions (writes carry a bearer token, which a browser never sends on its
-# own), hence no CSRF middleware.
-SILENCED_SYSTEM_CHECKS = ["security.W003"]
+# own), hence no CSRF middleware (security.W003), and no session or CSRF cookie for
+# SESSION_COOKIE_SECURE or CSRF_COOKIE_SECURE to keep off plain HTTP.
+#
+# TLS ends in front of nginx, never in this process: at a load balancer (or a TLS proxy of
+# your own) in front of compose's entryeditor-nginx, at the Ingress on Kubernetes
+# (deploy/k8s/base/entryeditor/ingress.yaml); the README's "TLS" says how, per recipe.
+# - Which requests came over HTTPS: nginx sets X-Forwarded-Proto on every request it passes
+#   on, to the edge's own where the request came from the edge (REAL_IP_FROM,
+#   deploy/nginx/include/edge.inc), else to `http`; a client's own never reaches the app
+#   through nginx. (On SCRAPE_PORT, Prometheus's port on the private network, a peer that
+#   claims https changes its own answer only.) HTTPS requests get https links (the list's
+#   `next`) and HSTS.
+# - The redirect to https is nginx's (include/entryeditor-server.inc): 308 for what the edge
+#   took over plain HTTP, the probes excepted. Django's SECURE_SSL_REDIRECT stays off (hence
+#   security.W008 silenced): it cannot tell those requests from the plain HTTP that must be
+#   answered, from the probes, Prometheus, clients of the Kubernetes Service inside the
+#   cluster (the k6 TestRuns), the local runner, the tests and the benchmarks.
+# - HSTS for SECURE_HSTS_SECONDS (a year unless set), on HTTPS answers only, so plain HTTP on
+#   loopback is unaffected. includeSubDomains and preload bind every host of the domain, a
+#   choice for its owner, not for this service: opt-ins (SECURE_HSTS_INCLUDE_SUBDOMAINS,
+#   SECURE_HSTS_PRELOAD), whose reminders (security.W005, security.W021) are silenced.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_HSTS_SECONDS = env.SECURE_HSTS_SECONDS
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.SECURE_HSTS_INCLUDE_SUBDOMAINS
+SECURE_HSTS_PRELOAD = env.SECURE_HSTS_PRELOAD
+SILENCED_SYSTEM_CHECKS = ["security.W003", "security.W005", "security.W008", "security.W021"]
 ROOT_URLCONF = "entryeditor_service.config.urls"
 WSGI_APPLICATION = "entryeditor_service.config.wsgi.application"
 APPEND_SLASH = False  # every route answers with and without its trailing slash
