@@ -2,9 +2,11 @@
 and agree with compose.yaml, without a cluster: every kustomization renders with kubectl's
 kustomize and validates against the Kubernetes schemas (kubernetes-validate, offline);
 the containers run compose's images and commands; the probes point at paths the apps
-route; a pod's grace period outlasts its server's drain; memory requests cover what each
-variant was measured to use (deploy/k8s/measured-memory.toml); the k6-operator TestRuns
-match the operator's CRD and carry thresholds that survive being split between runners.
+route; the entry editor's Ingress ends TLS for hosts the app knows, and Django's deploy
+check finds nothing in its settings; a pod's grace period outlasts its server's drain;
+memory requests cover what each variant was measured to use
+(deploy/k8s/measured-memory.toml); the k6-operator TestRuns match the operator's CRD and
+carry thresholds that survive being split between runners.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -275,6 +278,65 @@ def test_nginx_gets_the_templates_compose_mounts(rendered: dict[str, list[Doc]])
                 assert held[key] == (ROOT / source).read_text(), (name, source)
             checked += 1
     assert checked
+
+
+# --- TLS ends at the entry editor's Ingress -------------------------------------------
+
+
+def entryeditor_app_env(docs: list[Doc]) -> dict[str, str]:
+    """The environment of the entry editor's app container (uWSGI), Secrets as stand-ins."""
+    deployment = next(
+        d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "entryeditor"
+    )
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    (uwsgi,) = [c for c in containers if c["name"] == "uwsgi"]
+    return container_env(uwsgi, docs)
+
+
+def test_the_entry_editor_ingress_ends_tls_for_hosts_the_app_knows(
+    rendered: dict[str, list[Doc]],
+) -> None:
+    docs = rendered["overlays/uwsgi"]
+    (ingress,) = [d for d in docs if d["kind"] == "Ingress"]
+    hosts = {rule["host"] for rule in ingress["spec"]["rules"]}
+    assert hosts
+    assert hosts <= {host for tls in ingress["spec"]["tls"] for host in tls["hosts"]}
+    service = next(
+        d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "entryeditor"
+    )
+    ports = {port["name"] for port in service["spec"]["ports"]}
+    for rule in ingress["spec"]["rules"]:
+        for path in rule["http"]["paths"]:
+            backend = path["backend"]["service"]
+            assert backend["name"] == "entryeditor"
+            assert backend["port"]["name"] in ports
+    allowed = entryeditor_app_env(docs)["ALLOWED_HOSTS"].split(",")
+    assert hosts <= set(allowed), "Django answers 400 to a host outside ALLOWED_HOSTS"
+
+
+@pytest.mark.heavy  # Django's deploy checks generate the OpenAPI schema
+def test_the_entry_editor_passes_djangos_deploy_check(rendered: dict[str, list[Doc]]) -> None:
+    """`check --deploy` with the app container's settings, a SECRET_KEY of the length
+    Django asks for in place of the Secret's: no warning at all (TLS ends at the Ingress,
+    the app sends HSTS, nginx redirects)."""
+    env = {
+        **os.environ,
+        **entryeditor_app_env(rendered["overlays/uwsgi"]),
+        "DATABASE_URL": "mysql://probe@127.0.0.1:1/probe",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_SETTINGS_MODULE": "entryeditor_service.config.settings",
+    }
+    argv = ["check", "--deploy", "--fail-level", "WARNING"]
+    result = subprocess.run(
+        [sys.executable, "-m", "entryeditor_service.manage", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "System check identified no issues" in result.stdout
 
 
 # --- probes point at what the services serve ------------------------------------------
