@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     except ProjectError as error:
         say(str(error))
         return 2
+    needs: list[str] = []
     try:
         if args.engine == "private":
             outcomes = _into_private(args, project, say)
@@ -73,16 +74,19 @@ def run(args: argparse.Namespace) -> int:
             engine = current_engine()
             say(f"Docker engine {engine.name}")
             outcomes = _ensure(engine, args, project, say)
-            for line in advice(engine_needs(engine)):
-                say(line)
+            needs = advice(engine_needs(engine))
     except (EngineUnavailable, EngineError, ImagesError) as error:
         say(str(error))
         return 2
     if outcomes:
         for line in stand_ins.describe(outcomes):
-            print(line)
+            print(line, flush=True)
         total = sum(outcome.seconds for outcome in outcomes)
         say(f"{len(outcomes)} images ready in {total:.0f} s")
+    # Last, so that the line to export is the one the command ends on (README: Running a
+    # profile).
+    for line in needs:
+        say(line)
     return 0
 
 
