@@ -26,6 +26,7 @@ import { authHeaders } from './lib/auth.js';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
 import { loadPayload } from './lib/payload.js';
+import { summaryTarget } from './lib/summary.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -37,16 +38,24 @@ const UPLOAD = !__ENV.FILE_ID && __ENV.NO_UPLOAD !== '1';
 const PAYLOAD = loadPayload();
 const EXPECT_SIZE = __ENV.EXPECT_SIZE ? parseInt(__ENV.EXPECT_SIZE, 10) : PAYLOAD.byteLength;
 
-export function targetUrl(endpoint, id) {
+// The endpoint with a file's id: in place of `{id}`, else as `?id=`; null: as it is.
+function withId(endpoint, id) {
   if (id === null) {
-    return `${BASE_URL}${endpoint}`;
+    return endpoint;
   }
   if (endpoint.includes('{id}')) {
-    return `${BASE_URL}${endpoint.replaceAll('{id}', encodeURIComponent(id))}`;
+    return endpoint.replaceAll('{id}', id);
   }
   const separator = endpoint.includes('?') ? '&' : '?';
-  return `${BASE_URL}${endpoint}${separator}id=${encodeURIComponent(id)}`;
+  return `${endpoint}${separator}id=${id}`;
 }
+
+export function targetUrl(endpoint, id) {
+  return `${BASE_URL}${withId(endpoint, id === null ? null : encodeURIComponent(id))}`;
+}
+
+// The id set-up stores is not known before it runs: `{id}` stands for it.
+summaryTarget('GET', BASE_URL, withId(ENDPOINT, __ENV.FILE_ID || (UPLOAD ? '{id}' : null)));
 
 function store() {
   const res = http.post(`${BASE_URL}/files`, PAYLOAD, {

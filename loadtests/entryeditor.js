@@ -32,6 +32,7 @@ import { check } from 'k6';
 import { authHeaders } from './lib/auth.js';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
+import { summaryTarget } from './lib/summary.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -79,7 +80,10 @@ export const options = loadOptions(SHAPE_DEFAULTS[preset.shape || 'vegeta']);
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
 const METHOD = __ENV.METHOD || preset.method || 'GET';
-const URL = `${BASE_URL}${__ENV.ENDPOINT || preset.path}`;
+const ENDPOINT = __ENV.ENDPOINT || preset.path;
+const URL = `${BASE_URL}${ENDPOINT}`;
+// static_bundle's path is read from index.html at set-up.
+summaryTarget(METHOD, BASE_URL, ENDPOINT || '{the script / names}');
 const BODY = __ENV.BODY !== undefined ? __ENV.BODY : preset.body && JSON.stringify(preset.body);
 const TYPE = preset.type || 'application/json';
 const PARAMS = {

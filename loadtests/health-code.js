@@ -28,13 +28,16 @@ import { Counter } from 'k6/metrics';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
 import { asciiBytes, multipartBody, MULTIPART_CONTENT_TYPE } from './lib/payload.js';
+import { summaryTarget } from './lib/summary.js';
 
 export { handleSummary } from './lib/summary.js';
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
 const USAGE = __ENV.USAGE || 'health-code';
 const BODY = __ENV.BODY || 'json';
-const URL = `${BASE_URL}/analysis/${USAGE}`;
+const ENDPOINT = `/analysis/${USAGE}`;
+const URL = `${BASE_URL}${ENDPOINT}`;
+summaryTarget('POST', BASE_URL, ENDPOINT);
 
 function local(path) {
   return path.startsWith('/') ? path : import.meta.resolve(`./${path}`);

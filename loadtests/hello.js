@@ -21,6 +21,7 @@ import http from 'k6/http';
 import { check } from 'k6';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
+import { summaryTarget } from './lib/summary.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -29,6 +30,7 @@ export const options = loadOptions({ shape: 'wrk', vus: 400, duration: '30s' });
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
 const ENDPOINT = __ENV.ENDPOINT || '/hello';
 const URL = `${BASE_URL}${ENDPOINT}`;
+summaryTarget('GET', BASE_URL, ENDPOINT);
 const CHECK_BODY = __ENV.CHECK_BODY === '1';
 
 // json.dumps({"code": 0, "message": "success", "data": "ok" * 2000}, ensure_ascii=False)

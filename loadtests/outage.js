@@ -25,6 +25,7 @@ import { check } from 'k6';
 import { Trend } from 'k6/metrics';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
+import { summaryTarget } from './lib/summary.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -38,8 +39,11 @@ export const options = loadOptions({
 });
 if (__ENV.NO_REUSE === '1') options.noConnectionReuse = true;
 
-const URL = `${__ENV.BASE_URL || 'http://localhost:8000'}${__ENV.ENDPOINT || '/'}`;
+const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
+const ENDPOINT = __ENV.ENDPOINT || '/';
+const URL = `${BASE_URL}${ENDPOINT}`;
 const METHOD = __ENV.METHOD || 'GET';
+summaryTarget(METHOD, BASE_URL, ENDPOINT);
 const BODY = __ENV.BODY_FILE ? open(import.meta.resolve(`./${__ENV.BODY_FILE}`), 'b') : null;
 const HEADERS = __ENV.CONTENT_TYPE ? { 'Content-Type': __ENV.CONTENT_TYPE } : {};
 const PARAMS = { timeout: __ENV.TIMEOUT || '5s', headers: HEADERS };

@@ -19,6 +19,7 @@ import { authHeaders } from './lib/auth.js';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
 import { base64JsonBody, loadPayload, multipartBody, MULTIPART_CONTENT_TYPE } from './lib/payload.js';
+import { summaryTarget } from './lib/summary.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -55,6 +56,7 @@ function requestBody(mode, payload) {
 }
 
 const URL = `${BASE_URL}${ENDPOINT}`;
+summaryTarget(METHOD, BASE_URL, ENDPOINT);
 const UNIQUE = URL.includes('{unique}');
 const { body, contentType } = requestBody(MODE, loadPayload());
 const HEADERS = { 'Content-Type': contentType, ...authHeaders() };

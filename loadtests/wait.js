@@ -22,6 +22,7 @@ import http from 'k6/http';
 import { check } from 'k6';
 import { countError } from './lib/errors.js';
 import { loadOptions, phase } from './lib/options.js';
+import { summaryTarget } from './lib/summary.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -30,6 +31,7 @@ export const options = loadOptions({ shape: 'hey' });
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8000';
 const ENDPOINT = __ENV.ENDPOINT || '/sync';
 const URL = `${BASE_URL}${ENDPOINT}`;
+summaryTarget('GET', BASE_URL, ENDPOINT);
 const WAITING_TIME = __ENV.WAITING_TIME === undefined ? null : parseFloat(__ENV.WAITING_TIME);
 // time.sleep and asyncio.sleep may end a hair early by the server's clock.
 const TOLERANCE = 0.9;

@@ -1,10 +1,27 @@
 // handleSummary for every script: the full summary as JSON to the file named by
-// SUMMARY_JSON (when set), and the measured figures in wrk's (or hey's) terms on stdout.
+// SUMMARY_JSON (when set), and on stdout where the load went, then the measured figures in
+// wrk's (or hey's) terms.
 import { shape, timed } from './options.js';
-import { TOKEN_STATUSES } from './auth.js';
+import { tokenSet } from './auth.js';
 import { COUNTED_STATUSES, ERROR_KINDS, OTHER_STATUS } from './errors.js';
 
 const MEASURED = '{phase:measure}';
+
+let target = null;
+
+// Where the script sends its load, named at the top of the summary: `method` requests to
+// `endpoint` (a path, with its query or placeholders) of the service at `baseUrl`. Call it
+// in the init context, as loadOptions().
+export function summaryTarget(method, baseUrl, endpoint) {
+  target = { method, baseUrl, endpoint };
+}
+
+function targetLines() {
+  if (target === null) {
+    throw new Error('call summaryTarget() in the script before the summary');
+  }
+  return [`  target      ${target.baseUrl}`, `  endpoint    ${target.method} ${target.endpoint}`];
+}
 
 function measured(data, name) {
   const metric = data.metrics[`${name}${MEASURED}`];
@@ -73,16 +90,23 @@ function failedStatuses(data) {
     .filter(([, count]) => count > 0);
 }
 
-// A line saying where the token comes from, when the server refused one (lib/auth.js).
+// What a refused token means, when the server answered 401 or 403 (lib/auth.js says where
+// the token comes from): a 401 is a token missing from k6's environment or not the stack's,
+// a 403 a stack started without one.
 function tokenHint(statuses) {
-  const refused = statuses.filter(([s]) => TOKEN_STATUSES.includes(s)).map(([s]) => s);
-  if (refused.length === 0) {
-    return [];
+  const came = new Set(statuses.map(([s]) => s));
+  const hints = [];
+  if (came.has(401)) {
+    hints.push(
+      tokenSet()
+        ? "401 Unauthorized: the API_TOKEN in k6's environment is not the token the stack was started with"
+        : "401 Unauthorized: API_TOKEN is not set in k6's environment; export the token the stack was started with",
+    );
   }
-  return [
-    `  token       ${refused.join(' and ')} answers: API_TOKEN must be the token the stack was ` +
-      'started with (loadtests/lib/auth.js says where it comes from)',
-  ];
+  if (came.has(403)) {
+    hints.push('403 Forbidden: the stack was started without API_TOKEN and refuses every write; start it with one exported');
+  }
+  return hints.map((hint) => `  token       ${hint}`);
 }
 
 export function textSummary(data) {
@@ -97,6 +121,7 @@ export function textSummary(data) {
   const seconds = measuredSeconds(data, run);
   const failed = failedThresholds(data);
   return [
+    ...targetLines(),
     `  ${describe(run, seconds)}`,
     `  requests    ${requests} (${(requests / seconds).toFixed(2)}/s)`,
     `  latency     avg ${ms(latency.avg)}  p50 ${ms(latency['p(50)'])}  p75 ${ms(latency['p(75)'])}` +

@@ -1,7 +1,8 @@
 """loadtests/lib/errors.js: a failed response's kind, as wrk counts its socket errors, and
 its status; lib/options.js's thresholds: every script fails its run when requests fail,
 unless told to record them as the benchmark does; lib/summary.js: every script's summary
-names the statuses that failed."""
+opens with where it sent the load, and names the statuses that failed and what a refused
+token means."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import subprocess
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -115,27 +117,31 @@ def test_a_threshold_that_is_not_a_rate_is_refused(project_root: Path, value: st
     assert "THRESHOLD_FAILED must be a rate from 0 to 1" in result.stdout + result.stderr
 
 
-class _Refusing(BaseHTTPRequestHandler):
-    """Answers every request 401 with a JSON error, as a service does without the token."""
+def _refusing(status: int) -> type[BaseHTTPRequestHandler]:
+    """A handler answering every request `status` with a JSON error, as a service does
+    without the token (401) or started without one (403)."""
 
-    def _refuse(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        body = b'{"error": {"code": "unauthorized", "message": "no bearer token"}}'
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    class Refusing(BaseHTTPRequestHandler):
+        def _refuse(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = b'{"error": {"code": "unauthorized", "message": "no bearer token"}}'
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _refuse
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _refuse
 
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet: the test reads k6's counts, not the server's log."""
+        def log_message(self, format: str, *args: object) -> None:
+            """Quiet: the test reads k6's counts, not the server's log."""
+
+    return Refusing
 
 
-@pytest.fixture(scope="module")
-def refusing_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+@contextmanager
+def _refusing_server(status: int) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _refusing(status))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -146,14 +152,64 @@ def refusing_url() -> Iterator[str]:
         thread.join()
 
 
+@pytest.fixture(scope="module")
+def refusing_url() -> Iterator[str]:
+    with _refusing_server(401) as url:
+        yield url
+
+
+# What each script's summary names first: the method and path it sent (SCRIPTS' settings).
+ENDPOINTS = {
+    "upload.js": "POST /files/upload/stream/async_read_and_disk_write",
+    "download.js": f"GET /files/download/stream/async_read?id={'0' * 32}",
+    "wait.js": "GET /sync",
+    "hello.js": "GET /hello",
+    "health-code.js": "POST /analysis/health-code",
+    "entryeditor.js": "GET /entryeditor/entryeditor/",
+    "outage.js": "GET /",
+}
+UNSET_HINT = (
+    "  token       401 Unauthorized: API_TOKEN is not set in k6's environment; export the "
+    "token the stack was started with"
+)
+
+
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_the_summary_names_the_statuses_that_failed(
-    k6_smoke: K6Smoke, refusing_url: str, script: str
+def test_the_summary_names_the_target_and_the_statuses_that_failed(
+    k6_smoke: K6Smoke, refusing_url: str, script: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A run with no token against a service that wants one says where it sent the load
+    and what the 401s mean."""
+    monkeypatch.delenv("API_TOKEN", raising=False)  # k6 reads the environment it inherits
     env = {"BASE_URL": refusing_url, "DURATION": "1s", **SCRIPTS[script]}
     outcome = k6_smoke(script, env)
     assert outcome.returncode == THRESHOLDS_FAILED, outcome.output
+    assert outcome.output.splitlines()[:2] == [
+        f"  target      {refusing_url}",
+        f"  endpoint    {ENDPOINTS[script]}",
+    ]
     refused = outcome.measured("status_401")["count"]
     assert refused == outcome.measured("http_reqs")["count"] > 0
     assert f"by status 401 {refused:.0f})" in outcome.output
-    assert "API_TOKEN must be the token the stack was started with" in outcome.output
+    assert UNSET_HINT in outcome.output.splitlines()
+
+
+def test_a_token_the_stack_refuses_is_named_so(refusing_url: str, k6_smoke: K6Smoke) -> None:
+    env = {"BASE_URL": refusing_url, "DURATION": "1s", "API_TOKEN": "not-the-stacks"}
+    outcome = k6_smoke("upload.js", env)
+    assert outcome.returncode == THRESHOLDS_FAILED, outcome.output
+    assert (
+        "  token       401 Unauthorized: the API_TOKEN in k6's environment is not the token "
+        "the stack was started with"
+    ) in outcome.output.splitlines()
+    assert UNSET_HINT not in outcome.output
+
+
+def test_a_stack_started_without_a_token_is_named_so(k6_smoke: K6Smoke) -> None:
+    with _refusing_server(403) as url:
+        outcome = k6_smoke("upload.js", {"BASE_URL": url, "DURATION": "1s"})
+    assert outcome.returncode == THRESHOLDS_FAILED, outcome.output
+    assert (
+        "  token       403 Forbidden: the stack was started without API_TOKEN and refuses "
+        "every write; start it with one exported"
+    ) in outcome.output.splitlines()
