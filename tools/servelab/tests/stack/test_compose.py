@@ -44,6 +44,7 @@ def test_profile_selects_services_and_interpolates_from_env(
     assert web.healthcheck.interval == 90.0
     assert web.local.port_env == "PORT"
     assert web.local.environment == {"STORAGE": "{volume:data}"}
+    assert web.profiles == ("uvicorn",)
     assert loaded.volumes == ("data",)
 
 

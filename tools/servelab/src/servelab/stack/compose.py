@@ -97,6 +97,8 @@ class Service:
     # `deploy.resources.limits.memory` in bytes: what each of its containers may hold
     # (a local run does not enforce it); None where the recipe sets none.
     memory_limit: int | None = None
+    # The profiles that start it (`docker compose --profile P`, `servelab up --profile P`).
+    profiles: tuple[str, ...] = ()
 
     @property
     def infrastructure(self) -> str | None:
@@ -287,6 +289,7 @@ def _service(name: str, spec: dict[str, Any]) -> Service:
         ),
         replicas=int(deploy.get("replicas", 1)),
         memory_limit=int(memory) if memory is not None else None,
+        profiles=tuple(spec.get("profiles") or ()),
     )
 
 
