@@ -2,7 +2,8 @@
 ab, wrk and hey command of README.md, loadtests/README.md, services/*/README.md and
 docs/*.md is sent to a loopback port that a profile it is meant for publishes
 (servelab.testing.examples says how an example's profiles are found), a k6 script to a
-service the benchmarks send that script to. compose.yaml is read as `servelab up` reads it."""
+service the benchmarks send that script to; and README.md's table of every profile's ports
+is compose.yaml's, read as `servelab up` reads it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from servelab.spec.family import families, read_spec
 from servelab.spec.matrix import parse_matrix_spec
 from servelab.stack.compose import Service, load_project
 from servelab.testing.examples import Example, documents, examples
+from servelab.testing.markdown import unpadded
 
 # Listed at collection, for the parameters: before any fixture (project_root) exists.
 ROOT = Project.find(Path(__file__).parent).root
@@ -26,6 +28,7 @@ URL = re.compile(r"^(https?)://(\[[^\]]+\]|[^/:?#]+)(?::(\d+))?")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # A k6 script's own default, when the command gives no BASE_URL.
 DEFAULT_BASE_URL = re.compile(r"__ENV\.BASE_URL \|\| '([^']+)'")
+PORTS_HEADER = "| profile | publishes on 127.0.0.1 | starts without a port |"
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +122,34 @@ def test_each_example_goes_to_a_port_its_profile_publishes(
             f"{example}: :{port} is {sorted(publishing)}, where the benchmarks send "
             f"{_script(example)} to {sorted(wanted)}"
         )
+
+
+def _ports_table(text: str) -> dict[str, tuple[dict[str, int], set[str]]]:
+    """README.md's table: each profile's published services with their ports, and the
+    services it starts without one."""
+    lines = unpadded(text).splitlines()
+    assert PORTS_HEADER in lines, f"README.md has no table headed {PORTS_HEADER}"
+    rows = lines[lines.index(PORTS_HEADER) + 2 :]
+    table: dict[str, tuple[dict[str, int], set[str]]] = {}
+    for row in rows[: next((i for i, r in enumerate(rows) if not r.startswith("|")), len(rows))]:
+        profile, published, unpublished = re.split(r" \| ", row.strip("| "))
+        table[profile.strip("`")] = (
+            {name: int(port) for name, port in re.findall(r"`([\w-]+)` :(\d+)", published)},
+            set(re.findall(r"`([\w-]+)`", unpublished)),
+        )
+    return table
+
+
+def test_the_readme_lists_every_profile_with_its_ports(services: Mapping[str, Service]) -> None:
+    expected: dict[str, tuple[dict[str, int], set[str]]] = {}
+    for service in services.values():
+        for profile in service.profiles:
+            published, unpublished = expected.setdefault(profile, ({}, set()))
+            if service.published_port is None:
+                unpublished.add(service.name)
+            else:
+                published[service.name] = service.published_port
+    table = _ports_table((ROOT / "README.md").read_text())
+    assert sorted(table) == sorted(expected)
+    for profile, (published, unpublished) in expected.items():
+        assert table[profile] == (published, unpublished), profile
