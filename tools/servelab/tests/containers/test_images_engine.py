@@ -66,6 +66,12 @@ def test_the_advice_ends_with_the_line_to_export() -> None:
     ]
 
 
+def test_without_buildx_compose_is_told_to_build_without_bake() -> None:
+    lines = advice(EngineNeeds(build_network=None, nofile_limit=None, buildx=False))
+    assert "no buildx plugin" in lines[0]
+    assert lines[-1] == "before `docker compose` here: export COMPOSE_BAKE=false"
+
+
 def test_the_command_ends_on_the_line_to_export(monkeypatch: pytest.MonkeyPatch) -> None:
     """The README tells the user to run what the last line says: after the images' table
     and their total, in the order a terminal shows stdout and stderr together."""

@@ -6,6 +6,8 @@ with two throwaway containers of the Debian base image:
                       PyPI, so they run on the host's network
   NOFILE_LIMIT=N      the engine cannot raise a container's open-files limit to compose's
                       65536 (its runtime lacks CAP_SYS_RESOURCE): N is the most it gives
+  COMPOSE_BAKE=false  the docker command line has no buildx plugin: compose would warn that
+                      it is configured to build with Bake before building the classic way
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class EngineNeeds:
 
     build_network: str | None
     nofile_limit: int | None
+    # Whether the docker command line has the buildx plugin compose builds with by default.
+    buildx: bool = True
 
 
 def _run(engine: Docker, *args: str) -> subprocess.CompletedProcess[str]:
@@ -52,10 +56,16 @@ def nofile_ceiling(engine: Docker, image: str = BASE_TAG) -> int | None:
     return int(hard) if hard.isdigit() else None
 
 
+def has_buildx(engine: Docker) -> bool:
+    """True when `docker buildx` answers: compose then builds with Bake, silently."""
+    return engine.docker("buildx", "version", check=False).returncode == 0
+
+
 def engine_needs(engine: Docker) -> EngineNeeds:
     return EngineNeeds(
         build_network=None if reaches_mirror(engine) else "host",
         nofile_limit=nofile_ceiling(engine),
+        buildx=has_buildx(engine),
     )
 
 
@@ -75,6 +85,12 @@ def advice(needs: EngineNeeds) -> list[str]:
             f"(at most {needs.nofile_limit}): NOFILE_LIMIT lowers compose's"
         )
         settings.append(f"NOFILE_LIMIT={needs.nofile_limit}")
+    if not needs.buildx:
+        lines.append(
+            "the docker command line has no buildx plugin: COMPOSE_BAKE=false has compose "
+            "build the classic way without warning that it cannot use Bake"
+        )
+        settings.append("COMPOSE_BAKE=false")
     if settings:
         lines.append(f"before `docker compose` here: export {' '.join(settings)}")
     else:
