@@ -1,9 +1,9 @@
 """The compose recipes run as compose runs them (servelab's Stack): nginx in front of uWSGI or
 gunicorn, the machine's MariaDB and Redis, the one-shot init (migrate, collectstatic, a
 CORPUS_LIMIT corpus, the demo entries); answers through nginx, with the scheme the TLS edge
-in front says (HSTS and https links for HTTPS), static files from nginx, JSON errors, fast
-503s rather than 502s when the app server is full, a burst answered in full right after a
-start, and a clean stop."""
+in front says (HSTS and https links for HTTPS), static files from nginx (all that the
+browsable API's pages load), JSON errors, fast 503s rather than 502s when the app server is
+full, a burst answered in full right after a start, and a clean stop."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import pytest
 from servelab.stack import Stack, StackError
 from servelab.stack.databases import clear_redis_keys
 from servelab.testing import scratch_database, serve_service
+from servelab.testing.pages import page_problems
 
 # Every test here runs the uwsgi stack.
 pytestmark = pytest.mark.stack
@@ -128,6 +129,10 @@ def test_nginx_serves_static_files_compresses_json_and_answers_errors_in_json(
         assert static.content == (stack.volume("entryeditor-static") / STATIC).read_bytes()
         # Collected by the init service into the volume nginx reads, not served by Django.
         assert "expires" in static.headers
+        # DRF's browsable API, the HTML a browser gets: every file it loads comes from
+        # nginx's /static/, and it names no other host.
+        for page in ("/entryeditor/entryeditor/", "/entryeditor/entryeditor/47"):
+            assert page_problems(client, page) == []
 
         listed = client.get(
             "/entryeditor/entryeditor/?page_size=50", headers={"Accept-Encoding": "gzip"}

@@ -89,10 +89,12 @@ WSGI_APPLICATION = "entryeditor_service.config.wsgi.application"
 APPEND_SLASH = False  # every route answers with and without its trailing slash
 # Largest request body (413 above it, before reading it when Content-Length says so).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.MAX_BODY_SIZE
+# The service's own templates first: rest_framework/api.html names the service in the browsable
+# API's navigation bar (DRF's links to its website).
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [str(Path(__file__).resolve().parents[1] / "templates")],
         "APP_DIRS": True,
         "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
     }
