@@ -11,6 +11,7 @@ from starlette.middleware import Middleware
 from starlette.types import Lifespan
 
 from servicekit.auth import BearerPolicy
+from servicekit.docs import install_docs
 from servicekit.errors.fastapi import install_error_handlers
 from servicekit.gate import RequestGate
 from servicekit.head import HeadAsGet
@@ -35,10 +36,19 @@ def service_app(
     install_errors: Callable[[FastAPI], None] = install_error_handlers,
     inner: Sequence[Middleware] = (),
 ) -> FastAPI:
-    """A FastAPI app (its own telemetry off) with `settings` on app.state and the layers
-    install_service_layers adds."""
-    app = FastAPI(title=title, summary=summary, lifespan=lifespan, telemetry=NO_FASTAPI_TELEMETRY)
+    """A FastAPI app (its own telemetry off) with `settings` on app.state, its docs served
+    from the service itself (servicekit.docs: no CDN), and the layers install_service_layers
+    adds."""
+    app = FastAPI(
+        title=title,
+        summary=summary,
+        lifespan=lifespan,
+        telemetry=NO_FASTAPI_TELEMETRY,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
+    install_docs(app)
     install_service_layers(
         app, auth=auth, max_body_size=max_body_size, install_errors=install_errors, inner=inner
     )

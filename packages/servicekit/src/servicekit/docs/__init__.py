@@ -1,0 +1,164 @@
+"""The interactive API docs, served by the service itself: Swagger UI at /docs, ReDoc at
+/redoc, and every file the two pages load at /docs/static/. Needs the `fastapi` extra.
+
+FastAPI's own pages load Swagger UI and ReDoc from a public CDN and ReDoc's fonts from
+Google, so on a machine without internet access they stay blank. The builds here are those
+the `fastapi-offline` package ships (its static/ folder; uv.lock pins the version), answered
+from that folder.
+
+The pages are written here rather than by FastAPI's get_swagger_ui_html and get_redoc_html,
+for the Content-Security-Policy nginx adds to every answer
+(deploy/nginx/include/security-headers.inc), which runs a page's scripts from its own origin
+only: Swagger UI starts from a file of its own (swagger-ui-init.js, beside this module), not
+an inline script, and ReDoc's search is off, as ReDoc runs it in a worker made from a blob:
+URL, which the policy refuses (without search it makes none).
+
+    app = FastAPI(docs_url=None, redoc_url=None)
+    install_docs(app)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from html import escape
+from importlib.resources import files
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.responses import FileResponse, HTMLResponse
+
+from servicekit.errors import ApiError
+
+DOCS_PATH = "/docs"
+REDOC_PATH = "/redoc"
+STATIC_PATH = "/docs/static"
+
+_JAVASCRIPT = "text/javascript"
+_CSS = "text/css"
+_PNG = "image/png"
+# Browsers ask again each time and get a 304 while the file is the same (an upgrade of
+# fastapi-offline changes the files under the same names).
+_CACHE_CONTROL = "no-cache"
+
+
+@dataclass(frozen=True)
+class Asset:
+    path: Path
+    media_type: str
+    stat: os.stat_result
+
+
+def asset_table() -> dict[str, Asset]:
+    """Every file the two pages load, by its name under /docs/static/; a file missing from
+    the installed packages fails here, when the app is made, not when a browser asks."""
+    vendor = Path(str(files("fastapi_offline") / "static"))
+    own = Path(__file__).parent
+    paths = {
+        "swagger-ui-bundle.js": (vendor / "swagger-ui-bundle.js", _JAVASCRIPT),
+        "swagger-ui.css": (vendor / "swagger-ui.css", _CSS),
+        "swagger-ui-init.js": (own / "swagger-ui-init.js", _JAVASCRIPT),
+        "redoc.standalone.js": (vendor / "redoc.standalone.js", _JAVASCRIPT),
+        "favicon.png": (vendor / "favicon.png", _PNG),
+    }
+    return {name: Asset(path, kind, path.stat()) for name, (path, kind) in paths.items()}
+
+
+def swagger_ui_html(*, title: str, openapi_url: str, static_url: str) -> HTMLResponse:
+    """Swagger UI's page: the files under `static_url`, the document at `openapi_url`
+    (which swagger-ui-init.js reads from the page)."""
+    static = escape(static_url)
+    return HTMLResponse(
+        f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)}</title>
+<link rel="stylesheet" href="{static}/swagger-ui.css">
+<link rel="icon" type="image/png" href="{static}/favicon.png">
+</head>
+<body>
+<div id="swagger-ui" data-openapi-url="{escape(openapi_url)}"></div>
+<script src="{static}/swagger-ui-bundle.js"></script>
+<script src="{static}/swagger-ui-init.js"></script>
+</body>
+</html>
+"""
+    )
+
+
+def redoc_html(*, title: str, openapi_url: str, static_url: str) -> HTMLResponse:
+    """ReDoc's page: FastAPI's, with its search off and without Google's fonts."""
+    static = escape(static_url)
+    return HTMLResponse(
+        f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)}</title>
+<link rel="icon" type="image/png" href="{static}/favicon.png">
+<style>body {{ margin: 0; padding: 0; }}</style>
+</head>
+<body>
+<redoc spec-url="{escape(openapi_url)}" disable-search></redoc>
+<script src="{static}/redoc.standalone.js"></script>
+</body>
+</html>
+"""
+    )
+
+
+def install_docs(app: FastAPI) -> None:
+    """GET /docs, /redoc and /docs/static/{name} on `app` (an app made with docs_url=None
+    and redoc_url=None, whose openapi_url is set), none of them in its OpenAPI document.
+    The pages' URLs start with the request's root_path, as FastAPI's own do."""
+    openapi_url = app.openapi_url
+    if openapi_url is None:
+        raise ValueError("install_docs needs an app that serves its OpenAPI document")
+    assets = asset_table()
+    router = APIRouter(include_in_schema=False)
+
+    @router.get(DOCS_PATH)
+    async def swagger_ui(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return swagger_ui_html(
+            title=f"{app.title} - Swagger UI",
+            openapi_url=root + openapi_url,
+            static_url=root + STATIC_PATH,
+        )
+
+    @router.get(REDOC_PATH)
+    async def redoc(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return redoc_html(
+            title=f"{app.title} - ReDoc",
+            openapi_url=root + openapi_url,
+            static_url=root + STATIC_PATH,
+        )
+
+    @router.get(STATIC_PATH + "/{name}")
+    async def static_file(name: str, request: Request) -> Response:
+        asset = assets.get(name)
+        if asset is None:
+            raise ApiError(404, "not_found", f"no such file: {STATIC_PATH}/{name}")
+        answer = FileResponse(
+            asset.path,
+            media_type=asset.media_type,
+            stat_result=asset.stat,
+            headers={"Cache-Control": _CACHE_CONTROL},
+        )
+        etag = answer.headers["etag"]
+        if etag in _tags(request.headers.get("if-none-match", "")):
+            return Response(
+                status_code=304, headers={"ETag": etag, "Cache-Control": _CACHE_CONTROL}
+            )
+        return answer
+
+    app.include_router(router)
+
+
+def _tags(if_none_match: str) -> set[str]:
+    """The entity tags an If-None-Match names, weak ones as strong (RFC 9110, 13.1.2)."""
+    return {tag.strip().removeprefix("W/") for tag in if_none_match.split(",") if tag.strip()}
