@@ -12,13 +12,13 @@ from typing import Any
 
 import httpx2
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from servelab.stack import Stack
+from servelab.testing.browser import chromium
 
 pytestmark = pytest.mark.stack
 
-CHROMIUM = Path("/usr/bin/chromium")
 # The demo entries (entryeditor-manage seed_entries): 22 and 45 two edits of 必须, 47 水.
 WATER, EDIT_A, EDIT_B = 47, 22, 45
 PHONE = {"width": 390, "height": 844}
@@ -26,12 +26,8 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip("chromium is not installed (scripts/bootstrap.sh installs it as root)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
