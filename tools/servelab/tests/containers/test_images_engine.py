@@ -66,10 +66,11 @@ def test_the_advice_ends_with_the_line_to_export() -> None:
     ]
 
 
-def test_without_buildx_compose_is_told_to_build_without_bake() -> None:
-    lines = advice(EngineNeeds(build_network=None, nofile_limit=None, buildx=False))
-    assert "no buildx plugin" in lines[0]
-    assert lines[-1] == "before `docker compose` here: export COMPOSE_BAKE=false"
+def test_without_buildx_the_advice_explains_compose_s_warning_and_sets_nothing() -> None:
+    lines = advice(EngineNeeds(build_network="host", nofile_limit=None, buildx=False))
+    assert "no buildx plugin" in lines[1]
+    assert "warns once" in lines[1]
+    assert lines[-1] == "before `docker compose` here: export BUILD_NETWORK=host"
 
 
 def test_the_command_ends_on_the_line_to_export(monkeypatch: pytest.MonkeyPatch) -> None:

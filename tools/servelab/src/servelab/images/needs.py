@@ -6,8 +6,11 @@ with two throwaway containers of the Debian base image:
                       PyPI, so they run on the host's network
   NOFILE_LIMIT=N      the engine cannot raise a container's open-files limit to compose's
                       65536 (its runtime lacks CAP_SYS_RESOURCE): N is the most it gives
-  COMPOSE_BAKE=false  the docker command line has no buildx plugin: compose would warn that
-                      it is configured to build with Bake before building the classic way
+
+Where the docker command line has no buildx plugin, compose warns once that it cannot build
+with Bake, then builds the classic way; COMPOSE_BAKE=false only trades that warning for one
+that the setting is deprecated (compose 2.40), so the advice says what the warning means
+and how to be rid of it (docker's buildx plugin) instead of setting anything.
 """
 
 from __future__ import annotations
@@ -87,10 +90,10 @@ def advice(needs: EngineNeeds) -> list[str]:
         settings.append(f"NOFILE_LIMIT={needs.nofile_limit}")
     if not needs.buildx:
         lines.append(
-            "the docker command line has no buildx plugin: COMPOSE_BAKE=false has compose "
-            "build the classic way without warning that it cannot use Bake"
+            "the docker command line has no buildx plugin: compose warns once that it cannot "
+            "build with Bake, then builds the classic way (docker's buildx plugin, where your "
+            "distribution packages it, silences it)"
         )
-        settings.append("COMPOSE_BAKE=false")
     if settings:
         lines.append(f"before `docker compose` here: export {' '.join(settings)}")
     else:
