@@ -34,11 +34,6 @@ class Answer:
     names: frozenset[str] = frozenset()
 
     @property
-    def gist(self) -> str:
-        """The verdict up to its first colon or semicolon."""
-        return self.verdict.split(":")[0].split(";")[0]
-
-    @property
     def meaning(self) -> tuple[str, frozenset[str]]:
         return (self.kind, self.names)
 

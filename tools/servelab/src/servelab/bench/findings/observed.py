@@ -31,15 +31,18 @@ def _measured(run: BenchRun) -> list[tuple[CellResult, Measurement]]:
     return [(cell, cell.measurement) for cell in run.cells if cell.measurement is not None]
 
 
+def _wanted(cell: CellResult, variants: Sequence[str] | None, endpoints: Sequence[str]) -> bool:
+    """Whether the cell is one of `variants` (None: all) at one of `endpoints` (glob
+    patterns; empty: all)."""
+    return (variants is None or cell.variant in variants) and (
+        not endpoints or any(fnmatchcase(cell.endpoint, glob) for glob in endpoints)
+    )
+
+
 def _picked(
     run: BenchRun, variants: Sequence[str] | None, endpoints: Sequence[str]
 ) -> list[tuple[CellResult, Measurement]]:
-    return [
-        (cell, m)
-        for cell, m in _measured(run)
-        if (variants is None or cell.variant in variants)
-        and (not endpoints or any(fnmatchcase(cell.endpoint, glob) for glob in endpoints))
-    ]
+    return [(cell, m) for cell, m in _measured(run) if _wanted(cell, variants, endpoints)]
 
 
 def _name(cell: CellResult) -> str:
@@ -63,9 +66,7 @@ def unfailed(rule: Unfailed, run: BenchRun) -> Answer | None:
     broken = [
         cell
         for cell in run.cells
-        if cell.measurement is None
-        and (rule.variants is None or cell.variant in rule.variants)
-        and (not rule.endpoints or any(fnmatchcase(cell.endpoint, g) for g in rule.endpoints))
+        if cell.measurement is None and _wanted(cell, rule.variants, rule.endpoints)
     ]
     if not picked and not broken:
         return None

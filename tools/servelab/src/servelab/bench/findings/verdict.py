@@ -63,11 +63,8 @@ def _named(cited: Sequence[Estimate], of: int) -> str:
 
 
 def _sure(run: BenchRun, counts: Sequence[int]) -> str:
-    rounds = (
-        f"{min(counts)} rounds"
-        if min(counts) == max(counts)
-        else (f"{min(counts)} to {max(counts)} rounds")
-    )
+    low, high = min(counts), max(counts)
+    rounds = f"{low} rounds" if low == high else f"{low} to {high} rounds"
     return f"95% intervals over {rounds} of the {run.form} run"
 
 
