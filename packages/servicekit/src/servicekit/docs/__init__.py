@@ -64,10 +64,9 @@ def asset_table() -> dict[str, Asset]:
     return {name: Asset(path, kind, path.stat()) for name, (path, kind) in paths.items()}
 
 
-def swagger_ui_html(*, title: str, openapi_url: str, static_url: str) -> HTMLResponse:
-    """Swagger UI's page: the files under `static_url`, the document at `openapi_url`
-    (which swagger-ui-init.js reads from the page)."""
-    static = escape(static_url)
+def _page(title: str, static: str, head: str, body: str) -> HTMLResponse:
+    """An HTML page with the docs' favicon from `static` (already escaped), `head` and
+    `body` in it."""
     return HTMLResponse(
         f"""<!DOCTYPE html>
 <html lang="en">
@@ -75,38 +74,40 @@ def swagger_ui_html(*, title: str, openapi_url: str, static_url: str) -> HTMLRes
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
-<link rel="stylesheet" href="{static}/swagger-ui.css">
 <link rel="icon" type="image/png" href="{static}/favicon.png">
+{head}
 </head>
 <body>
-<div id="swagger-ui" data-openapi-url="{escape(openapi_url)}"></div>
-<script src="{static}/swagger-ui-bundle.js"></script>
-<script src="{static}/swagger-ui-init.js"></script>
+{body}
 </body>
 </html>
 """
     )
 
 
+def swagger_ui_html(*, title: str, openapi_url: str, static_url: str) -> HTMLResponse:
+    """Swagger UI's page: the files under `static_url`, the document at `openapi_url`
+    (which swagger-ui-init.js reads from the page)."""
+    static = escape(static_url)
+    return _page(
+        title,
+        static,
+        f'<link rel="stylesheet" href="{static}/swagger-ui.css">',
+        f'<div id="swagger-ui" data-openapi-url="{escape(openapi_url)}"></div>\n'
+        f'<script src="{static}/swagger-ui-bundle.js"></script>\n'
+        f'<script src="{static}/swagger-ui-init.js"></script>',
+    )
+
+
 def redoc_html(*, title: str, openapi_url: str, static_url: str) -> HTMLResponse:
     """ReDoc's page: FastAPI's, with its search off and without Google's fonts."""
     static = escape(static_url)
-    return HTMLResponse(
-        f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title>
-<link rel="icon" type="image/png" href="{static}/favicon.png">
-<style>body {{ margin: 0; padding: 0; }}</style>
-</head>
-<body>
-<redoc spec-url="{escape(openapi_url)}" disable-search></redoc>
-<script src="{static}/redoc.standalone.js"></script>
-</body>
-</html>
-"""
+    return _page(
+        title,
+        static,
+        "<style>body { margin: 0; padding: 0; }</style>",
+        f'<redoc spec-url="{escape(openapi_url)}" disable-search></redoc>\n'
+        f'<script src="{static}/redoc.standalone.js"></script>',
     )
 
 
