@@ -219,10 +219,12 @@ def measure_cell(
     base_url: str,
     stack: Stack | None,
     warm: bool = False,
+    tools: bool = True,
 ) -> Measured:
     """Warm up (unless the stack is `warm`: it ran this cell in an earlier round), then the
     measured k6 run with the stack's CPU time, memory and database connections read around
-    it, and the cell's tools after it; `stack` None: a target's, nothing read of it."""
+    it, and the cell's tools after it (unless `tools` is False: a later round, the tools
+    having run in the first); `stack` None: a target's, nothing read of it."""
     warmup, measured = cell.load.phases()
     if warmup is not None and not warm:
         _k6(ctx, cell, warmup, base_url, f"{slug}.warmup", pinning)
@@ -233,8 +235,9 @@ def measure_cell(
     with watch or nullcontext(), memory or nullcontext():
         summary, run = _k6(ctx, cell, measured, base_url, slug, pinning)
     after, stolen_after = cpu_time.snapshot(pgids), steal.read()
-    tools = tuple(
-        _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug) for tool in cell.tools
+    ran = tuple(
+        _tool(ctx, cell, tool, measured, base_url, pinning, pgids, slug)
+        for tool in (cell.tools if tools else ())
     )
     return Measured(
         measurement=measurement(json.loads(summary.read_text()), measured),
@@ -243,7 +246,7 @@ def measure_cell(
         db_connections=watch.peak if watch is not None else None,
         server_cpu_s=_cpu_seconds(before, after) if stack is not None else None,
         server_processes=cpu_time.seen(before, after) if stack is not None else None,
-        tools=tools,
+        tools=ran,
         server_memory_mib=round(memory.peak, 1) if memory and memory.peak is not None else None,
         steal_pct=steal.percent(stolen, stolen_after),
     )
@@ -279,12 +282,18 @@ def _describe(ctx: Context, pinning: Pinning) -> str:
     return f"server at {ctx.target} (not this machine's), k6 on {where}"
 
 
-def _measure(ctx: Context, stacks: Stacks, cell: Cell, slug: str, pinning: Pinning) -> Measured:
+def _measure(
+    ctx: Context, stacks: Stacks, cell: Cell, slug: str, pinning: Pinning, round_: int
+) -> Measured:
+    """The cell's round `round_`: the write-up's tools (wrk, ab) run in its first round
+    only, their figures beside k6's once, as in the write-up; the later rounds give k6's
+    figures the interval the findings read."""
+    first = round_ == 0
     if ctx.target is not None:
-        return measure_cell(ctx, cell, slug, pinning, ctx.target, None)
+        return measure_cell(ctx, cell, slug, pinning, ctx.target, None, tools=first)
     with stacks.serving(cell, pinning, slug) as serving:
         url = serving.stack.url(cell.variant.service)
-        return measure_cell(ctx, cell, slug, pinning, url, serving.stack, serving.warm)
+        return measure_cell(ctx, cell, slug, pinning, url, serving.stack, serving.warm, tools=first)
 
 
 def run_cell(ctx: Context, stacks: Stacks, index: int, cell: Cell, round_: int = 0) -> CellResult:
@@ -309,7 +318,7 @@ def run_cell(ctx: Context, stacks: Stacks, index: int, cell: Cell, round_: int =
         target=ctx.target,
     )
     try:
-        measured = _measure(ctx, stacks, cell, slug, pinning)
+        measured = _measure(ctx, stacks, cell, slug, pinning, round_)
     except (StackError, BenchError, OSError, ValueError) as failure:
         return replace(result, error=str(failure), wall_s=_since(started))
     return replace(

@@ -66,6 +66,16 @@ def test_the_round_with_the_median_cpu_per_request_is_kept_whole() -> None:
     assert wrk.cpu_us_per_request == pytest.approx(200.0)
 
 
+def test_tools_run_in_the_first_round_only_keep_their_figures() -> None:
+    # The runner runs wrk in a cell's first round alone; the kept round is a later one.
+    first = _cell(1000, 0.3, 0.25)
+    later = [replace(_cell(1000, cpu), tools=()) for cpu in (0.2, 0.1)]
+    kept = median_round([first, *later])
+    assert kept.cpu_us_per_request == pytest.approx(200.0)
+    [wrk] = kept.tools
+    assert wrk.cpu_us_per_request == pytest.approx(250.0)
+
+
 def test_a_failed_round_is_left_out_unless_every_round_failed() -> None:
     failed = replace(_cell(1000, None), measurement=None, error="k6 exited with status 107")
     kept = median_round([failed, _cell(1000, 0.5), _cell(1000, 0.4)])

@@ -7,7 +7,8 @@ matrix (so a drift in the machine touches every variant in each round; the later
 pass only over the cells whose shape runs more), and the run keeps for each cell the
 round with the median server CPU per request: one real measurement, every figure of it
 from the same run, with the rounds' CPU and requests/s recorded beside it. A tool's figures
-(wrk, ab) come from its own median round, by its CPU per request.
+(wrk, ab) come from its own median round, by its CPU per request (the runner runs the tools
+in a cell's first round only: their one round).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def median_round(rounds: Sequence[CellResult]) -> CellResult:
     )
     tools = tuple(
         _median([tool for cell in measured for tool in cell.tools if tool.tool == name], _tool_cpu)
-        for name in dict.fromkeys(tool.tool for tool in chosen.tools)
+        for name in dict.fromkeys(tool.tool for cell in measured for tool in cell.tools)
     )
     return replace(
         chosen,
