@@ -11,7 +11,9 @@ for the Content-Security-Policy nginx adds to every answer
 (deploy/nginx/include/security-headers.inc), which runs a page's scripts from its own origin
 only: Swagger UI starts from a file of its own (swagger-ui-init.js, beside this module), not
 an inline script, and ReDoc's search is off, as ReDoc runs it in a worker made from a blob:
-URL, which the policy refuses (without search it makes none).
+URL, which the policy refuses (without search it makes none). ReDoc's side menu always
+shows Redocly's logo from Redocly's CDN: its bundle is served with that image's address
+emptied, so the browser fetches nothing and ReDoc hides the image (its link stays).
 
     app = FastAPI(docs_url=None, redoc_url=None)
     install_docs(app)
@@ -19,6 +21,7 @@ URL, which the policy refuses (without search it makes none).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from html import escape
@@ -42,11 +45,31 @@ _PNG = "image/png"
 _CACHE_CONTROL = "no-cache"
 
 
+# The logo ReDoc's bundle renders in an <img> of its side menu, from Redocly's CDN.
+_REDOC_LOGO = (b'src:"https://cdn.redoc.ly/redoc/logo-mini.svg"', b'src:""')
+
+
 @dataclass(frozen=True)
 class Asset:
+    """A file under /docs/static/: answered from disk, or from `body` where the vendor's
+    file is served changed."""
+
     path: Path
     media_type: str
     stat: os.stat_result
+    body: bytes | None = None
+
+    def content(self) -> bytes:
+        """What a GET answers."""
+        return self.path.read_bytes() if self.body is None else self.body
+
+
+def _changed(path: Path, old: bytes, new: bytes) -> bytes:
+    """The file's bytes with `old` replaced; a vendor file without `old` fails here."""
+    data = path.read_bytes()
+    if old not in data:
+        raise RuntimeError(f"{path} no longer holds {old!r}: check what its pages load")
+    return data.replace(old, new)
 
 
 def asset_table() -> dict[str, Asset]:
@@ -61,7 +84,12 @@ def asset_table() -> dict[str, Asset]:
         "redoc.standalone.js": (vendor / "redoc.standalone.js", _JAVASCRIPT),
         "favicon.png": (vendor / "favicon.png", _PNG),
     }
-    return {name: Asset(path, kind, path.stat()) for name, (path, kind) in paths.items()}
+    table = {name: Asset(path, kind, path.stat()) for name, (path, kind) in paths.items()}
+    redoc = table["redoc.standalone.js"]
+    table["redoc.standalone.js"] = Asset(
+        redoc.path, redoc.media_type, redoc.stat, _changed(redoc.path, *_REDOC_LOGO)
+    )
+    return table
 
 
 def _page(title: str, static: str, head: str, body: str) -> HTMLResponse:
@@ -144,12 +172,7 @@ def install_docs(app: FastAPI) -> None:
         asset = assets.get(name)
         if asset is None:
             raise ApiError(404, "not_found", f"no such file: {STATIC_PATH}/{name}")
-        answer = FileResponse(
-            asset.path,
-            media_type=asset.media_type,
-            stat_result=asset.stat,
-            headers={"Cache-Control": _CACHE_CONTROL},
-        )
+        answer = _answer(asset)
         etag = answer.headers["etag"]
         if etag in _tags(request.headers.get("if-none-match", "")):
             return Response(
@@ -158,6 +181,23 @@ def install_docs(app: FastAPI) -> None:
         return answer
 
     app.include_router(router)
+
+
+def _answer(asset: Asset) -> Response:
+    """The file with its ETag: FileResponse's from disk, a hash of a changed body."""
+    if asset.body is None:
+        return FileResponse(
+            asset.path,
+            media_type=asset.media_type,
+            stat_result=asset.stat,
+            headers={"Cache-Control": _CACHE_CONTROL},
+        )
+    etag = f'"{hashlib.sha256(asset.body).hexdigest()[:32]}"'
+    return Response(
+        asset.body,
+        media_type=asset.media_type,
+        headers={"ETag": etag, "Cache-Control": _CACHE_CONTROL},
+    )
 
 
 def _tags(if_none_match: str) -> set[str]:
