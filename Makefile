@@ -3,7 +3,7 @@ PROFILE ?= uvicorn
 UV = $(shell command -v uv 2>/dev/null || echo python3 -m uv)
 RUN = $(UV) run --frozen
 
-.PHONY: bootstrap bench bench-all bench-full reference reference-full reliability test test-fast lint up down
+.PHONY: bootstrap bench bench-all bench-full reference reference-full reliability test test-fast lint audit up down
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -106,6 +106,14 @@ lint: bootstrap
 	$(RUN) ruff format --check .
 	$(RUN) mypy
 	$(RUN) mypy --explicit-package-bases deploy/gunicorn
+
+## make audit: every version uv.lock pins (pip-audit, PyPI's advisories) and the web app's
+## package-lock.json (npm audit) against the known vulnerabilities; fails on a finding that
+## audit-ignore.toml does not accept with its reason, and on a package the advisory service did
+## not answer for (docs/security.md, Known vulnerabilities). make test runs the same check
+## (a `network` test, which make test-fast leaves out).
+audit: bootstrap
+	$(RUN) servelab audit
 
 ## make up PROFILE=gunicorn: run a compose profile as local processes (Ctrl-C stops it)
 up: bootstrap

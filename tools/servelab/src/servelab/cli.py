@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from servelab.audit import cli as audit
 from servelab.bench import cli as bench
 from servelab.bench.findings import cli as findings
 from servelab.images import cli as images
@@ -20,7 +21,7 @@ from servelab.stack import cli as stack
 from servelab.stack.servers import servers
 
 # In the order `servelab --help` lists them.
-COMMANDS = (stack, bench, findings, outage, probe, fuzz, soak, reliability, images)
+COMMANDS = (stack, bench, findings, outage, probe, fuzz, soak, reliability, images, audit)
 
 
 def parser() -> argparse.ArgumentParser:

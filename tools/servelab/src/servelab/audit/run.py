@@ -1,0 +1,51 @@
+"""Both locks audited and judged against audit-ignore.toml: what `make audit` and its test run."""
+
+from __future__ import annotations
+
+from servelab.audit.findings import Finding
+from servelab.audit.ignores import IGNORE_FILE, load_ignores
+from servelab.audit.npm import scan_npm
+from servelab.audit.python import scan_python
+from servelab.audit.verdict import Verdict, judge
+from servelab.project import Project
+
+# Reasons shown a lock for the packages it could not check (the rest counted).
+SHOWN = 5
+
+
+def audit(project: Project) -> Verdict:
+    accepted = load_ignores(project.root / IGNORE_FILE)
+    return judge((scan_python(project.root), scan_npm(project.root)), accepted)
+
+
+def _line(finding: Finding) -> str:
+    fixed = f", fixed in {', '.join(finding.fixed_in)}" if finding.fixed_in else ""
+    aliases = f" ({', '.join(finding.aliases)})" if finding.aliases else ""
+    return f"{finding.id}{aliases} {finding.package} {finding.version}{fixed}: {finding.summary}"
+
+
+def report(verdict: Verdict) -> list[str]:
+    """The verdict as lines: each lock's count, then every finding by what became of it."""
+    lines = [
+        f"{scan.lock}: {scan.checked} packages checked, {len(scan.findings)} findings"
+        for scan in verdict.scans
+    ]
+    lines += [
+        f"accepted {_line(finding)} -- {entry.reason}" for finding, entry in verdict.explained
+    ]
+    lines += [f"UNEXPLAINED {_line(finding)}" for finding in verdict.unexplained]
+    for scan in verdict.scans:
+        lines += [f"NOT CHECKED {scan.lock}: {why}" for why in scan.unchecked[:SHOWN]]
+        if len(scan.unchecked) > SHOWN:
+            lines.append(f"NOT CHECKED {scan.lock}: {len(scan.unchecked) - SHOWN} more")
+    lines += [
+        f"no longer found: {entry.id} ({entry.package}); remove it from {IGNORE_FILE} and "
+        "docs/security.md"
+        for entry in verdict.stale
+    ]
+    if verdict.unexplained:
+        lines.append(
+            f"upgrade each UNEXPLAINED package (uv lock --upgrade-package NAME; npm update NAME "
+            f"in the web app), or accept it in {IGNORE_FILE} with why it does not apply"
+        )
+    return lines
