@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from servelab.audit.ignores import IgnoreError
+from servelab.audit.python import Advisories
 from servelab.audit.run import audit, report
 from servelab.project import Project, ProjectError
 
@@ -17,12 +18,20 @@ HELP = (
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    commands.add_parser("audit", help=HELP).set_defaults(handler=run)
+    audit = commands.add_parser("audit", help=HELP)
+    audit.add_argument(
+        "--service",
+        choices=("pypi", "osv"),
+        default="pypi",
+        help="where pip-audit asks: PyPI's JSON API (default) or the OSV API",
+    )
+    audit.add_argument("--osv-url", help="with --service osv: an OSV API other than api.osv.dev's")
+    audit.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        verdict = audit(Project.find())
+        verdict = audit(Project.find(), Advisories(args.service, args.osv_url))
     except (ProjectError, IgnoreError) as error:
         print(f"servelab audit: {error}", file=sys.stderr)
         return 2

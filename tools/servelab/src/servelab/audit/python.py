@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,19 @@ PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>[^\s;]+)")
 AUDIT_TIMEOUT_S = 900
 
 Pin = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Advisories:
+    """Where pip-audit asks: PyPI's JSON API (`pypi`, the default) or an OSV API (`osv`:
+    api.osv.dev, or the service `osv_url` names)."""
+
+    service: str = "pypi"
+    osv_url: str | None = None
+
+    def arguments(self) -> list[str]:
+        url = ["--osv-url", self.osv_url] if self.osv_url else []
+        return ["--vulnerability-service", self.service, *url]
 
 
 def uv_command() -> list[str]:
@@ -104,7 +118,7 @@ def parse_report(report: dict[str, Any], lock: str = LOCK) -> tuple[int, list[Fi
     return checked, findings, skipped
 
 
-def _pip_audit(layer: Sequence[Pin], folder: Path) -> dict[str, Any]:
+def _pip_audit(layer: Sequence[Pin], folder: Path, advisories: Advisories) -> dict[str, Any]:
     requirements = folder / "requirements.txt"
     requirements.write_text("".join(f"{name}=={version}\n" for name, version in layer))
     output = folder / "report.json"
@@ -117,6 +131,7 @@ def _pip_audit(layer: Sequence[Pin], folder: Path) -> dict[str, Any]:
             str(requirements),
             "--no-deps",
             "--disable-pip",
+            *advisories.arguments(),
             "--format",
             "json",
             "--progress-spinner",
@@ -136,7 +151,7 @@ def _pip_audit(layer: Sequence[Pin], folder: Path) -> dict[str, Any]:
     return report
 
 
-def scan_python(root: Path) -> Scan:
+def scan_python(root: Path, advisories: Advisories | None = None) -> Scan:
     """uv.lock's audit."""
     try:
         pins = locked_pins(root)
@@ -148,7 +163,7 @@ def scan_python(root: Path) -> Scan:
     for layer in layers(pins):
         with tempfile.TemporaryDirectory(prefix="servelab-audit-") as folder:
             try:
-                report = _pip_audit(layer, Path(folder))
+                report = _pip_audit(layer, Path(folder), advisories or Advisories())
             except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as error:
                 unchecked.append(f"{len(layer)} packages: {error}")
                 continue

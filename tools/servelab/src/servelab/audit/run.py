@@ -5,7 +5,7 @@ from __future__ import annotations
 from servelab.audit.findings import Finding
 from servelab.audit.ignores import IGNORE_FILE, load_ignores
 from servelab.audit.npm import scan_npm
-from servelab.audit.python import scan_python
+from servelab.audit.python import Advisories, scan_python
 from servelab.audit.verdict import Verdict, judge
 from servelab.project import Project
 
@@ -13,9 +13,10 @@ from servelab.project import Project
 SHOWN = 5
 
 
-def audit(project: Project) -> Verdict:
+def audit(project: Project, advisories: Advisories | None = None) -> Verdict:
+    """Both locks' scans, judged against audit-ignore.toml; `advisories`: where pip-audit asks."""
     accepted = load_ignores(project.root / IGNORE_FILE)
-    return judge((scan_python(project.root), scan_npm(project.root)), accepted)
+    return judge((scan_python(project.root, advisories), scan_npm(project.root)), accepted)
 
 
 def _line(finding: Finding) -> str:
