@@ -146,7 +146,9 @@ def _pip_audit(layer: Sequence[Pin], folder: Path, advisories: Advisories) -> di
     )
     # pip-audit exits 1 when it found something; the report says what either way.
     if not output.is_file():
-        raise RuntimeError(f"pip-audit wrote no report: {done.stderr.strip()[-2000:]}")
+        # Its last line: the error (an unreachable service's, after the traceback).
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"pip-audit wrote no report: {last[:500]}")
     report: dict[str, Any] = json.loads(output.read_text())
     return report
 

@@ -28,7 +28,8 @@ def _line(finding: Finding) -> str:
 def report(verdict: Verdict) -> list[str]:
     """The verdict as lines: each lock's count, then every finding by what became of it."""
     lines = [
-        f"{scan.lock}: {scan.checked} packages checked, {len(scan.findings)} findings"
+        f"{scan.lock}: {scan.checked} packages checked, {len(scan.findings)} "
+        + ("finding" if len(scan.findings) == 1 else "findings")
         for scan in verdict.scans
     ]
     lines += [
@@ -40,8 +41,8 @@ def report(verdict: Verdict) -> list[str]:
         if len(scan.unchecked) > SHOWN:
             lines.append(f"NOT CHECKED {scan.lock}: {len(scan.unchecked) - SHOWN} more")
     lines += [
-        f"no longer found: {entry.id} ({entry.package}); remove it from {IGNORE_FILE} and "
-        "docs/security.md"
+        f"accepted but not reported by this run: {entry.id} ({entry.package}); once no "
+        f"advisory service reports it, remove it from {IGNORE_FILE} and docs/security.md"
         for entry in verdict.stale
     ]
     if verdict.unexplained:

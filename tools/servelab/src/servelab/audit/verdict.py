@@ -16,7 +16,7 @@ class Verdict:
     scans: tuple[Scan, ...]
     explained: tuple[tuple[Finding, Accepted], ...]
     unexplained: tuple[Finding, ...]
-    # Entries no finding matched: the upgrade that fixed them should have removed them.
+    # Entries no finding matched: reported, not failed (PyPI and OSV answer differently).
     stale: tuple[Accepted, ...]
 
     @property
