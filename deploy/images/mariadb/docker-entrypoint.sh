@@ -4,10 +4,11 @@
 # entrypoint does from: MARIADB_ROOT_PASSWORD, MARIADB_ALLOW_EMPTY_ROOT_PASSWORD or
 # MARIADB_RANDOM_ROOT_PASSWORD (one of them is required), MARIADB_ROOT_HOST (default %),
 # MARIADB_DATABASE, MARIADB_USER with MARIADB_PASSWORD, MARIADB_INITDB_SKIP_TZINFO, the
-# MYSQL_* names where the MARIADB_* one is unset, and /docker-entrypoint-initdb.d/*.sh,
-# *.sql, *.sql.gz in order; it creates the healthcheck user that healthcheck.sh connects as.
-# Not emulated: the *_FILE variants, MARIADB_AUTO_UPGRADE, MARIADB_MYSQL_LOCALHOST_USER,
-# replication and Galera settings.
+# MYSQL_* names where the MARIADB_* one is unset, the *_FILE variants of the root password,
+# the database, the user and its password (the value read from the file named; setting both
+# is an error), and /docker-entrypoint-initdb.d/*.sh, *.sql, *.sql.gz in order; it creates
+# the healthcheck user that healthcheck.sh connects as. Not emulated: MARIADB_AUTO_UPGRADE,
+# MARIADB_MYSQL_LOCALHOST_USER, replication and Galera settings.
 set -eu
 
 log() { echo "$(date -u '+%F %T') 0 [Note] [Entrypoint]: $*" >&2; }
@@ -18,6 +19,21 @@ die() {
 
 # One SQL statement on a line (printf: dash's echo would rewrite the backslashes).
 sql() { printf '%s\n' "$*"; }
+# file_env VAR: VAR's value, or the content of the file VAR_FILE names (a secret), as the
+# official entrypoint reads them.
+file_env() {
+    eval "value=\${$1:-} file=\${$1_FILE:-}"
+    if [ -n "$value" ] && [ -n "$file" ]; then
+        die "both $1 and $1_FILE are set (but are exclusive)"
+    fi
+    if [ -n "$file" ]; then
+        [ -r "$file" ] || die "$1_FILE=$file cannot be read"
+        value=$(cat "$file")
+    fi
+    eval "$1=\$value"
+    unset "$1_FILE"
+}
+
 # $1 as a single-quoted SQL string's contents.
 sql_escape() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e "s/'/\\\\'/g"; }
 
@@ -31,6 +47,10 @@ esac
 
 log "servelab stand-in for mariadb:11: Debian's $(mariadbd --version | cut -d' ' -f4), not the official image"
 
+for name in MARIADB_ROOT_PASSWORD MYSQL_ROOT_PASSWORD MARIADB_DATABASE MYSQL_DATABASE \
+    MARIADB_USER MYSQL_USER MARIADB_PASSWORD MYSQL_PASSWORD; do
+    file_env "$name"
+done
 MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=${MARIADB_ALLOW_EMPTY_ROOT_PASSWORD:-${MYSQL_ALLOW_EMPTY_PASSWORD:-}}
 MARIADB_RANDOM_ROOT_PASSWORD=${MARIADB_RANDOM_ROOT_PASSWORD:-${MYSQL_RANDOM_ROOT_PASSWORD:-}}
 MARIADB_ROOT_PASSWORD=${MARIADB_ROOT_PASSWORD:-${MYSQL_ROOT_PASSWORD:-}}

@@ -18,7 +18,7 @@ from pathlib import Path
 from compute_service import artifact
 from compute_service.corpus import corpus_checksum, read_sentences
 from compute_service.model import Model, Training, train
-from compute_service.pool import ConnectionPool, MySQLAddress
+from compute_service.pool import ConnectionPool
 from compute_service.settings import Settings
 
 log = logging.getLogger("compute.build")
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.parse_args(argv)
     configure_logging()
     settings = Settings.from_env()
-    pool = ConnectionPool(MySQLAddress.parse(settings.database_url), 1)
+    pool = ConnectionPool(settings.database_address(), 1)
     try:
         built = ensure_model(settings, pool)
     except BuildError as error:

@@ -13,7 +13,7 @@ from types import FrameType
 from compute_contract import make_server
 from compute_service.build import BuildError, configure_logging, ensure_model
 from compute_service.handler import ComputeHandler
-from compute_service.pool import ConnectionPool, MySQLAddress
+from compute_service.pool import ConnectionPool
 from compute_service.settings import Settings
 
 log = logging.getLogger("compute.server")
@@ -35,7 +35,7 @@ def main() -> int:
     configure_logging()
     settings = Settings.from_env()
     pool = ConnectionPool(
-        MySQLAddress.parse(settings.database_url),
+        settings.database_address(),
         settings.db_pool,
         wait_s=settings.db_wait_s,
         timeout_s=settings.db_timeout_s,

@@ -15,30 +15,24 @@ import hmac
 from dataclasses import dataclass
 from pathlib import Path
 
+from servicekit.secretfiles import SecretConfigError, read_secret
+
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 SCHEME = "Bearer"
 
 
-class TokenConfigError(ValueError):
+class TokenConfigError(SecretConfigError):
     """API_TOKEN and API_TOKEN_FILE are both set, or the file cannot be read."""
 
 
 def read_token(token: str | None, token_file: str | Path | None) -> str | None:
     """The configured token: `token` itself, or the stripped content of `token_file`
-    (a mounted secret ends with a newline more often than not); None when neither is set."""
-    token = (token or "").strip() or None
-    if token_file is None or not str(token_file).strip():
-        return token
-    if token is not None:
-        raise TokenConfigError("set API_TOKEN or API_TOKEN_FILE, not both")
+    (servicekit.secretfiles); None when neither is set."""
     try:
-        content = Path(token_file).read_text(encoding="utf-8").strip()
-    except OSError as error:
-        raise TokenConfigError(f"API_TOKEN_FILE={token_file}: {error.strerror}") from None
-    if not content:
-        raise TokenConfigError(f"API_TOKEN_FILE={token_file} is empty")
-    return content
+        return read_secret("API_TOKEN", token, token_file)
+    except SecretConfigError as error:
+        raise TokenConfigError(str(error)) from None
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,21 @@ class Environment(BaseSettings):
     model_config = SettingsConfigDict(case_sensitive=True, frozen=True, str_strip_whitespace=True)
 
     DEBUG: bool = False
-    SECRET_KEY: str = ""
+    # Each secret from its variable or from the file its `_FILE` variable names (a compose
+    # secret or a mounted Kubernetes Secret: servicekit.secretfiles), never both.
+    SECRET_KEY: str = Field("", repr=False)
+    SECRET_KEY_FILE: str = ""
     # Comma-separated.
     ALLOWED_HOSTS: Annotated[list[str], NoDecode] = DEFAULT_ALLOWED_HOSTS
     # Largest request body in bytes (413 above it).
     MAX_BODY_SIZE: int = Field(1024 * 1024, ge=1024)
 
-    # Database: mysql://... (MariaDB/MySQL), or the SQLite file SQLITE_PATH when unset.
-    DATABASE_URL: str = ""
+    # Database: mysql://user@host:port/name (MariaDB/MySQL), or the SQLite file SQLITE_PATH
+    # when unset. The user's password: DATABASE_PASSWORD (or DATABASE_PASSWORD_FILE), which
+    # replaces one the URL holds.
+    DATABASE_URL: str = Field("", repr=False)
+    DATABASE_PASSWORD: str = Field("", repr=False)
+    DATABASE_PASSWORD_FILE: str = ""
     SQLITE_PATH: str = "entryeditor.sqlite3"
     CONN_MAX_AGE: int = Field(60, ge=0)
     DB_CONNECT_TIMEOUT: int = Field(5, ge=1)
@@ -58,8 +65,11 @@ class Environment(BaseSettings):
     COMPUTE_BREAKER_RESET: float = 1.0
     COMPUTE_MAX_K: int = Field(100, ge=1)
 
-    # Cache: Redis at REDIS_URL, or the local-memory cache when unset.
-    REDIS_URL: str = ""
+    # Cache: Redis at REDIS_URL (redis://user@host:port/db), or the local-memory cache when
+    # unset. The user's password: REDIS_PASSWORD (or REDIS_PASSWORD_FILE).
+    REDIS_URL: str = Field("", repr=False)
+    REDIS_PASSWORD: str = Field("", repr=False)
+    REDIS_PASSWORD_FILE: str = ""
     CACHE_TIMEOUT: int = Field(3600, ge=1)
     REDIS_TIMEOUT: float = 0.25
     REDIS_RETRY_AFTER: float = 2.0

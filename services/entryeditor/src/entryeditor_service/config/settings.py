@@ -20,15 +20,25 @@ from django.core.exceptions import ImproperlyConfigured
 
 from entryeditor_service.config.environment import Environment
 from servicekit.auth import TokenConfigError, read_token
+from servicekit.secretfiles import SecretConfigError, read_secret
 
 env = Environment.read()
 
+try:
+    _SECRET_KEY = read_secret("SECRET_KEY", env.SECRET_KEY, env.SECRET_KEY_FILE)
+    _DATABASE_PASSWORD = read_secret(
+        "DATABASE_PASSWORD", env.DATABASE_PASSWORD, env.DATABASE_PASSWORD_FILE
+    )
+    _REDIS_PASSWORD = read_secret("REDIS_PASSWORD", env.REDIS_PASSWORD, env.REDIS_PASSWORD_FILE)
+except SecretConfigError as error:
+    raise ImproperlyConfigured(str(error)) from None
+
 DEBUG = env.DEBUG
-SECRET_KEY = env.SECRET_KEY
+SECRET_KEY = _SECRET_KEY or ""
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY is not set: set SECRET_KEY to a long random string "
+            "SECRET_KEY is not set: set SECRET_KEY (or SECRET_KEY_FILE) to a long random string "
             "(or DEBUG=true for local development)"
         )
     SECRET_KEY = "insecure-development-key-used-only-with-DEBUG"  # noqa: S105
@@ -108,6 +118,8 @@ if DATABASE_URL:
     _database = dict(
         dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)
     )
+    if _DATABASE_PASSWORD is not None:
+        _database["PASSWORD"] = _DATABASE_PASSWORD
 else:
     _database = {
         "ENGINE": "django.db.backends.sqlite3",
@@ -171,6 +183,9 @@ if REDIS_URL:
             "retry_on_timeout": False,
         },
     }
+    if _REDIS_PASSWORD is not None:
+        # redis-py takes the URL's user and this password (a password in the URL wins).
+        _cache["OPTIONS"]["password"] = _REDIS_PASSWORD
 else:
     _cache = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 _cache.update({"KEY_PREFIX": env.CACHE_KEY_PREFIX, "TIMEOUT": CACHE_TIMEOUT})

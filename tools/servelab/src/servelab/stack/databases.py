@@ -45,13 +45,21 @@ def redis_url(db: int, server: Address | None = None) -> str:
 @contextmanager
 def scratch_database(prefix: str) -> Iterator[str]:
     """A new database name `<prefix><random>` for a stack to create on mariadb() (its
-    MARIADB_DATABASE); the database is dropped afterwards."""
+    MARIADB_DATABASE); the database is dropped afterwards, with the users of that name a
+    stack created for it on mariadb() and redis() (the entry editor names its MariaDB and
+    Redis users after its database)."""
     server = mariadb()
     name = f"{prefix}{uuid.uuid4().hex[:10]}"
     try:
         yield name
     finally:
-        run_sql(server, f"DROP DATABASE IF EXISTS `{name}`")
+        run_sql(server, f"DROP DATABASE IF EXISTS `{name}`; DROP USER IF EXISTS '{name}'@'%'")
+        cache = redis()
+        client = redis_client.Redis(host=cache.host, port=cache.port)
+        try:
+            client.acl_deluser(name)
+        finally:
+            client.close()
 
 
 def clear_redis_keys(prefix: str, db: int) -> None:

@@ -157,6 +157,15 @@ class Stack:
     def volume(self, name: str) -> Path:
         return self.run_dir / "volumes" / name
 
+    def container_file(self, service: Service, path: str) -> Path:
+        """The local file of `path` inside the service's container: under the directory of
+        the named volume mounted there (a local run's secrets, sockets), else `path`."""
+        for mount in service.mounts:
+            if mount.type == "volume" and (path + "/").startswith(mount.target.rstrip("/") + "/"):
+                inside = path[len(mount.target.rstrip("/")) :].lstrip("/")
+                return self.volume(mount.source) / inside
+        return Path(path)
+
     def command(self, service: str) -> list[str]:
         return list(self.running[service].argv)
 
@@ -369,7 +378,13 @@ class Stack:
         deadline = check.start_period + check.interval * check.retries if check else _ATTACH_S
         lease = self.leases[service.name]
         try:
-            attached.attach(service, lease.address, lease.describe(), deadline)
+            attached.attach(
+                service,
+                lease.address,
+                lease.describe(),
+                deadline,
+                lambda path: self.container_file(service, path),
+            )
             self.attached[service.name] = lease.address
             name = attached.database(service)
             if name:
