@@ -110,3 +110,40 @@ def test_an_unusable_value_is_named(environ: pytest.MonkeyPatch, name: str, valu
     environ.setenv(name, value)
     with pytest.raises(ImproperlyConfigured, match=f"{name}='{value}'"):
         Environment.read()
+
+
+def test_secrets_from_files(environ: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """What compose and Kubernetes mount: the key and both passwords in files, read stripped;
+    the URLs name the users only."""
+    for name, value in {"key": "k" * 60, "db": "db-secret", "cache": "cache-secret"}.items():
+        (tmp_path / name).write_text(value + "\n")
+    environ.setenv("SECRET_KEY_FILE", str(tmp_path / "key"))
+    environ.setenv("DATABASE_URL", "mysql://ee@127.0.0.1:3306/ee")
+    environ.setenv("DATABASE_PASSWORD_FILE", str(tmp_path / "db"))
+    environ.setenv("REDIS_URL", "redis://ee@127.0.0.1:6379/0")
+    environ.setenv("REDIS_PASSWORD_FILE", str(tmp_path / "cache"))
+    settings = django_settings()
+    assert settings["SECRET_KEY"] == "k" * 60
+    database = settings["DATABASES"]["default"]
+    assert (database["USER"], database["PASSWORD"]) == ("ee", "db-secret")
+    assert settings["CACHES"]["default"]["OPTIONS"]["password"] == "cache-secret"  # noqa: S105
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({"SECRET_KEY": "k", "SECRET_KEY_FILE": "{dir}/key"}, "SECRET_KEY or SECRET_KEY_FILE"),
+        ({"SECRET_KEY_FILE": "{dir}/missing"}, "SECRET_KEY_FILE=.*missing"),
+        ({"SECRET_KEY": "k", "DATABASE_PASSWORD_FILE": "{dir}/empty"}, "is empty"),
+        ({"SECRET_KEY": "k", "REDIS_PASSWORD_FILE": "{dir}/missing"}, "REDIS_PASSWORD_FILE="),
+    ],
+)
+def test_an_unusable_secret_file_stops_the_start(
+    environ: pytest.MonkeyPatch, tmp_path: Path, variables: dict[str, str], message: str
+) -> None:
+    (tmp_path / "key").write_text("k" * 60)
+    (tmp_path / "empty").write_text("\n")
+    for name, value in variables.items():
+        environ.setenv(name, value.format(dir=tmp_path))
+    with pytest.raises(ImproperlyConfigured, match=message):
+        django_settings()
