@@ -314,16 +314,33 @@ def test_the_entry_editor_ingress_ends_tls_for_hosts_the_app_knows(
     assert hosts <= set(allowed), "Django answers 400 to a host outside ALLOWED_HOSTS"
 
 
+SECRETS_MOUNT = "/run/secrets/entryeditor/"
+
+
+def with_secret_files(env: Mapping[str, str], directory: Path) -> dict[str, str]:
+    """`env` with each file it names in the mounted Secret made in `directory` instead,
+    holding a random value as long as Django asks a key to be (importing an app reads its
+    settings and connects to nothing)."""
+    local = dict(env)
+    for name, value in env.items():
+        if name.endswith("_FILE") and value.startswith(SECRETS_MOUNT):
+            path = directory / value.removeprefix(SECRETS_MOUNT)
+            path.write_text(secrets.token_urlsafe(50))
+            local[name] = str(path)
+    return local
+
+
 @pytest.mark.heavy  # Django's deploy checks generate the OpenAPI schema
-def test_the_entry_editor_passes_djangos_deploy_check(rendered: dict[str, list[Doc]]) -> None:
-    """`check --deploy` with the app container's settings, a SECRET_KEY of the length
-    Django asks for in place of the Secret's: no warning at all (TLS ends at the Ingress,
-    the app sends HSTS, nginx redirects)."""
+def test_the_entry_editor_passes_djangos_deploy_check(
+    rendered: dict[str, list[Doc]], tmp_path: Path
+) -> None:
+    """`check --deploy` with the app container's settings, the Secret's files holding
+    values of the length Django asks for: no warning at all (TLS ends at the Ingress, the
+    app sends HSTS, nginx redirects)."""
     env = {
         **os.environ,
-        **entryeditor_app_env(rendered["overlays/uwsgi"]),
+        **with_secret_files(entryeditor_app_env(rendered["overlays/uwsgi"]), tmp_path),
         "DATABASE_URL": "mysql://probe@127.0.0.1:1/probe",
-        "SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_SETTINGS_MODULE": "entryeditor_service.config.settings",
     }
     argv = ["check", "--deploy", "--fail-level", "WARNING"]
@@ -398,7 +415,9 @@ def nginx_exact_locations() -> set[str]:
 
 
 @pytest.mark.heavy  # imports each service's app in a process of its own
-def test_probes_point_at_paths_the_services_serve(rendered: dict[str, list[Doc]]) -> None:
+def test_probes_point_at_paths_the_services_serve(
+    rendered: dict[str, list[Doc]], tmp_path: Path
+) -> None:
     asked: dict[str, tuple[set[str], dict[str, str]]] = {}
     wanted: list[tuple[str, str, str]] = []
     for name, workload in workloads(rendered):
@@ -426,10 +445,9 @@ def test_probes_point_at_paths_the_services_serve(rendered: dict[str, list[Doc]]
 
     def ask(target: str) -> dict[str, bool]:
         paths, env = asked[target]
-        # The container's environment, with stand-ins for the Secret's values (importing an
-        # app reads its settings and connects to nothing).
-        env = {**os.environ, **env}
-        env.update({"DATABASE_URL": "mysql://probe@127.0.0.1:1/probe", "SECRET_KEY": "probe"})
+        # The container's environment, with stand-ins for the Secret's values.
+        env = {**os.environ, **with_secret_files(env, tmp_path)}
+        env.update({"DATABASE_URL": "mysql://probe@127.0.0.1:1/probe"})
         result = subprocess.run(
             [sys.executable, "-c", RESOLVE, target, *sorted(paths)],
             capture_output=True,
