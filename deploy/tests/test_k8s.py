@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shlex
 import shutil
 import subprocess
@@ -33,6 +32,7 @@ import pytest
 import yaml
 
 from servelab.project import Project
+from servelab.testing.secretfiles import with_secret_files
 
 ROOT = Project.find(Path(__file__).parent).root
 K8S = ROOT / "deploy" / "k8s"
@@ -312,22 +312,6 @@ def test_the_entry_editor_ingress_ends_tls_for_hosts_the_app_knows(
             assert backend["port"]["name"] in ports
     allowed = entryeditor_app_env(docs)["ALLOWED_HOSTS"].split(",")
     assert hosts <= set(allowed), "Django answers 400 to a host outside ALLOWED_HOSTS"
-
-
-SECRETS_MOUNT = "/run/secrets/entryeditor/"
-
-
-def with_secret_files(env: Mapping[str, str], directory: Path) -> dict[str, str]:
-    """`env` with each file it names in the mounted Secret made in `directory` instead,
-    holding a random value as long as Django asks a key to be (importing an app reads its
-    settings and connects to nothing)."""
-    local = dict(env)
-    for name, value in env.items():
-        if name.endswith("_FILE") and value.startswith(SECRETS_MOUNT):
-            path = directory / value.removeprefix(SECRETS_MOUNT)
-            path.write_text(secrets.token_urlsafe(50))
-            local[name] = str(path)
-    return local
 
 
 @pytest.mark.heavy  # Django's deploy checks generate the OpenAPI schema

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import yaml
 from django.test import Client
 
 from entryeditor_service.config.environment import Environment
+from servelab.testing.secretfiles import with_secret_files
 
 PUBLIC_HOST = "entryeditor.example.com"
 BASE = "/entryeditor/entryeditor/"
@@ -41,25 +42,25 @@ def deploy_check(
     project_root: Path, *options: str, **changes: str
 ) -> subprocess.CompletedProcess[str]:
     """`entryeditor-manage check --deploy --fail-level WARNING` in a process of its own with
-    the recipe's settings behind TLS: the public host in ALLOWED_HOSTS, a SECRET_KEY as long
-    as Django asks for, then `changes`."""
+    the recipe's settings behind TLS: the public host in ALLOWED_HOSTS, the secrets volume's
+    files (a SECRET_KEY as long as Django asks for), then `changes`."""
     inherited = {k: v for k, v in os.environ.items() if k not in Environment.model_fields}
-    env = {
-        **inherited,
-        **recipe_environment(project_root),
-        "DJANGO_SETTINGS_MODULE": "entryeditor_service.config.settings",
-        "ALLOWED_HOSTS": PUBLIC_HOST,
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        **changes,
-    }
     argv = ["check", "--deploy", "--fail-level", "WARNING", *options]
-    return subprocess.run(
-        [sys.executable, "-m", "entryeditor_service.manage", *argv],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    with tempfile.TemporaryDirectory() as directory:
+        env = {
+            **inherited,
+            **with_secret_files(recipe_environment(project_root), Path(directory)),
+            "DJANGO_SETTINGS_MODULE": "entryeditor_service.config.settings",
+            "ALLOWED_HOSTS": PUBLIC_HOST,
+            **changes,
+        }
+        return subprocess.run(
+            [sys.executable, "-m", "entryeditor_service.manage", *argv],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
 
 
 @pytest.mark.heavy  # the deploy checks generate the OpenAPI schema
