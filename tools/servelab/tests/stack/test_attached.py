@@ -3,6 +3,7 @@ an image (x-local.server)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -11,13 +12,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import redis as redis_client
 
 from servelab.bench.measure.dbwatch import ConnectionWatch
 from servelab.project import Project
 from servelab.stack import Stack, StackError
 from servelab.stack.groups import members
 from servelab.stack.ports import free_port
-from servelab.testing import mariadb
+from servelab.testing import mariadb, redis
 
 # Every test here runs the local runner against a MariaDB and a Redis: the machine's, or
 # where it has none the private ones the tests share.
@@ -236,3 +238,79 @@ def test_the_connection_watch_counts_the_stacks_connections_to_its_database(
             for process in held:
                 process.wait(timeout=30)
         assert watch.peak == 3
+
+
+def test_the_recipes_users_are_made_on_the_machines_servers_with_the_stacks_passwords(
+    compose_dir: Callable[[str], Path], database: str
+) -> None:
+    """MARIADB_USER with the password in the file MARIADB_PASSWORD_FILE names, and the users
+    of the file redis-server's --aclfile names, both files written by a one-shot into a
+    volume the servers mount: the runner reads them from the stack's volume directory."""
+    cache = redis()
+    directory = compose_dir(
+        f"""
+        services:
+          secrets:
+            profiles: [app]
+            build: .
+            command: ["sh", "write-credentials.sh"]
+            environment: {{DB: "${{DB_NAME:-app}}"}}
+            volumes: [creds:/run/creds]
+            x-local:
+              environment: {{DIR: "{{volume:creds}}"}}
+          db:
+            profiles: [app]
+            image: mariadb:11
+            environment:
+              MARIADB_DATABASE: ${{DB_NAME:-app}}
+              MARIADB_USER: ${{DB_NAME:-app}}
+              MARIADB_PASSWORD_FILE: /run/creds/pw
+            volumes: ["creds:/run/creds:ro"]
+            depends_on: {{secrets: {{condition: service_completed_successfully}}}}
+            x-local:
+              server: {mariadb()}
+          cache:
+            profiles: [app]
+            image: redis:7
+            command: ["redis-server", "--aclfile", "/run/creds/acl", "--save", ""]
+            volumes: ["creds:/run/creds:ro"]
+            depends_on: {{secrets: {{condition: service_completed_successfully}}}}
+            x-local:
+              server: {cache}
+        volumes:
+          creds:
+        """
+    )
+    (directory / "write-credentials.sh").write_text(
+        'printf "p-%s" $$ > "$DIR/pw"\n'
+        'printf "user default off\\nuser %s on >p-%s ~k:* +@all\\n" "$DB" $$ > "$DIR/acl"\n'
+    )
+    try:
+        with Stack("app", env={"DB_NAME": database}, project=Project(directory), log=None) as stack:
+            password = (stack.volume("creds") / "pw").read_text()
+            assert SQL is not None
+            server = stack.attached["db"]
+            argv = [SQL, "-h", server.host, "-P", str(server.port), "-u", database, "-N"]
+            login = subprocess.run(
+                [*argv, "-e", "SHOW GRANTS"],
+                env={**os.environ, "MYSQL_PWD": password},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            assert f"GRANT ALL PRIVILEGES ON `{database}`.* TO `{database}`@`%`" in login.stdout
+            user = redis_client.Redis(
+                host=cache.host, port=cache.port, username=database, password=password
+            )
+            assert user.set("k:1", "v")
+            with pytest.raises(redis_client.exceptions.NoPermissionError):
+                user.get("other:1")
+            user.close()
+        # The private servers the tests may share are not the recipe's to lock.
+        assert redis_client.Redis(host=cache.host, port=cache.port).ping()
+    finally:
+        sql(f"DROP USER IF EXISTS '{database}'@'%'")
+        admin = redis_client.Redis(host=cache.host, port=cache.port)
+        admin.acl_deluser(database)
+        admin.delete("k:1")
+        admin.close()
