@@ -5,6 +5,7 @@ the official images' interfaces do where compose.yaml relies on them."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import socket
@@ -266,16 +267,25 @@ def test_nginx_renders_its_templates_and_answers_on_a_loopback_port(
 @pytest.mark.containers
 @pytest.mark.timeout(1800)
 def test_mariadb_initialises_an_empty_datadir_and_becomes_healthy(
-    docker_engine: Engine, base_images: object, container: list[str]
+    docker_engine: Engine, base_images: object, container: list[str], tmp_path: Path
 ) -> None:
     refused = docker_engine.docker("run", "--rm", "mariadb:11", check=False)
     assert refused.returncode == 1
     assert "password option is not specified" in refused.stderr
 
+    # compose's recipe: root's and the app user's passwords in files of a secrets volume.
+    secrets_dir = tmp_path / "secrets"
+    secrets_dir.mkdir(mode=0o755)
+    for file, value in {"root": "root-secret", "app": "app-secret"}.items():
+        (secrets_dir / file).write_text(value + "\n")
+        (secrets_dir / file).chmod(0o444)
     name = _name(container, "mariadb")
     docker_engine.docker(
         "run", "--detach", "--name", name,
-        "--env", "MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1", "--env", "MARIADB_DATABASE=servelab_probe",
+        "--volume", f"{secrets_dir}:/run/secrets/probe:ro",
+        "--env", "MARIADB_ROOT_PASSWORD_FILE=/run/secrets/probe/root",
+        "--env", "MARIADB_DATABASE=servelab_probe", "--env", "MARIADB_USER=servelab_probe",
+        "--env", "MARIADB_PASSWORD_FILE=/run/secrets/probe/app",
         "--health-cmd", "healthcheck.sh --connect --innodb_initialized",
         "--health-interval", "1s", "--health-retries", "120",
         "--publish", "127.0.0.1::3306",
@@ -291,14 +301,23 @@ def test_mariadb_initialises_an_empty_datadir_and_becomes_healthy(
         120,
         lambda: f"mariadb is {health()}, not healthy; {_logs(docker_engine, name)}",
     )
-    # What compose's DATABASE_URL relies on: root without a password from another address.
+    # What compose's DATABASE_URL relies on: the app's user, with the password from its file,
+    # from another address, sees its database alone; root needs its own password.
     port = _published(docker_engine, name, 3306)
-    databases = subprocess.run(
-        ["mariadb", "--host=127.0.0.1", f"--port={port}", "--user=root", "--skip-ssl",
-         "--batch", "--skip-column-names", "--execute=SHOW DATABASES"],
-        capture_output=True, text=True, check=True, timeout=30,
-    ).stdout.split()  # fmt: skip
-    assert "servelab_probe" in databases
+
+    def client(user: str, password: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["mariadb", "--host=127.0.0.1", f"--port={port}", f"--user={user}", "--skip-ssl",
+             "--batch", "--skip-column-names", "--execute=SHOW DATABASES"],
+            env={**os.environ, "MYSQL_PWD": password},
+            capture_output=True, text=True, check=False, timeout=30,
+        )  # fmt: skip
+
+    app = client("servelab_probe", "app-secret")
+    assert app.returncode == 0, app.stderr
+    assert set(app.stdout.split()) == {"servelab_probe", "information_schema"}
+    assert client("root", "").returncode != 0
+    assert client("root", "root-secret").returncode == 0
 
 
 @pytest.mark.containers
