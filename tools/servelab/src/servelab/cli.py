@@ -12,6 +12,7 @@ from servelab.bench import cli as bench
 from servelab.bench.findings import cli as findings
 from servelab.images import cli as images
 from servelab.interrupts import stop_on_signals
+from servelab.layers import cli as layers
 from servelab.reliability import cli as reliability
 from servelab.reliability.faults import cli as probe
 from servelab.reliability.fuzz import cli as fuzz
@@ -21,7 +22,7 @@ from servelab.stack import cli as stack
 from servelab.stack.servers import servers
 
 # In the order `servelab --help` lists them.
-COMMANDS = (stack, bench, findings, outage, probe, fuzz, soak, reliability, images, audit)
+COMMANDS = (stack, bench, findings, layers, outage, probe, fuzz, soak, reliability, images, audit)
 
 
 def parser() -> argparse.ArgumentParser:
