@@ -19,9 +19,9 @@ REPO = Path(__file__).resolve().parents[4]
 def test_the_page_accounts_for_every_layer_of_each_request(tmp_path: Path) -> None:
     page = tmp_path / "layers.md"
     # Its own process: prometheus_client picks multiprocess mode when first imported.
+    command = ["layers", "--rounds", "2", "--scale", "0.002", "--output", str(page)]
     subprocess.run(
-        [sys.executable, "-m", "servelab.cli", "layers", "--rounds", "2", "--scale", "0.002"]
-        + ["--output", str(page)],
+        [sys.executable, "-m", "servelab.cli", *command],
         cwd=REPO,
         check=True,
         capture_output=True,
