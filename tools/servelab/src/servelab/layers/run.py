@@ -35,6 +35,7 @@ def account_page(
     from floor_apps import asgi_app
 
     from servelab.layers import scenarios
+    from servicekit.observe.accesslog import access_log
 
     if rounds < 2:
         raise ValueError("an interval needs at least 2 rounds")
@@ -56,6 +57,8 @@ def account_page(
         if "files" in services:
             with scenarios.files() as found:
                 run(found)
+        # What the access log still holds goes the same way, not to the terminal at exit.
+        access_log(0).flush()
     conditions = Conditions(
         machine=this_machine(k6="no load generator"),
         started=started,

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from tempfile import TemporaryDirectory
+from tempfile import TemporaryDirectory, gettempdir
 
+from servelab.bench.plan.scratch import server_files
 from servelab.layers.drive import Request
 from servelab.layers.stacks import Step, steps
 
@@ -64,7 +65,12 @@ def files() -> Iterator[list[Scenario]]:
     from files_service.main import create_app
     from files_service.settings import Settings
 
-    with TemporaryDirectory(prefix="servelab-layers-") as folder:
+    # The store on a tmpfs where the machine has one, as the benchmarks' stores are: a
+    # disk's writeback would move each round's figure more than a layer does.
+    with (
+        server_files(Path(gettempdir()), on_disk=False) as where,
+        TemporaryDirectory(prefix="servelab-layers-", dir=where.parent) as folder,
+    ):
         common = {"storage_dir": Path(folder), "api_token": TOKEN, "fsync": False}
         app = create_app(Settings(**common))  # type: ignore[arg-type]
         accel = create_app(Settings(**common, accel_redirect_prefix="/_protected/"))  # type: ignore[arg-type]
