@@ -110,3 +110,11 @@ def test_the_empty_files_apps_take_a_body_and_answer_nothing(
         base = {"BASE_URL": stack.url(service), "ENDPOINT": "/"}
         k6_smoke("upload.js", base).assert_clean()
         k6_smoke("download.js", {**base, "NO_UPLOAD": "1", "EXPECT_SIZE": "0"}).assert_clean()
+
+
+def test_the_bare_strategy_app_takes_an_upload_without_a_token(k6_smoke: K6Smoke) -> None:
+    """files-bare-uvicorn: the write-up's streamed upload with no layer (no token asked)."""
+    with Stack("reference", only=["files-bare-uvicorn"], log=None) as stack:
+        base = {"BASE_URL": stack.url("files-bare-uvicorn"), "MODE": "raw"}
+        endpoint = "/files/upload/stream/async_read_and_disk_write"
+        k6_smoke("upload.js", {**base, "ENDPOINT": endpoint}).assert_clean()
