@@ -23,12 +23,13 @@ from servelab.testing.pages import BROWSER_ACCEPT, page_problems
 
 ROOT = Project.find(Path(__file__).parent).root
 # The FastAPI apps compose serves, and the pages each answers: servicekit's docs where the
-# app serves its OpenAPI document (hello's serves none).
+# app serves its OpenAPI document (hello's and the files strategies' bare app serve none).
 PAGES = {
     "files_service.main:app": {"/docs", "/redoc"},
     "health_code_service.main:app": {"/docs", "/redoc"},
     "wait_service.main:app": {"/docs", "/redoc"},
     "hello_service.asgi:app": set[str](),
+    "files_service.bare:app": set[str](),
 }
 # The other apps compose serves. The Flask apps and the benchmarks' floors answer JSON or
 # bytes only; the entry editor's HTML (DRF's browsable API, its files from nginx's /static/)

@@ -34,9 +34,11 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
     for cell in cells:
         assert cell.workers == 1
         by_variant.setdefault(cell.variant.name, []).append(cell.endpoint.key)
+    # The bare function's cell shares its key with the service's: it comes in turn beside it.
     assert list(by_variant) == [
         "uvicorn",
         "gunicorn",
+        "bare-uvicorn",
         "granian",
         "nginx",
         "reference",
@@ -64,7 +66,9 @@ def test_files_quick_form_covers_the_write_up_and_the_production_api(project_roo
             "empty/upload @100/s",
             "empty/get @100/s",
         ]
-    assert len(cells) == 89
+    bare = "upload/stream/async_read_and_disk_write"
+    assert by_variant["bare-uvicorn"] == [bare, f"{bare} @100/s"]
+    assert len(cells) == 91
     # Every cell once under 100 connections; the steady ones, which the CPU ratios read, in
     # six rounds.
     assert {cell.load.rounds for cell in cells if not cell.load.arrival} == {1}
@@ -118,12 +122,13 @@ def test_files_full_form_adds_granian_and_two_workers(project_root: Path) -> Non
             "empty-uvicorn",
             "empty-gunicorn",
             "empty-granian",
+            "bare-uvicorn",
         )
         for workers in (1, 2)
     }
     # Per worker count: 13 + 13 strategy and 3 + 3 API cells on three servers, 2 X-Accel
-    # cells, 5 nginx floors and 4 empty-app floors on three servers.
-    assert len(cells) == 2 * (3 * 32 + 2 + 5 + 3 * 4)
+    # cells, 5 nginx floors, 4 empty-app floors on three servers and 2 bare-function cells.
+    assert len(cells) == 2 * (3 * 32 + 2 + 5 + 3 * 4 + 2)
 
 
 def test_every_endpoint_names_an_existing_script_and_an_endpoint(project_root: Path) -> None:
@@ -168,6 +173,7 @@ def test_ratio_sides_and_goals_are_parsed(project_root: Path) -> None:
         "multipart strategies CPU / floor": 1.5,
         "base64 CPU / floor": 1.5,
         "download strategies CPU / floor": 1.5,
+        "layers CPU / bare function": 1.15,
     }
     assert all(goal.best for goal in matrix.goals if "strateg" in goal.ratio)
 
