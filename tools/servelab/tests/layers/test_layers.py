@@ -16,6 +16,7 @@ from servelab.layers.stacks import NotLayered, steps
 REPO = Path(__file__).resolve().parents[4]
 
 
+@pytest.mark.heavy  # imports both services and measures every step, in a process of its own
 def test_the_page_accounts_for_every_layer_of_each_request(tmp_path: Path) -> None:
     page = tmp_path / "layers.md"
     # Its own process: prometheus_client picks multiprocess mode when first imported.
