@@ -14,6 +14,7 @@ import numpy as np
 from health_code_service.engines import Engine, create_engine
 from health_code_service.reading import fields
 from health_code_service.reading.qr import QrCode, find_qr, qr_colour
+from health_code_service.reading.stages import DETECTION_INPUT, PARSING, QR, stage
 from health_code_service.reading.text import Line, Page, Region, page, read_lines
 from health_code_service.serving.network import Direct, Network
 from health_code_service.settings import Settings
@@ -71,11 +72,13 @@ class Analyzer:
         scale = min(1.0, DET_WIDTH / width, DET_MAX_HEIGHT / height)
         if usage is not Usage.HEALTH_CODE:
             top = int(height * STATUS_BAR)
-            return Prepared(usage, page(image, [Region(0, top, width, height, scale)]))
-        code = find_qr(image)
+            with stage(DETECTION_INPUT):
+                return Prepared(usage, page(image, [Region(0, top, width, height, scale)]))
+        with stage(QR):
+            code = find_qr(image)
+            colour = None if code is None else qr_colour(image, code)
         if code is None:
             raise AnalysisError("no_code_found", "no QR code found in the image")
-        colour = qr_colour(image, code)
         if colour is None:
             raise AnalysisError(
                 "no_code_found", "the QR code is not green, yellow or red like a health code"
@@ -89,12 +92,14 @@ class Analyzer:
         for top, bottom in (above, below):
             if bottom - top >= side // 8:
                 regions.append(Region(0, top, width, bottom, scale))
-        return Prepared(usage, page(image, regions), code, colour)
+        with stage(DETECTION_INPUT):
+            return Prepared(usage, page(image, regions), code, colour)
 
     def read(self, prepared: Prepared, network: Network | None = None) -> Result:
         """Text read through `network` (the engine in this thread by default), then parsed."""
         (lines,) = read_lines(network or self.network, [prepared.page])
-        outcome = _finish(prepared, lines)
+        with stage(PARSING):
+            outcome = _finish(prepared, lines)
         if isinstance(outcome, AnalysisError):
             raise outcome
         return outcome

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from health_code_service.engines.models import characters
+from health_code_service.reading.stages import CROPS, DETECTION, PARSING, RECOGNITION, stage
 from health_code_service.serving.network import Network
 
 REC_HEIGHT = 48
@@ -91,20 +92,25 @@ def read_lines(network: Network, pages: Sequence[Page]) -> list[list[Line]]:
         for index, page in enumerate(pages)
         for region, tensor in zip(page.regions, page.inputs, strict=True)
     ]
-    maps = network.detect([tensor for *_, tensor in places])
+    with stage(DETECTION):
+        maps = network.detect([tensor for *_, tensor in places])
     boxes: list[tuple[int, np.ndarray]] = []
     crops: list[np.ndarray] = []
-    for (index, image, region, _), prob in zip(places, maps, strict=True):
-        for box in _boxes(prob, image, region):
-            boxes.append((index, box))
-            crops.append(_rec_input(_crop(image, box)))
-    texts = [_ctc_decode(probs) for probs in network.recognize(crops)]
-    lines: list[list[Line]] = [[] for _ in pages]
-    for (index, box), (text, score) in zip(boxes, texts, strict=True):
-        if text.strip():
-            lines[index].append(Line(text, score, box))
-    for found in lines:
-        found.sort(key=lambda line: (line.top, line.left))
+    with stage(CROPS):
+        for (index, image, region, _), prob in zip(places, maps, strict=True):
+            for box in _boxes(prob, image, region):
+                boxes.append((index, box))
+                crops.append(_rec_input(_crop(image, box)))
+    with stage(RECOGNITION):
+        probabilities = network.recognize(crops)
+    with stage(PARSING):
+        texts = [_ctc_decode(probs) for probs in probabilities]
+        lines: list[list[Line]] = [[] for _ in pages]
+        for (index, box), (text, score) in zip(boxes, texts, strict=True):
+            if text.strip():
+                lines[index].append(Line(text, score, box))
+        for found in lines:
+            found.sort(key=lambda line: (line.top, line.left))
     return lines
 
 

@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from health_code_service.errors import ApiError, api_error
 from health_code_service.reading.analyzer import AnalysisError, Analyzer
 from health_code_service.reading.imaging import ImageError, ImageLimits, decode_image, image_size
+from health_code_service.reading.stages import DECODE, stage
 from health_code_service.serving.budget import BudgetExhausted, ImageBudget, image_cost
 from health_code_service.serving.network import Batched as BatchedNetwork
 from health_code_service.serving.network import Network
@@ -63,8 +64,11 @@ class Inline:
 
     def analyze(self, usage: Usage, data: bytes) -> BaseModel:
         try:
-            with self.budget.hold(image_cost(*image_size(data, self.limits))):
-                image = decode_image(data, self.limits)
+            with stage(DECODE):
+                cost = image_cost(*image_size(data, self.limits))
+            with self.budget.hold(cost):
+                with stage(DECODE):
+                    image = decode_image(data, self.limits)
                 return self.analyzer.analyze(usage, image, self.network)
         except (ImageError, AnalysisError, BudgetExhausted) as error:
             raise api_error(error) from None

@@ -19,6 +19,7 @@ from servelab.bench.plan.options import BenchOptions
 from servelab.bench.progress import Plan, Progress
 from servelab.bench.report.markdown import render
 from servelab.bench.report.results import load_run, save_run
+from servelab.bench.report.stages import profile_section
 from servelab.bench.report.writeup import load_write_up
 from servelab.bench.runner import planned, run_matrix
 from servelab.project import Project
@@ -44,7 +45,9 @@ def _write_report(project: Project, matrix: Matrix, saved: Path | None = None) -
     report = results / f"{saved.stem}.md"
     default = saved.resolve() == results_path(project, matrix.family).resolve()
     source = None if default else _shown(project, saved)
-    report.write_text(render(run, matrix, write_up, charts, source))
+    named = matrix.report.profile
+    profile = profile_section(results / named) if named else []
+    report.write_text(render(run, matrix, write_up, charts, source, profile))
     return report
 
 

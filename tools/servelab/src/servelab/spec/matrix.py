@@ -329,6 +329,10 @@ class Report(Spec):
     # The endpoint whose requests/s the write-up drew against workers: that chart instead
     # of one per table of the write-up (bench.report.charts.workers_chart).
     worker_curve: str | None = None
+    # A stage profile beside the results (a file a family's profile command writes, e.g.
+    # `health-code-profile --out docs/results/health-code.profile.json`): its table in the
+    # report (bench.report.stages).
+    profile: str | None = None
 
 
 class MatrixSpec(Spec):

@@ -627,10 +627,12 @@ def render(
     write_up: WriteUp,
     charts: Mapping[str, str],
     source: Path | None = None,
+    profile: Sequence[str] = (),
 ) -> str:
     """The report of `run`; `source` is where its results were saved, when that is not
     docs/results/<family>.json (a labelled or --out run): the header names that file and
-    the commands that wrote it and render it again."""
+    the commands that wrote it and render it again. `profile`: the section of the family's
+    stage profile (bench.report.stages), after the notes."""
     ratio_lines, measured = _ratios(run, matrix, write_up)
     failed = [cell for cell in run.cells if cell.measurement is None]
     specs = {spec.name: spec for spec in matrix.ratios}
@@ -662,6 +664,7 @@ def render(
     lines += _goals(goal_results(matrix.goals, measured, specs), specs)
     if matrix.notes:
         lines += ["## Notes", "", matrix.notes, ""]
+    lines += profile
     lines += _server_tables(run, matrix, write_up, charts)
     lines += _commands(run, matrix)
     return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,1 @@
+"""Where a request's CPU time goes, stage by stage (`health-code-profile`)."""
