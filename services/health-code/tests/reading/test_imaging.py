@@ -47,6 +47,37 @@ def test_jpeg_decodes_to_rgb_pixels() -> None:
     assert pixels.dtype == np.uint8
 
 
+@pytest.mark.parametrize(
+    ("size", "min_side", "decoded"),
+    [
+        ((1600, 3000), 720, (800, 1500)),
+        ((1600, 3000), 400, (400, 750)),
+        ((1600, 3000), 200, (200, 375)),  # libjpeg's smallest scale is 1/8
+        ((1400, 3000), 720, (1400, 3000)),  # half would be under 720: whole
+        ((1600, 3000), 0, (1600, 3000)),
+    ],
+)
+def test_a_large_jpeg_decodes_at_the_scale_asked_for(
+    size: tuple[int, int], min_side: int, decoded: tuple[int, int]
+) -> None:
+    data = encoded(Image.new("RGB", size, (200, 30, 30)), "JPEG")
+    pixels = decode_image(data, LIMIT, min_side)
+    assert pixels.shape == (decoded[1], decoded[0], 3)
+    assert abs(int(pixels[10, 10, 0]) - 200) < 8
+
+
+def test_the_shorter_side_is_kept_whatever_the_orientation() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored 3000 x 1600: upright 1600 wide, 3000 high
+    data = encoded(Image.new("RGB", (3000, 1600), "white"), "JPEG", exif=exif)
+    assert decode_image(data, LIMIT, 720).shape == (1500, 800, 3)
+
+
+def test_other_formats_decode_whole() -> None:
+    data = encoded(Image.new("RGB", (1600, 3000), "white"), "PNG")
+    assert decode_image(data, LIMIT, 720).shape == (3000, 1600, 3)
+
+
 @pytest.mark.parametrize("mode", ["RGBA", "L", "P"])
 def test_png_of_any_mode_becomes_rgb(mode: str) -> None:
     image = Image.new("RGB", (40, 30), (10, 200, 30)).convert(mode)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from health_code_service.reading.analyzer import AnalysisError, Analyzer
+from health_code_service.reading.analyzer import READ_SIDE, AnalysisError, Analyzer
 from health_code_service.reading.imaging import ImageLimits, decode_image
 from health_code_service.settings import Settings
 from health_code_service.synth import SPLITS, generate
@@ -112,7 +112,9 @@ def _score(analyzer: Analyzer, settings: Settings, score: UsageScore, sample: Sa
     try:
         answer = analyzer.analyze(
             sample.usage,
-            decode_image(sample.jpeg, ImageLimits(settings.max_pixels, settings.max_image_side)),
+            decode_image(
+                sample.jpeg, ImageLimits(settings.max_pixels, settings.max_image_side), READ_SIDE
+            ),
         )
         found = answer.model_dump(mode="json")
     except AnalysisError as error:

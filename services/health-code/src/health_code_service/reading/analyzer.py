@@ -32,6 +32,10 @@ ABOVE_QR = 1.0
 BELOW_QR = 0.5
 # The phone's status bar, which holds nothing a usage reads.
 STATUS_BAR = 0.035
+# Screens are drawn for about 1080 px across and read from 540 px up (health-code-eval's
+# range): a JPEG at least twice this on its shorter side is decoded at a reduced scale that
+# keeps this much (imaging.decode_image), a fraction of the decoding and of every step after.
+READ_SIDE = 720
 
 
 class AnalysisError(Exception):

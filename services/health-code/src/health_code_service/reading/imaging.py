@@ -1,6 +1,7 @@
 """Request bytes -> RGB pixels, refusing what is not a whole image of an acceptable size."""
 
 import io
+import math
 import re
 import warnings
 from collections.abc import Iterator
@@ -46,14 +47,20 @@ def image_size(data: bytes, limits: ImageLimits) -> tuple[int, int]:
         return image.size
 
 
-def decode_image(data: bytes, limits: ImageLimits) -> np.ndarray:
+def decode_image(data: bytes, limits: ImageLimits, min_side: int = 0) -> np.ndarray:
     """Decode `data` to an HxWx3 uint8 RGB array (EXIF orientation applied).
 
     The size is read from the header and checked (each side, then the area) before any
     pixel is decoded, so a small file declaring a huge image costs nothing. Truncated or
-    corrupt pixel data is an error, never an image padded with grey.
+    corrupt pixel data is an error, never an image padded with grey. A JPEG whose shorter
+    side is at least twice `min_side` is decoded at the smallest of its scales (1/2, 1/4,
+    1/8: libjpeg's, a fraction of the work) that keeps that side at least `min_side`.
     """
     with _opened(data, limits) as image:
+        width, height = image.size
+        if min_side and min(width, height) >= 2 * min_side:
+            ratio = min_side / min(width, height)
+            image.draft(None, (math.ceil(width * ratio), math.ceil(height * ratio)))
         return _pixels(image)
 
 

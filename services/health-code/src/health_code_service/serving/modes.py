@@ -32,7 +32,7 @@ from anyio import to_thread
 from pydantic import BaseModel
 
 from health_code_service.errors import ApiError, api_error
-from health_code_service.reading.analyzer import AnalysisError, Analyzer
+from health_code_service.reading.analyzer import READ_SIDE, AnalysisError, Analyzer
 from health_code_service.reading.imaging import ImageError, ImageLimits, decode_image, image_size
 from health_code_service.reading.stages import DECODE, stage
 from health_code_service.serving.budget import BudgetExhausted, ImageBudget, image_cost
@@ -68,7 +68,7 @@ class Inline:
                 cost = image_cost(*image_size(data, self.limits))
             with self.budget.hold(cost):
                 with stage(DECODE):
-                    image = decode_image(data, self.limits)
+                    image = decode_image(data, self.limits, READ_SIDE)
                 return self.analyzer.analyze(usage, image, self.network)
         except (ImageError, AnalysisError, BudgetExhausted) as error:
             raise api_error(error) from None
@@ -101,7 +101,7 @@ def _child_ready() -> None:
 def _analyze_in_child(usage: Usage, data: bytes, limits: ImageLimits) -> BaseModel | Failure:
     assert _child_analyzer is not None, "the pool's initializer builds the analyzer"
     try:
-        return _child_analyzer.analyze(usage, decode_image(data, limits))
+        return _child_analyzer.analyze(usage, decode_image(data, limits, READ_SIDE))
     except (ImageError, AnalysisError) as error:
         return Failure(error.status, error.code, error.message)
 
