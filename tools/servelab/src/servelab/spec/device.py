@@ -56,6 +56,16 @@ class Eval(Spec):
     gpu: bool = False
 
 
+class StageProfile(Spec):
+    """Where one request's CPU time goes on one engine: `health-code-profile` args (its
+    images among them), each image sent `repeat` times."""
+
+    name: str
+    args: tuple[str, ...]
+    repeat: PerForm[PositiveInt]
+    gpu: bool = False
+
+
 class Answers(Spec):
     """What the report's answers read besides the GPU's and the CPU's best cells."""
 
@@ -99,6 +109,7 @@ class Device(Spec):
     loads: dict[str, DeviceLoad]
     variants: dict[str, DeviceVariant]
     eval: tuple[Eval, ...] = ()
+    profile: tuple[StageProfile, ...] = ()
     sets: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     answers: Answers
     goals: tuple[DeviceGoal, ...] = ()

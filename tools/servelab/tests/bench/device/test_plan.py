@@ -32,11 +32,13 @@ def test_the_device_form_measures_the_write_ups_shape_and_a_heavier_one(
 ) -> None:
     plan = load_plan(Project(project_root), "device")
     shapes = {(load.vus, load.iterations) for load in plan.loads.values()}
-    assert shapes == {(20, 200), (64, 1000)}
+    assert shapes == {(20, 200), (64, 640)}
     gpu = {stack.variant.name for stack in plan.stacks() if stack.gpu}
     assert {"gpu-batched", "gpu-per-request"} <= gpu
     assert any(not stack.gpu for stack in plan.stacks())
     assert any(e.gpu for e in plan.spec.eval) and any(not e.gpu for e in plan.spec.eval)
+    # Where a request's CPU time goes, on the CPU's engine and on the GPU's.
+    assert {p.gpu for p in plan.spec.profile} == {True, False}
 
 
 def test_worker_counts_above_the_machines_cpus_are_left_out(project_root: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from servelab.bench.device.report import Judged, render, write_device_report
-from servelab.bench.device.results import DeviceRun, EvalResult, StackResult
+from servelab.bench.device.results import DeviceRun, EvalResult, ProfileResult, StackResult
 from servelab.project import Noise, Project
 from servelab.spec.device import Device, read_device
 from servelab.spec.family import SpecError, validate
@@ -210,3 +210,28 @@ def test_a_goal_the_report_cannot_judge_is_refused(
     raw["goals"] = [{"goal": "g", **goal}]
     with pytest.raises(SpecError, match=error):
         validate(Device, raw, "device")
+
+
+def _stages(detection_ms: float) -> list[dict[str, object]]:
+    def row(stage: str, ms: float) -> dict[str, object]:
+        spread = {"median": ms, "min": ms, "max": ms + 1}
+        return {"stage": stage, "cpu_ms": spread, "wall_ms": spread}
+
+    return [row("decode", 5.0), row("detection", detection_ms), row("request", 30 + detection_ms)]
+
+
+def test_the_stage_profiles_stand_side_by_side(spec: Device) -> None:
+    run = replace(
+        GPU_RUN,
+        profiles=[
+            ProfileResult("onnxruntime, CPU", [], False, stages=_stages(16.0)),
+            ProfileResult("torch, CUDA", [], True, stages=_stages(2.5)),
+            ProfileResult("torch, CUDA, float16", [], True, error="CUDA error: out of memory"),
+        ],
+    )
+    text = render(judged(run, spec))
+    assert "## Where a request's CPU time goes" in text
+    rows = [[cell.strip() for cell in line.split("|")[1:-1]] for line in text.splitlines()]
+    assert ["detection", "16.0 (16.0 – 17.0)", "16.0", "2.5 (2.5 – 3.5)", "2.5"] in rows
+    assert ["**request**", "46.0 (46.0 – 47.0)", "46.0", "32.5 (32.5 – 33.5)", "32.5"] in rows
+    assert "- torch, CUDA, float16: CUDA error: out of memory" in text

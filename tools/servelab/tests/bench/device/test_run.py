@@ -73,9 +73,14 @@ def test_the_device_script_runs_its_smoke_form_here(
     reference, *on_gpu = run.evals
     assert reference.scores and reference.scores[0]["usage"] == "health-code"
     assert on_gpu and all(e.skipped.startswith("not run: no NVIDIA GPU") for e in on_gpu)
-    assert "The GPU figures wait for a machine with an NVIDIA GPU." in render(
-        Judged(run, read_device(project), project.noise)
-    )
+    # Where a request's CPU time goes: measured with onnxruntime here, on CUDA only there.
+    cpu_profile, gpu_profile = run.profiles
+    stages = {row["stage"]: row["cpu_ms"]["median"] for row in cpu_profile.stages}
+    assert stages["QR code and colour"] > 0 and stages["request"] > stages["around the networks"]
+    assert gpu_profile.skipped.startswith("not run: no NVIDIA GPU")
+    text = render(Judged(run, read_device(project), project.noise))
+    assert "The GPU figures wait for a machine with an NVIDIA GPU." in text
+    assert "## Where a request's CPU time goes" in text
 
 
 def test_servers_that_cannot_import_are_found_before_any_stack_starts() -> None:

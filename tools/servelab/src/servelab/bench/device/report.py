@@ -20,6 +20,7 @@ from servelab.bench.device.results import (
     StackResult,
     load_device_run,
 )
+from servelab.bench.report.stages import INTRO, profiles_table
 from servelab.markdown import table
 from servelab.project import Noise, Project
 from servelab.spec.device import CPU, GPU, Device, DeviceGoal, read_device
@@ -334,6 +335,29 @@ def _machine(run: DeviceRun) -> list[str]:
     ]
 
 
+def _profiles(run: DeviceRun) -> list[str]:
+    """Each engine's stage profile side by side, on this machine: what a GPU takes off the
+    CPUs, and what it leaves there."""
+    if not run.profiles:
+        return []
+    done = [(each.name, each.stages) for each in run.profiles if each.stages]
+    out = ["## Where a request's CPU time goes", "", INTRO, ""]
+    out += profiles_table(done) if done else ["No profile was measured.", ""]
+    out += [
+        f"- {each.name}: {each.skipped or each.error}" for each in run.profiles if not each.stages
+    ]
+    if len(done) < len(run.profiles):
+        out.append("")
+    if done:
+        out += [
+            "On CUDA a network's CPU time may include the host thread waiting for the GPU "
+            "(the CUDA runtime spins while it waits for a result, by default): there its wall "
+            "time is the nearer measure of what the GPU took.",
+            "",
+        ]
+    return out
+
+
 def render(judged: Judged) -> str:
     run = judged.run
     out = [f"# {run.title}", "", *_machine(run), ""]
@@ -341,6 +365,7 @@ def render(judged: Judged) -> str:
     out += ["## Answers", "", *judged.answers(), "", "## Goals", ""]
     out += table(["goal", "measured", ""], judged.goals())
     out += ["## Every stack", "", STACKS, "", *table(STACKS_HEAD, _stack_rows(run))]
+    out += _profiles(run)
     scored = [e for e in run.evals if e.scores]
     keys = list(dict.fromkeys(key for e in scored for key in _fields(e)))
     rows = [[key, *(f"{_fields(e).get(key, 0.0):.1%}" for e in scored)] for key in keys]

@@ -71,14 +71,29 @@ class StackResult:
 
 
 @dataclass(frozen=True)
-class EvalResult:
+class ModuleResult:
+    """A command of the service's the run started after the stacks (`args`, on the GPU or
+    not): why it did not run or how it failed, and how long it took."""
+
     name: str
     args: list[str]
     gpu: bool
     skipped: str = ""
     error: str = ""
     seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class EvalResult(ModuleResult):
     scores: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ProfileResult(ModuleResult):
+    """A stage profile (`health-code-profile --out`): its rows, each stage's CPU and wall
+    milliseconds (median, min, max), as the command wrote them."""
+
+    stages: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -95,6 +110,7 @@ class DeviceRun:
     wall_s: float = 0.0
     stacks: list[StackResult] = field(default_factory=list)
     evals: list[EvalResult] = field(default_factory=list)
+    profiles: list[ProfileResult] = field(default_factory=list)
     kind: str = KIND
 
     def save(self, path: Path) -> Path:

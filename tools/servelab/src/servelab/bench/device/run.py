@@ -28,6 +28,7 @@ from servelab.bench.device.results import (
     DeviceRun,
     EvalResult,
     LoadResult,
+    ProfileResult,
     StackResult,
 )
 from servelab.bench.errors import BenchError
@@ -37,15 +38,15 @@ from servelab.bench.measure.cpus import Pinning, available_cpus
 from servelab.bench.measure.machine import this_machine
 from servelab.bench.runner import Context, Measured, cell_stack, measure_cell
 from servelab.project import Project
-from servelab.spec.device import Eval
+from servelab.spec.device import Eval, StageProfile
 from servelab.stack import StackError
 
 # The device's servers and k6 share every CPU.
 UNPINNED = Pinning(None, None)
 # A stack's time before any has run: start, warm-up and both loads.
 _FIRST_ESTIMATE_S = 60.0
-# Seconds of the budget kept for the accuracy check after the stacks.
-EVAL_RESERVE_S = 75.0
+# Seconds of the budget kept for the stage profiles and the accuracy check after the stacks.
+EVAL_RESERVE_S = 100.0
 _EVAL_TIMEOUT_S = 240.0
 _OOM_WORDS = ("out of memory", "outofmemory", "cuda_error_out_of_memory")
 # What every stack's servers import: the service's app and the servers its recipes run.
@@ -85,6 +86,20 @@ def _commit(project: Project, bundle: Path) -> str:
     if manifest.is_file():
         return str(json.loads(manifest.read_text()).get("commit", "unknown"))
     return source_commit(project.root)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A command the run started: its standard output, or why it did not run or failed."""
+
+    out: str = ""
+    skipped: str = ""
+    error: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.skipped and not self.error
 
 
 def since(started: float) -> float:
@@ -151,6 +166,13 @@ class Runner:
             longest = max(longest, result.wall_s) if result.ran else longest
             record.stacks.append(result)
             self._saved(record, results, describe(result))
+        for index, each in enumerate(self.plan.spec.profile):
+            self.say(f"stage profile: {each.name}")
+            profiled = self._profile(each, index)
+            record.profiles.append(profiled)
+            self._saved(
+                record, results, profiled.skipped or profiled.error or f"{profiled.seconds:.0f} s"
+            )
         for item in self.plan.spec.eval:
             self.say(f"accuracy: {item.name}")
             outcome = self._eval(item)
@@ -224,18 +246,12 @@ class Runner:
             out_of_memory=out_of_memory(log),
         )
 
-    def _eval(self, item: Eval) -> EvalResult:
-        base = EvalResult(item.name, list(item.args), item.gpu)
-        samples = self.bundle / SAMPLES
+    def _module(self, module: str, args: Sequence[str]) -> Ran:
+        """`python -m module args`, run from the tree within the budget left."""
         left = self.budget_s - since(self.started)
-        if item.gpu and self.no_gpu:
-            return replace(base, skipped=f"not run: {self.no_gpu}")
-        if not (samples / "samples.json").is_file():
-            return replace(base, skipped=f"not run: no screenshots in {samples}")
         if left < 30:
-            return replace(base, skipped=f"not run: {left:.0f} s of budget left")
-        module = "health_code_service.evaluation.eval_cli"
-        argv = [sys.executable, "-m", module, "--images", str(samples), "--json", *item.args]
+            return Ran(skipped=f"not run: {left:.0f} s of budget left")
+        argv = [sys.executable, "-m", module, *args]
         started = time.monotonic()
         try:
             done = subprocess.run(
@@ -247,12 +263,38 @@ class Runner:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            return replace(base, error=f"still running after {left:.0f} s")
+            return Ran(error=f"still running after {left:.0f} s", seconds=since(started))
         if done.returncode != 0:
             tail = "\n".join(done.stderr.strip().splitlines()[-5:])
-            return replace(base, error=tail, seconds=since(started))
-        scores = json.loads(done.stdout.strip().splitlines()[-1])
-        return replace(base, seconds=since(started), scores=scores)
+            return Ran(error=tail, seconds=since(started))
+        return Ran(out=done.stdout, seconds=since(started))
+
+    def _eval(self, item: Eval) -> EvalResult:
+        base = EvalResult(item.name, list(item.args), item.gpu)
+        samples = self.bundle / SAMPLES
+        if item.gpu and self.no_gpu:
+            return replace(base, skipped=f"not run: {self.no_gpu}")
+        if not (samples / "samples.json").is_file():
+            return replace(base, skipped=f"not run: no screenshots in {samples}")
+        args = ["--images", str(samples), "--json", *item.args]
+        ran = self._module("health_code_service.evaluation.eval_cli", args)
+        if not ran.ok:
+            return replace(base, skipped=ran.skipped, error=ran.error, seconds=ran.seconds)
+        scores = json.loads(ran.out.strip().splitlines()[-1])
+        return replace(base, seconds=ran.seconds, scores=scores)
+
+    def _profile(self, item: StageProfile, index: int) -> ProfileResult:
+        base = ProfileResult(item.name, list(item.args), item.gpu)
+        if item.gpu and self.no_gpu:
+            return replace(base, skipped=f"not run: {self.no_gpu}")
+        saved = self.work_dir / f"profile-{index}.json"
+        repeat = str(item.repeat.of(self.plan.form))
+        args = [*item.args, "--repeat", repeat, "--out", str(saved)]
+        ran = self._module("health_code_service.profiling.profile_cli", args)
+        if not ran.ok:
+            return replace(base, skipped=ran.skipped, error=ran.error, seconds=ran.seconds)
+        stages = json.loads(saved.read_text())["stages"]
+        return replace(base, seconds=ran.seconds, stages=stages)
 
 
 def _rounded(value: float | None, digits: int) -> float | None:

@@ -6,7 +6,7 @@ machine and one row per stage with the CPU milliseconds' median and range over t
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,28 @@ def profile_table(record: Mapping[str, Any]) -> list[str]:
         span = f"{_ms(cpu['min'])} – {_ms(cpu['max'])}"
         body.append([name, _ms(cpu["median"]), span, share, _ms(wall["median"])])
     header = ["stage", "CPU ms (median)", "range", "share", "wall ms (median)"]
+    return table(header, body)
+
+
+def profiles_table(profiles: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> list[str]:
+    """Several profiles' rows side by side (a name and its rows each): each one's CPU ms,
+    median and range, and wall ms, median."""
+    names = list(dict.fromkeys(row["stage"] for _, rows in profiles for row in rows))
+    body = []
+    for stage in names:
+        line = [f"**{stage}**" if stage in _SUMS else stage]
+        for _, rows in profiles:
+            row = next((r for r in rows if r["stage"] == stage), None)
+            if row is None:
+                line += ["—", "—"]
+                continue
+            cpu = row["cpu_ms"]
+            line.append(f"{_ms(cpu['median'])} ({_ms(cpu['min'])} – {_ms(cpu['max'])})")
+            line.append(_ms(row["wall_ms"]["median"]))
+        body.append(line)
+    header = ["stage"]
+    for name, _ in profiles:
+        header += [f"{name}: CPU ms (range)", "wall ms"]
     return table(header, body)
 
 
