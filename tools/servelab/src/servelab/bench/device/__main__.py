@@ -10,7 +10,9 @@ from pathlib import Path
 
 from servelab.bench.device.bundle import BUNDLE_DIR, BundleError, build_bundle
 from servelab.bench.device.plan import load_plan
-from servelab.bench.device.run import Runner
+from servelab.bench.device.results import RESULTS_NAME, load_device_run
+from servelab.bench.device.run import BUDGET_S, EVAL_RESERVE_S, Runner
+from servelab.bench.device.timeplan import render, time_plan
 from servelab.interrupts import stop_on_signals
 from servelab.project import Project
 from servelab.spec.device import FORMS
@@ -28,7 +30,18 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="where the results go (default: .servelab/device)")
     run.add_argument("--form", choices=FORMS, default="device")
     budget = "start nothing that would end after this many seconds (default %(default)s)"
-    run.add_argument("--budget-s", type=float, default=480.0, help=budget)
+    run.add_argument("--budget-s", type=float, default=BUDGET_S, help=budget)
+    timed = commands.add_parser("plan", help="estimate the run's time plan, running nothing")
+    timed.add_argument("--form", choices=FORMS, default="device")
+    timed.add_argument("--cpus", type=int, default=16, help="the machine's CPUs (default 16)")
+    timed.add_argument(
+        "--from",
+        dest="earlier",
+        type=Path,
+        help="an earlier run's results to take its rates from (default: the committed one, "
+        "docs/results/health-code.gpu.json)",
+    )
+    timed.add_argument("--budget-s", type=float, default=BUDGET_S)
     return root
 
 
@@ -39,6 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with stop_on_signals():
             if args.command == "bundle":
                 build_bundle(project, args.out or project.root / BUNDLE_DIR)
+                return 0
+            if args.command == "plan":
+                earlier = args.earlier or project.results / f"{RESULTS_NAME}.json"
+                found = load_device_run(earlier) if earlier.is_file() else None
+                timed = time_plan(load_plan(project, args.form), args.cpus, found)
+                print(render(timed, args.budget_s, EVAL_RESERVE_S))
                 return 0
             bundle = args.bundle or project.root / BUNDLE_DIR
             out = args.out or project.work("device")

@@ -45,6 +45,9 @@ from servelab.stack import StackError
 UNPINNED = Pinning(None, None)
 # A stack's time before any has run: start, warm-up and both loads.
 _FIRST_ESTIMATE_S = 60.0
+# The run's default budget: with the wheels' install before it, one command of at most 9
+# minutes on the GPU machine (whose longest is 10).
+BUDGET_S = 510.0
 # Seconds of the budget kept for the stage profiles and the accuracy check after the stacks.
 EVAL_RESERVE_S = 100.0
 _EVAL_TIMEOUT_S = 240.0
