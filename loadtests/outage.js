@@ -54,7 +54,9 @@ export default function () {
   const res = http.request(METHOD, URL, BODY, { ...PARAMS, tags });
   countError(res, tags);
   const retryAfter = Boolean(res.headers['Retry-After']);
-  answers.add(res.timings.duration, { status: String(res.status), retry_after: retryAfter ? 'yes' : 'no' });
+  // Without an answer, k6's error code and message say why (refused, reset, timeout).
+  const failure = res.error_code ? { error_code: String(res.error_code), error: res.error } : {};
+  answers.add(res.timings.duration, { status: String(res.status), retry_after: retryAfter ? 'yes' : 'no', ...failure });
   const json = String(res.headers['Content-Type'] || '').startsWith('application/json');
   check(res, {
     'a 2xx, or a 503 with Retry-After': (r) => (r.status >= 200 && r.status < 300) || (r.status === 503 && retryAfter),

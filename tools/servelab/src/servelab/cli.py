@@ -14,6 +14,7 @@ from servelab.images import cli as images
 from servelab.interrupts import stop_on_signals
 from servelab.layers import cli as layers
 from servelab.reliability import cli as reliability
+from servelab.reliability.containers import cli as container_drill
 from servelab.reliability.faults import cli as probe
 from servelab.reliability.fuzz import cli as fuzz
 from servelab.reliability.outage import cli as outage
@@ -22,7 +23,20 @@ from servelab.stack import cli as stack
 from servelab.stack.servers import servers
 
 # In the order `servelab --help` lists them.
-COMMANDS = (stack, bench, findings, layers, outage, probe, fuzz, soak, reliability, images, audit)
+COMMANDS = (
+    stack,
+    bench,
+    findings,
+    layers,
+    outage,
+    container_drill,
+    probe,
+    fuzz,
+    soak,
+    reliability,
+    images,
+    audit,
+)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -1,6 +1,6 @@
 """A family's reliability targets (loadtests/families/<family>.toml): its outage
-drills, and what `servelab fuzz`, `servelab soak` and `servelab probe` (its [faults] and
-[coldstart]) run on it.
+drills, its drills against the containers, and what `servelab fuzz`, `servelab soak` and
+`servelab probe` (its [faults] and [coldstart]) run on it.
 
 A target names one of the family's bench variants (`variant`: the matrix's
 `[variants.<name>]` gives its profile, service and env, the target's `env` added over it)
@@ -102,6 +102,67 @@ class Drill(Spec):
             raise ValueError("a rolling-restart needs victims")
         if self.stop_signal not in signal.Signals.__members__:
             raise ValueError(f"no signal {self.stop_signal!r}")
+        return self
+
+
+ContainerKind = Literal[
+    "docker-kill", "crash", "down-up", "kill-upload", "restart-dependency", "oom"
+]
+CONTAINER_KINDS: tuple[str, ...] = get_args(ContainerKind)
+
+
+class ContainerDrill(Spec):
+    """A drill against the compose stack under a real Docker engine
+    (`servelab container-drill`): `services` of `profile` up with `docker compose up
+    --wait`, k6 at `rate` requests/s to `service`'s published port for `duration_s`, and at
+    `at_s` the runner acts on `victim` (default: `service`) as `kind` says
+    (servelab.reliability.containers.actions): `docker-kill` (`docker kill`, then wait for
+    the restart policy), `crash` (SIGKILL of the container's main process from the host,
+    as a crash or the OOM killer ends it), `kill-upload` (a crash with `uploads` uploads of
+    `upload_bytes` in flight) or `down-up` (`docker compose down` keeping the named
+    volumes, then `up --wait`). `goal_s` is how soon the stack must serve again; `seed`
+    objects are stored through the files service before the load (`{id}` in the endpoint
+    is the first) and read back byte for byte after it; `store` the named volume of its
+    object store, read afterwards."""
+
+    name: str
+    title: str
+    kind: ContainerKind
+    profile: str
+    service: str
+    services: tuple[str, ...] = ()
+    victim: str = ""
+    endpoint: str
+    method: Annotated[str, StringConstraints(to_upper=True)] = "GET"
+    body_file: str = ""  # relative to loadtests/
+    content_type: str = ""
+    rate: int = Field(gt=0)
+    duration_s: float
+    at_s: float
+    goal_s: float = 30.0
+    env: dict[str, str] = Field(default_factory=dict)
+    seed: int = 0
+    store: str = ""
+    uploads: int = 0
+    upload_bytes: int = 0
+    notes: OneLine = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, raw: Any) -> Any:
+        if isinstance(raw, dict):
+            service = raw.get("service", "")
+            return {"victim": service, "services": [service], **raw}
+        return raw
+
+    @model_validator(mode="after")
+    def _schedule(self) -> ContainerDrill:
+        if not 0 < self.at_s < self.duration_s:
+            raise ValueError("needs 0 < at_s < duration_s")
+        if self.service not in self.services or self.victim not in self.services:
+            raise ValueError("services must hold service and victim")
+        if self.kind == "kill-upload" and not (self.uploads and self.upload_bytes and self.store):
+            raise ValueError("a kill-upload needs uploads, upload_bytes and store")
         return self
 
 
@@ -252,6 +313,7 @@ class Faults(Spec):
 
 class Reliability(Spec):
     drills: dict[str, Drill] = Field(default_factory=dict)
+    container_drills: dict[str, ContainerDrill] = Field(default_factory=dict)
     fuzz: Fuzz | None = None
     soak: Soak | None = None
     coldstart: Coldstart | None = None
@@ -293,7 +355,11 @@ def reliability(project: Project, family: str) -> Reliability:
         name: _stack({"title": name, **raw, "name": name}, variants, f"{where}: drills.{name}")
         for name, raw in spec.get("drills", {}).items()
     }
-    joined: dict[str, Any] = {"drills": drills}
+    containers = {
+        name: {"title": name, **raw, "name": name}
+        for name, raw in spec.get("container_drills", {}).items()
+    }
+    joined: dict[str, Any] = {"drills": drills, "container_drills": containers}
     if "fuzz" in spec:
         fuzz = _stacks(spec["fuzz"], variants, f"{where}: fuzz.stacks")
         for stack in fuzz["stacks"]:  # a target's service: its stack's, unless named

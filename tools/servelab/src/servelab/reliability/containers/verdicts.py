@@ -1,0 +1,102 @@
+"""A container drill's row in docs/results/reliability.md: the goal of its kind, what
+clients saw and what was left on disk, and whether the goal was met."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict
+
+from servelab.reliability.containers.answers import RETRY_AFTER, Seen
+from servelab.reliability.rows import Row, Verdict
+from servelab.spec.reliability import ContainerDrill
+
+# What every drill expects of clients, whatever its kind.
+ANSWERS_GOAL = f"no answer but a 2xx or a {RETRY_AFTER}"
+
+EVENTS = {
+    "docker-kill": "An app container SIGKILLed (`docker kill`) under load",
+    "crash": "An app container's main process SIGKILLed (a crash) under load",
+    "kill-upload": "The files container's main process SIGKILLed with uploads in flight",
+    "down-up": "`docker compose down`, then `up`, keeping the named volumes",
+}
+
+
+def _lost(seen: Seen) -> str:
+    if not seen.lost:
+        return f"0 lost of {seen.answers}"
+    kinds = ", ".join(f"{count} {kind}" for kind, count in seen.lost.items())
+    return f"{seen.lost_total} lost of {seen.answers} ({kinds})"
+
+
+def _seconds(value: float | None, never: str) -> str:
+    return never if value is None else f"{value:g} s"
+
+
+def _expected(drill: ContainerDrill) -> str:
+    if drill.kind == "down-up":
+        return (
+            f"every service healthy within {drill.goal_s:g} s of the `up`; every object "
+            "stored before back byte for byte; nothing partial or orphaned in the store"
+        )
+    return (
+        f"serving again within {drill.goal_s:g} s without a hand; {ANSWERS_GOAL}; "
+        "nothing partial or orphaned left on disk, nothing stored lost"
+    )
+
+
+def judge(
+    drill: ContainerDrill,
+    seen: Seen,
+    figures: Mapping[str, float],
+    disk: str,
+    disk_ok: bool,
+) -> Row:
+    """The drill's row; `figures` the runner's own (actions), `disk` what it found left
+    on disk in words and whether that meets the goal (nothing partial, nothing lost)."""
+    back = figures.get("back_s")
+    serving = seen.serving_again_s
+    # A `down` takes the stack away on purpose: what it must keep is what was stored.
+    answered = drill.kind == "down-up" or seen.bad == 0
+    ok = (
+        answered
+        and back is not None
+        and back <= drill.goal_s
+        and serving is not None
+        and disk_ok
+        and (drill.kind == "down-up" or serving <= drill.goal_s)
+    )
+    observed = (
+        f"{_lost(seen)}; longest gap between two 2xx {seen.longest_gap_s:g} s; "
+        + (f"`down` took {figures['down_s']:g} s; " if "down_s" in figures else "")
+        + (
+            f"{int(figures['uploads_stored'])} of the {int(figures['uploads'])} uploads in "
+            "flight answered 201; "
+            if "uploads" in figures
+            else ""
+        )
+        + f"`{drill.victim}` running and healthy again after "
+        f"{_seconds(back, 'never (not within the wait)')}"
+        + (f" ({int(figures['restarts'])} restart by its policy)" if "restarts" in figures else "")
+        + f"; serving again (the first 2xx after the first failure) {_seconds(serving, 'never')}"
+        "; "
+        f"every answer a 2xx again after {_seconds(seen.whole_again_s, 'never')}; on disk: {disk}"
+    )
+    numbers = {
+        key: float(value)
+        for key, value in asdict(seen).items()
+        if key != "lost" and value is not None
+    }
+    return Row(
+        probe=EVENTS[drill.kind],
+        target=f"{drill.victim}: {drill.method} {drill.endpoint} at {drill.rate}/s "
+        f"(drill {drill.name})",
+        expected=_expected(drill),
+        observed=observed,
+        verdict=Verdict.PASS if ok else Verdict.FAIL,
+        figures={
+            **numbers,
+            "lost": float(seen.lost_total),
+            "bad": float(seen.bad),
+            **{key: float(value) for key, value in figures.items()},
+        },
+    )
