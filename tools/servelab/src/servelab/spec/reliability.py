@@ -119,11 +119,14 @@ class ContainerDrill(Spec):
     (servelab.reliability.containers.actions): `docker-kill` (`docker kill`, then wait for
     the restart policy), `crash` (SIGKILL of the container's main process from the host,
     as a crash or the OOM killer ends it), `kill-upload` (a crash with `uploads` uploads of
-    `upload_bytes` in flight) or `down-up` (`docker compose down` keeping the named
-    volumes, then `up --wait`). `goal_s` is how soon the stack must serve again; `seed`
-    objects are stored through the files service before the load (`{id}` in the endpoint
-    is the first) and read back byte for byte after it; `store` the named volume of its
-    object store, read afterwards."""
+    `upload_bytes` in flight), `down-up` (`docker compose down` keeping the named volumes,
+    then `up --wait`), `restart-dependency` (`docker restart` of a database or cache) or
+    `oom` (a process in the container writing `oom_bytes`, past its memory limit).
+    `goal_s` is how soon the stack must serve again; `seed` objects are stored through the
+    files service before the load (`{id}` in the endpoint is the first) and read back byte
+    for byte after it; `store` the named volume of its object store, read afterwards;
+    `entries` whether the entry editor's entries are listed before and after (each the
+    same, not created again)."""
 
     name: str
     title: str
@@ -143,6 +146,8 @@ class ContainerDrill(Spec):
     env: dict[str, str] = Field(default_factory=dict)
     seed: int = 0
     store: str = ""
+    entries: bool = False
+    oom_bytes: int = 0
     uploads: int = 0
     upload_bytes: int = 0
     notes: OneLine = ""
@@ -163,6 +168,8 @@ class ContainerDrill(Spec):
             raise ValueError("services must hold service and victim")
         if self.kind == "kill-upload" and not (self.uploads and self.upload_bytes and self.store):
             raise ValueError("a kill-upload needs uploads, upload_bytes and store")
+        if self.kind == "oom" and not self.oom_bytes:
+            raise ValueError("an oom drill needs oom_bytes")
         return self
 
 

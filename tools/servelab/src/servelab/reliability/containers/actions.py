@@ -90,6 +90,46 @@ def kill_upload(deployed: Deployed, drill: ContainerDrill, started: float) -> Ac
     return acted
 
 
+def restart_dependency(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
+    """`docker restart` the victim (a database or cache: stopped within its grace period,
+    started again), then wait until it passes its healthcheck."""
+    _wait_for(started, drill.at_s)
+    before = deployed.state(drill.victim)
+    acted = Acted()
+    restarted_ms = acted.mark(f"docker restart {drill.victim}")
+    deployed.project.engine.docker("restart", before.container)
+    _back(deployed, drill, acted, started, restarted_ms, before.pid)
+    del acted.figures["restarts"]  # by hand, not by its policy
+    return acted
+
+
+# Run by the victim's own Python: `oom_bytes` bytes written (a bytes object of them), so
+# that every page counts against the container's memory limit.
+_HOG = "import sys; hog = b'x' * int(sys.argv[1])"
+
+
+def oom(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
+    """A process in the victim's container writes `oom_bytes`, past the container's memory
+    limit: the kernel's OOM killer ends a process of the container (the largest: the hog,
+    or else the server), and the victim must serve on or be restarted by its policy."""
+    _wait_for(started, drill.at_s)
+    before = deployed.state(drill.victim)
+    acted = Acted()
+    pushed_ms = acted.mark(f"a process in {drill.victim} writing {drill.oom_bytes} bytes")
+    hog = deployed.project.run(
+        "exec", "-T", drill.victim, "python", "-c", _HOG, str(drill.oom_bytes),
+        profiles=deployed.profiles, check=False,
+    )  # fmt: skip
+    acted.mark(f"the process exited ({hog.returncode})")
+    acted.figures["hog_exit"] = hog.returncode
+    _back(deployed, drill, acted, started, pushed_ms, 0)
+    after = deployed.state(drill.victim)
+    acted.figures["restarts"] -= before.restarts
+    acted.figures["main_process_kept"] = int(after.pid == before.pid)
+    acted.figures["oom_killed"] = int(after.oom_killed)
+    return acted
+
+
 def down_up(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
     """`docker compose down` (the named volumes kept), then `up --wait` again: `back_s`
     from the `up` until every service is healthy, `down_s` how long the `down` took."""
@@ -110,4 +150,6 @@ ACTIONS: dict[str, Callable[[Deployed, ContainerDrill, float], Acted]] = {
     "crash": crash,
     "kill-upload": kill_upload,
     "down-up": down_up,
+    "restart-dependency": restart_dependency,
+    "oom": oom,
 }

@@ -93,3 +93,22 @@ class InFlight:
     def join(self, timeout_s: float) -> None:
         for thread in self._threads:
             thread.join(timeout_s)
+
+
+def entries(url: str) -> dict[str, str]:
+    """Every entry of the entry editor, each as its id with its word, version and last
+    change: an entry created again (the init job seeds the demo entries on every start)
+    differs."""
+    found: dict[str, str] = {}
+    with httpx2.Client(base_url=url, timeout=30) as client:
+        page: str | None = "/entryeditor/entryeditor/?page_size=100"
+        while page:
+            answer = client.get(page)
+            answer.raise_for_status()
+            listed = answer.json()
+            for entry in listed["results"]:
+                found[str(entry["id"])] = (
+                    f"{entry['word']} {entry['version']} {entry['updated_at']}"
+                )
+            page = listed["next"]
+    return found

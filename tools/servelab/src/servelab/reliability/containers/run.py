@@ -16,7 +16,7 @@ from servelab.reliability.containers.actions import ACTIONS, UP_WAIT_S
 from servelab.reliability.containers.answers import Seen, read_answers, seen
 from servelab.reliability.containers.deployed import Deployed
 from servelab.reliability.containers.disk import layer_changes, read_store
-from servelab.reliability.containers.objects import missing, seed
+from servelab.reliability.containers.objects import entries, missing, seed
 from servelab.reliability.containers.verdicts import judge
 from servelab.reliability.outage.actions import Acted
 from servelab.reliability.outage.run import load_beside
@@ -24,6 +24,8 @@ from servelab.reliability.rows import Row
 from servelab.spec.reliability import ContainerDrill
 from servelab.stack.compose import load_project
 
+# A writable layer's changes shown in a row, at most.
+SHOWN_PATHS = 5
 # A loopback address of the drills' own: a server on 127.0.0.1 holding a published port
 # cannot fail the `up`.
 ADDRESS = "127.0.92.1"
@@ -71,12 +73,27 @@ def _k6_env(drill: ContainerDrill, url: str, endpoint: str) -> dict[str, str]:
     }
 
 
+def _entries(deployed: Deployed, before: dict[str, str], acted: Acted) -> tuple[str, bool]:
+    after = entries(deployed.url)
+    changed = [key for key, entry in before.items() if after.get(key) != entry]
+    acted.figures |= {"entries": len(before), "entries_lost": len(changed)}
+    words = f"{len(before) - len(changed)} of the {len(before)} entries the same afterwards"
+    return words, not changed
+
+
 def _disk(
-    deployed: Deployed, drill: ContainerDrill, stored: dict[str, str], acted: Acted
+    deployed: Deployed,
+    drill: ContainerDrill,
+    stored: dict[str, str],
+    listed: dict[str, str],
+    acted: Acted,
 ) -> tuple[str, bool]:
     """What was left on disk in words, and whether it meets the goal: every object stored
     before back byte for byte, as many objects as were answered 201, nothing else left in
-    the store; for a service without a store, its writable layer."""
+    the store; every entry listed before the same; for a service without either, its
+    writable layer."""
+    if drill.entries:
+        return _entries(deployed, listed, acted)
     if drill.store:
         store = read_store(deployed, drill.store)
         gone = missing(deployed.url, deployed.token, stored)
@@ -92,8 +109,9 @@ def _disk(
     changed = layer_changes(deployed, drill.victim)
     if not changed:
         return f"`{drill.victim}`'s writable layer unchanged", True
-    paths = ", ".join(f"`{line}`" for line in changed)
-    return f"`{drill.victim}`'s writable layer changed: {paths}", True
+    paths = ", ".join(f"`{line}`" for line in changed[:SHOWN_PATHS])
+    more = f" and {len(changed) - SHOWN_PATHS} more" if len(changed) > SHOWN_PATHS else ""
+    return f"`{drill.victim}`'s writable layer changed: {paths}{more}", True
 
 
 def execute(project: Project, drill: ContainerDrill, docker: Engine) -> Ran:
@@ -110,6 +128,7 @@ def execute(project: Project, drill: ContainerDrill, docker: Engine) -> Ran:
         url = f"http://{ADDRESS}:{port}"
         deployed = Deployed(compose, profiles, url, env["API_TOKEN"])
         stored = seed(url, deployed.token, drill.seed)
+        listed = entries(url) if drill.entries else {}
         endpoint = drill.endpoint.replace("{id}", next(iter(stored), ""))
         done: list[Acted] = []
         action = ACTIONS[drill.kind]
@@ -121,7 +140,7 @@ def execute(project: Project, drill: ContainerDrill, docker: Engine) -> Ran:
         )
         acted = done[0]
         what = seen(read_answers(work / "answers.csv"), acted.marks[0][1])
-        disk, disk_ok = _disk(deployed, drill, stored, acted)
+        disk, disk_ok = _disk(deployed, drill, stored, listed, acted)
     finally:
         (work / "containers.log").write_text(compose.report())
         compose.down()

@@ -18,6 +18,8 @@ EVENTS = {
     "crash": "An app container's main process SIGKILLed (a crash) under load",
     "kill-upload": "The files container's main process SIGKILLed with uploads in flight",
     "down-up": "`docker compose down`, then `up`, keeping the named volumes",
+    "restart-dependency": "A database or cache container restarted under load",
+    "oom": "A process in an app container pushed past its memory limit under load",
 }
 
 
@@ -68,6 +70,13 @@ def judge(
     observed = (
         f"{_lost(seen)}; longest gap between two 2xx {seen.longest_gap_s:g} s; "
         + (f"`down` took {figures['down_s']:g} s; " if "down_s" in figures else "")
+        + (
+            f"the process past the limit exited {int(figures['hog_exit'])}, the container's "
+            f"main process {'kept' if figures['main_process_kept'] else 'replaced'}, "
+            f"OOMKilled {'set' if figures['oom_killed'] else 'not set'}; "
+            if "hog_exit" in figures
+            else ""
+        )
         + (
             f"{int(figures['uploads_stored'])} of the {int(figures['uploads'])} uploads in "
             "flight answered 201; "
