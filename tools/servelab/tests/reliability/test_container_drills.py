@@ -9,8 +9,11 @@ from servelab.containers.engine import Engine
 from servelab.project import Project
 from servelab.reliability.containers.answers import RETRY_AFTER, Answer, lost_kind, seen
 from servelab.reliability.containers.cli import container_drills
+from servelab.reliability.containers.objects import Entry, compare_entries
 from servelab.reliability.containers.run import execute
-from servelab.reliability.rows import Verdict
+from servelab.reliability.containers.verdicts import ADVICE, EVENTS, SECTION
+from servelab.reliability.lessons import lessons
+from servelab.reliability.rows import Row, Section, Verdict
 
 ACTION_MS = 10_000.0
 
@@ -85,3 +88,30 @@ def test_a_crashed_app_container_is_restarted_by_its_policy_and_serves_again(
     assert ran.seen.answers >= drill.rate * drill.duration_s * 0.9
     assert ran.row.verdict is (Verdict.PASS if not ran.seen.lost else Verdict.FAIL)
     assert ran.disk == "`hello-gunicorn-sync`'s writable layer unchanged"
+
+
+def test_the_report_opens_with_a_lesson_per_container_event() -> None:
+    crash = EVENTS["crash"]
+    rows = [
+        Row(crash, f"hello: GET /hello at 20/s (drill {name})", "goal", "seen", Verdict.FAIL,
+            {"answers": 400.0, "failed": failed, "whole_again_s": 0.2})
+        for name, failed in (("a", 4.0), ("b", 9.0))
+    ]  # fmt: skip
+    section = Section(SECTION, "Containers", "servelab container-drill --all", "now", "m", rows)
+    opening = "\n".join(lessons([section]))
+    assert f"[{crash}](#{SECTION})" in opening
+    assert "hello: GET /hello at 20/s: 9 of 400 lost" in opening
+    assert ADVICE[crash] in opening
+    assert EVENTS["oom"] not in opening  # no drill of that kind ran
+
+
+def test_entries_are_told_apart_kept_written_again_created_anew_or_missing() -> None:
+    before = {str(n): Entry("水", 3, "t0") for n in range(1, 5)}
+    after = {
+        "1": Entry("水", 3, "t0"),
+        "2": Entry("水", 4, "t1"),  # the database kept it; something wrote it since
+        "3": Entry("水", 1, "t1"),  # what was there is gone
+    }
+    assert compare_entries(before, after) == {
+        "same": 1, "written again": 1, "created anew": 1, "missing": 1
+    }  # fmt: skip

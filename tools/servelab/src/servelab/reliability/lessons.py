@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from servelab.markdown import table
+from servelab.reliability.containers.verdicts import ADVICE
+from servelab.reliability.containers.verdicts import SECTION as CONTAINERS
 from servelab.reliability.outage.verdicts import GOALS
 from servelab.reliability.rows import Row, Section
 
@@ -41,14 +43,28 @@ def _loss(row: Row) -> _Loss | None:
     )
 
 
+def _events(sections: Sequence[Section]) -> list[tuple[str, str, str, list[Row]]]:
+    """Each event a drill acted out: its title, its section's name, the advice, its rows.
+    An outage drill kind has a section of its own; the container drills share one, an event
+    per kind."""
+    events = []
+    for section in sections:
+        if (goal := GOALS.get(section.name)) is not None:
+            events.append((section.title, section.name, goal.advice, list(section.probes)))
+        elif section.name == CONTAINERS:
+            for event, advice in ADVICE.items():
+                rows = [row for row in section.probes if row.probe == event]
+                events.append((event, section.name, advice, rows))
+    return events
+
+
 def lessons(sections: Sequence[Section]) -> list[str]:
     """The report's opening: per drill kind, its worst and best case by requests lost,
     and what to do; empty where no drill has run."""
     rows: list[tuple[float, list[str]]] = []
-    for section in sections:
-        goal = GOALS.get(section.name)
-        losses = [loss for row in section.probes if (loss := _loss(row)) is not None]
-        if goal is None or not losses:
+    for title, anchor, advice, probes in _events(sections):
+        losses = [loss for row in probes if (loss := _loss(row)) is not None]
+        if not losses:
             continue
         worst = max(losses, key=lambda loss: loss.lost)
         best = min(losses, key=lambda loss: loss.lost)
@@ -56,7 +72,7 @@ def lessons(sections: Sequence[Section]) -> list[str]:
             (
                 worst.lost[0],
                 [
-                    f"[{section.title}](#{section.name})",
+                    f"[{title}](#{anchor})",
                     f"{worst.shown}, "
                     + (
                         "never whole again"
@@ -64,7 +80,7 @@ def lessons(sections: Sequence[Section]) -> list[str]:
                         else f"every answer a 2xx again after {worst.back_s:.1f} s"
                     ),
                     best.shown,
-                    f"{goal.advice}.",
+                    f"{advice}.",
                 ],
             )
         )

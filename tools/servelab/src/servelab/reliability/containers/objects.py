@@ -95,11 +95,16 @@ class InFlight:
             thread.join(timeout_s)
 
 
-def entries(url: str) -> dict[str, str]:
-    """Every entry of the entry editor, each as its id with its word, version and last
-    change: an entry created again (the init job seeds the demo entries on every start)
-    differs."""
-    found: dict[str, str] = {}
+@dataclass(frozen=True)
+class Entry:
+    word: str
+    version: int
+    updated_at: str
+
+
+def entries(url: str) -> dict[str, Entry]:
+    """Every entry of the entry editor by id: its word, version and last change."""
+    found: dict[str, Entry] = {}
     with httpx2.Client(base_url=url, timeout=30) as client:
         page: str | None = "/entryeditor/entryeditor/?page_size=100"
         while page:
@@ -107,8 +112,26 @@ def entries(url: str) -> dict[str, str]:
             answer.raise_for_status()
             listed = answer.json()
             for entry in listed["results"]:
-                found[str(entry["id"])] = (
-                    f"{entry['word']} {entry['version']} {entry['updated_at']}"
+                found[str(entry["id"])] = Entry(
+                    entry["word"], int(entry["version"]), entry["updated_at"]
                 )
             page = listed["next"]
     return found
+
+
+def compare_entries(before: dict[str, Entry], after: dict[str, Entry]) -> dict[str, int]:
+    """How the entries listed before fared: the same; written again over what was there (a
+    later version: the database kept them, something wrote them since); created anew (an
+    earlier or equal version, changed: what was there is gone); missing."""
+    fared = {"same": 0, "written again": 0, "created anew": 0, "missing": 0}
+    for key, entry in before.items():
+        now = after.get(key)
+        if now is None:
+            fared["missing"] += 1
+        elif now == entry:
+            fared["same"] += 1
+        elif now.version > entry.version:
+            fared["written again"] += 1
+        else:
+            fared["created anew"] += 1
+    return fared

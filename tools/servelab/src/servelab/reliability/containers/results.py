@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from servelab.project import Project
+from servelab.reliability.containers.verdicts import SECTION
 from servelab.reliability.report import write_reliability
 from servelab.reliability.rows import Row, load_sections, write_section
 
-SECTION = "containers"
 TITLE = "Containers killed, restarted and taken down under load"
 NOTES = (
     "One row per drill (the families' [container_drills]), each run once against the "

@@ -16,7 +16,13 @@ from servelab.reliability.containers.actions import ACTIONS, UP_WAIT_S
 from servelab.reliability.containers.answers import Seen, read_answers, seen
 from servelab.reliability.containers.deployed import Deployed
 from servelab.reliability.containers.disk import layer_changes, read_store
-from servelab.reliability.containers.objects import entries, missing, seed
+from servelab.reliability.containers.objects import (
+    Entry,
+    compare_entries,
+    entries,
+    missing,
+    seed,
+)
 from servelab.reliability.containers.verdicts import judge
 from servelab.reliability.outage.actions import Acted
 from servelab.reliability.outage.run import load_beside
@@ -73,19 +79,18 @@ def _k6_env(drill: ContainerDrill, url: str, endpoint: str) -> dict[str, str]:
     }
 
 
-def _entries(deployed: Deployed, before: dict[str, str], acted: Acted) -> tuple[str, bool]:
-    after = entries(deployed.url)
-    changed = [key for key, entry in before.items() if after.get(key) != entry]
-    acted.figures |= {"entries": len(before), "entries_lost": len(changed)}
-    words = f"{len(before) - len(changed)} of the {len(before)} entries the same afterwards"
-    return words, not changed
+def _entries(deployed: Deployed, before: dict[str, Entry], acted: Acted) -> tuple[str, bool]:
+    fared = compare_entries(before, entries(deployed.url))
+    acted.figures |= {"entries": len(before), "entries_same": fared["same"]}
+    shown = ", ".join(f"{count} {how}" for how, count in fared.items() if count)
+    return f"of the {len(before)} entries listed before: {shown}", fared["same"] == len(before)
 
 
 def _disk(
     deployed: Deployed,
     drill: ContainerDrill,
     stored: dict[str, str],
-    listed: dict[str, str],
+    listed: dict[str, Entry],
     acted: Acted,
 ) -> tuple[str, bool]:
     """What was left on disk in words, and whether it meets the goal: every object stored

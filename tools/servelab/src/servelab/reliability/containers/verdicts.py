@@ -10,9 +10,13 @@ from servelab.reliability.containers.answers import RETRY_AFTER, Seen
 from servelab.reliability.rows import Row, Verdict
 from servelab.spec.reliability import ContainerDrill
 
+# The reliability report's section of the container drills' rows.
+SECTION = "containers"
 # What every drill expects of clients, whatever its kind.
 ANSWERS_GOAL = f"no answer but a 2xx or a {RETRY_AFTER}"
 
+# Each kind's event (its rows' probe) and what a deployer should do about it (the
+# report's opening, reliability.lessons), from what the drills saw.
 EVENTS = {
     "docker-kill": "An app container SIGKILLed (`docker kill`) under load",
     "crash": "An app container's main process SIGKILLed (a crash) under load",
@@ -20,6 +24,25 @@ EVENTS = {
     "down-up": "`docker compose down`, then `up`, keeping the named volumes",
     "restart-dependency": "A database or cache container restarted under load",
     "oom": "A process in an app container pushed past its memory limit under load",
+}
+ADVICE = {
+    EVENTS["docker-kill"]: "`docker kill` (like `docker stop`) is a manual stop: `restart: "
+    "unless-stopped` leaves the container down until someone starts it (`docker compose up "
+    "-d`); the policy restarts only a container whose process died on its own",
+    EVENTS["crash"]: "A crashed container is back by its restart policy within seconds, but "
+    "one container alone refuses the requests meanwhile: run two replicas behind nginx "
+    "(profile replicas) to lose none",
+    EVENTS["kill-upload"]: "An upload cut by a crash never shows as an object, but its "
+    "partial file stays in the store's tmp/ until a start an hour later sweeps it: leave "
+    "the volume room for the uploads in flight",
+    EVENTS["down-up"]: "`down` keeps the named volumes (objects, MariaDB's data) and `up` "
+    "finds them; only `down -v` deletes them: never script it against data that matters",
+    EVENTS["restart-dependency"]: "A restarted database or cache costs seconds of 503s with "
+    "Retry-After (or answers without the cache), never a hang or a 500: clients that "
+    "honour Retry-After lose nothing",
+    EVENTS["oom"]: "The kernel's OOM killer ends the largest process in the container; "
+    "`docker inspect` shows OOMKilled only when that was the main process: watch the "
+    "container's memory events, and keep the memory limits the benchmarks measured",
 }
 
 
@@ -104,7 +127,7 @@ def judge(
         verdict=Verdict.PASS if ok else Verdict.FAIL,
         figures={
             **numbers,
-            "lost": float(seen.lost_total),
+            "failed": float(seen.lost_total),
             "bad": float(seen.bad),
             **{key: float(value) for key, value in figures.items()},
         },
