@@ -36,7 +36,9 @@ ADVICE = {
     "partial file stays in the store's tmp/ until a start an hour later sweeps it: leave "
     "the volume room for the uploads in flight",
     EVENTS["down-up"]: "`down` keeps the named volumes (objects, MariaDB's data) and `up` "
-    "finds them; only `down -v` deletes them: never script it against data that matters",
+    "finds them; only `down -v` deletes them: never script it against data that matters. "
+    "The entry editor's init job writes the demo entries 1 to 60 again on every `up`: keep "
+    "real entries out of those ids",
     EVENTS["restart-dependency"]: "A restarted database or cache costs seconds of 503s with "
     "Retry-After (or answers without the cache), never a hang or a 500: clients that "
     "honour Retry-After lose nothing",
@@ -59,10 +61,13 @@ def _seconds(value: float | None, never: str) -> str:
 
 def _expected(drill: ContainerDrill) -> str:
     if drill.kind == "down-up":
-        return (
-            f"every service healthy within {drill.goal_s:g} s of the `up`; every object "
-            "stored before back byte for byte; nothing partial or orphaned in the store"
+        kept = (
+            "every entry listed before the same"
+            if drill.entries
+            else "every object stored before back byte for byte; nothing partial or "
+            "orphaned in the store"
         )
+        return f"every service healthy within {drill.goal_s:g} s of the `up`; {kept}"
     return (
         f"serving again within {drill.goal_s:g} s without a hand; {ANSWERS_GOAL}; "
         "nothing partial or orphaned left on disk, nothing stored lost"
