@@ -62,7 +62,8 @@ THE_VARIANT = "{variant}"
 Key = tuple[str, int, str]
 # The top-level keys of the spec's other parts, which the matrix leaves to their models.
 OTHER_PARTS = frozenset(
-    {"questions", "question_texts", "drills", "faults", "fuzz", "soak", "coldstart", "device"}
+    {"questions", "question_texts", "drills", "container_drills"}
+    | {"faults", "fuzz", "soak", "coldstart", "device"}
 )
 
 T = TypeVar("T")
