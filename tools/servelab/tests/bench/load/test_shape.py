@@ -107,6 +107,11 @@ def test_a_named_shape_is_the_default_of_its_table() -> None:
             {"shape": "hey", "vus": 1, "iterations": 1, "max_duration_s": 9, "warmup_s": 1},
             "hey is counted, warmup_s does not apply",
         ),
+        (
+            {"shape": "vegeta", "vus": 1, "rate": 100, "duration_s": 0.5},
+            "duration_s 0.5 is shorter than the 1 s k6 runs a constant-arrival-rate",
+        ),
+        ({"vus": 1, "duration_s": 0.5}, "shorter than the 1 s k6 runs a constant-vus"),
     ],
 )
 def test_mistakes_in_a_load_are_named(raw: dict[str, Any], message: str) -> None:

@@ -154,10 +154,16 @@ def parse_load(raw: Mapping[str, Any] | LoadTable, where: str, shape: str = "wrk
         )
     arrival = SHAPES[name] == ARRIVAL
     vus = _arrival_vus(table, where) if arrival else _field(table, "vus", where)
+    duration_s = _field(table, "duration_s", where)
+    if duration_s < _K6_SHORTEST_S:
+        raise SpecError(
+            f"{where}: duration_s {duration_s:g} is shorter than the {_K6_SHORTEST_S:g} s "
+            f"k6 runs a {SHAPES[name]} scenario for"
+        )
     return Load(
         vus=vus,
         shape=name,
-        duration_s=_field(table, "duration_s", where),
+        duration_s=duration_s,
         warmup_s=table.warmup_s or 0.0,
         rate=_field(table, "rate", where) if arrival else 0,
         max_vus=max(vus, table.max_vus or vus) if arrival else 0,
