@@ -10,6 +10,7 @@ tmp/ sits on the same filesystem as objects/, so publishing an upload is a renam
 """
 
 import contextlib
+import fcntl
 import json
 import os
 import tempfile
@@ -30,6 +31,7 @@ from files_service.store.checksums import Sha256Counter
 from files_service.store.ids import is_object_id, new_object_id
 
 STALE_AFTER_SECONDS = 3600
+_PART = ".part"
 # Metadata of this many recently read objects is kept in memory (about 300 bytes each).
 KNOWN_OBJECTS = 4096
 _SIDECAR = ".json"
@@ -61,6 +63,9 @@ class Upload:
         self.path = path
         self.received = Sha256Counter()
         self._file: FileIO = path.open("xb", buffering=0)
+        # Held until the file is closed or its process dies: how a starting worker tells an
+        # upload in flight from one a crash left behind (ObjectStore.prepare).
+        fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
     def write(self, data: bytes | memoryview) -> None:
         view = memoryview(data)
@@ -95,15 +100,19 @@ class ObjectStore:
     def prepare(self) -> None:
         """Create the layout and sweep leftovers of crashed processes.
 
-        Only entries older than STALE_AFTER_SECONDS go: other workers sharing the
-        directory may have uploads in flight right now.
+        Other workers sharing the directory may have uploads in flight right now: an
+        upload's file goes when no process holds its lock (its writer died with it), any
+        other entry only when older than STALE_AFTER_SECONDS.
         """
         self.objects_dir.mkdir(parents=True, exist_ok=True)
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
         self.read_mode = read_mode(self.tmp_dir)
         cutoff = time.time() - STALE_AFTER_SECONDS
         for path in self.tmp_dir.iterdir():
-            _unlink_if_older(path, cutoff)
+            if path.suffix == _PART:
+                _unlink_if_abandoned(path)
+            else:
+                _unlink_if_older(path, cutoff)
         for path in self.objects_dir.iterdir():
             if path.suffix != _SIDECAR and not path.with_name(path.name + _SIDECAR).exists():
                 _unlink_if_older(path, cutoff)
@@ -118,7 +127,7 @@ class ObjectStore:
     @contextlib.contextmanager
     def upload(self) -> Iterator[Upload]:
         """A fresh temp file, removed on the way out unless commit() published it."""
-        upload = Upload(self._tmp_path(".part"))
+        upload = Upload(self._tmp_path(_PART))
         try:
             yield upload
         finally:
@@ -141,7 +150,6 @@ class ObjectStore:
         the return: an object that was answered 201 survives a crash of the machine."""
         if self.fsync:
             upload.sync()
-        upload.close()
         object_id = new_object_id()
         meta = ObjectMeta(
             id=object_id,
@@ -152,7 +160,10 @@ class ObjectStore:
             created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
         )
         blob = self.objects_dir / object_id
+        # Renamed while its lock is held, then closed: a worker starting meanwhile never
+        # takes the file for a crash's leftover.
         upload.path.replace(blob)
+        upload.close()
         try:
             sidecar = self._tmp_path(_SIDECAR)
             try:
@@ -238,6 +249,21 @@ def _sync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _unlink_if_abandoned(path: Path) -> None:
+    """Remove an upload's file unless a process holds its lock."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return
+    finally:
+        os.close(fd)
+    path.unlink(missing_ok=True)
 
 
 def _unlink_if_older(path: Path, cutoff: float) -> None:
