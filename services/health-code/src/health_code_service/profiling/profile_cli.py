@@ -7,7 +7,8 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -63,14 +64,25 @@ def _machine() -> dict[str, object]:
     return {"cpus": len(os.sched_getaffinity(0)), "cpu_model": model}
 
 
+@contextmanager
+def _no_access_log() -> Iterator[None]:
+    """As the benchmarks run the service, no access log line per request (unless
+    ACCESS_LOG says otherwise): the app reads the environment when it is built, and the
+    environment is given back afterwards, so a caller in the same process keeps its own."""
+    before = os.environ.get("ACCESS_LOG")
+    os.environ.setdefault("ACCESS_LOG", "0")
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("ACCESS_LOG", None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.repeat < 1 or args.generated < 0:
         print("health-code-profile: --repeat must be at least 1", file=sys.stderr)
         return 2
-    # As the benchmarks run the service: no access log line per request.
-    os.environ.setdefault("ACCESS_LOG", "0")
-    # Imported here: the app reads the environment when it is built.
     from health_code_service.profiling.profile import (
         ProfileError,
         Shot,
@@ -101,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         analyze_mode="threadpool",
     )
     try:
-        samples = profile(settings, shots, args.repeat, args.body)
+        with _no_access_log():
+            samples = profile(settings, shots, args.repeat, args.body)
     except ProfileError as error:
         print(f"health-code-profile: {error}", file=sys.stderr)
         return 1
