@@ -32,9 +32,9 @@ ADVICE = {
     EVENTS["crash"]: "A crashed container is back by its restart policy within seconds, but "
     "one container alone refuses the requests meanwhile: run two replicas behind nginx "
     "(profile replicas) to lose none",
-    EVENTS["kill-upload"]: "An upload cut by a crash never shows as an object, but its "
-    "partial file stays in the store's tmp/ until a start an hour later sweeps it: leave "
-    "the volume room for the uploads in flight",
+    EVENTS["kill-upload"]: "An upload cut by a crash never shows as an object, and the "
+    "restarted workers remove its partial file (no process holds its lock): the client "
+    "must send it again, so retry an upload that got no answer",
     EVENTS["down-up"]: "`down` keeps the named volumes (objects, MariaDB's data) and `up` "
     "finds them; only `down -v` deletes them: never script it against data that matters. "
     "The entry editor's init job writes the demo entries 1 to 60 again on every `up`: keep "
