@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from servelab.reliability.containers.deployed import Deployed
 from servelab.reliability.containers.objects import InFlight
-from servelab.reliability.outage.actions import Acted
+from servelab.reliability.outage.actions import Acted, wait_for
 from servelab.spec.reliability import ContainerDrill
 
 # In-flight uploads start this long before the kill; the runner waits this long for them
@@ -21,10 +21,6 @@ UPLOAD_LEAD_S = 1.0
 UPLOAD_TIMEOUT_S = 60.0
 # How long `up --wait` may take after a `down`.
 UP_WAIT_S = 300
-
-
-def _wait_for(started: float, at_s: float) -> None:
-    time.sleep(max(0.0, started + at_s - time.monotonic()))
 
 
 def _back(
@@ -50,7 +46,7 @@ def _back(
 
 def docker_kill(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
     """`docker kill` (SIGKILL) the victim's container, then wait for its restart policy."""
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     before = deployed.state(drill.victim)
     acted = Acted()
     # Marked once the engine says the container is dead: requests sent before were
@@ -65,7 +61,7 @@ def docker_kill(deployed: Deployed, drill: ContainerDrill, started: float) -> Ac
 def crash(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
     """SIGKILL the victim's main process from the host, as a crash or the kernel's OOM
     killer ends it (the engine did not stop it), then wait for its restart policy."""
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     before = deployed.state(drill.victim)
     acted = Acted()
     killed_ms = acted.mark(f"{drill.victim}'s main process SIGKILLed")
@@ -80,7 +76,7 @@ def kill_upload(deployed: Deployed, drill: ContainerDrill, started: float) -> Ac
     they are in flight when the victim's main process is SIGKILLed; how many were stored
     (201) once they ended."""
     uploads = InFlight(deployed.url, deployed.token, drill.upload_bytes)
-    _wait_for(started, drill.at_s - UPLOAD_LEAD_S)
+    wait_for(started, drill.at_s - UPLOAD_LEAD_S)
     uploads.start(drill.uploads)
     acted = crash(deployed, drill, started)
     uploads.join(UPLOAD_TIMEOUT_S)
@@ -93,7 +89,7 @@ def kill_upload(deployed: Deployed, drill: ContainerDrill, started: float) -> Ac
 def restart_dependency(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
     """`docker restart` the victim (a database or cache: stopped within its grace period,
     started again), then wait until it passes its healthcheck."""
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     before = deployed.state(drill.victim)
     acted = Acted()
     restarted_ms = acted.mark(f"docker restart {drill.victim}")
@@ -112,7 +108,7 @@ def oom(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
     """A process in the victim's container writes `oom_bytes`, past the container's memory
     limit: the kernel's OOM killer ends a process of the container (the largest: the hog,
     or else the server), and the victim must serve on or be restarted by its policy."""
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     before = deployed.state(drill.victim)
     acted = Acted()
     pushed_ms = acted.mark(f"a process in {drill.victim} writing {drill.oom_bytes} bytes")
@@ -133,7 +129,7 @@ def oom(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
 def down_up(deployed: Deployed, drill: ContainerDrill, started: float) -> Acted:
     """`docker compose down` (the named volumes kept), then `up --wait` again: `back_s`
     from the `up` until every service is healthy, `down_s` how long the `down` took."""
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     acted = Acted()
     down_ms = acted.mark("docker compose down")
     deployed.project.run("down", profiles=deployed.profiles, timeout=300)

@@ -52,17 +52,18 @@ class Acted:
         return Events(self.marks[0][1], self.marks[-1][1], self.marks[-1][1])
 
 
-def _wait_for(started: float, at_s: float) -> None:
+def wait_for(started: float, at_s: float) -> None:
+    """Sleep until `at_s` seconds after `started` (time.monotonic()): a drill's moment."""
     time.sleep(max(0.0, started + at_s - time.monotonic()))
 
 
 def kill(stack: Stack, drill: Drill, started: float) -> Acted:
     """SIGKILL the victim's process group; start it again later and wait healthy."""
     acted = Acted()
-    _wait_for(started, drill.kill_at_s)
+    wait_for(started, drill.kill_at_s)
     acted.mark("killed")
     stack.kill(drill.victim)
-    _wait_for(started, drill.restart_at_s)
+    wait_for(started, drill.restart_at_s)
     acted.mark("started again")
     stack.restart(drill.victim)
     acted.mark("healthy")
@@ -72,7 +73,7 @@ def kill(stack: Stack, drill: Drill, started: float) -> Acted:
 def kill_worker(stack: Stack, drill: Drill, started: float) -> Acted:
     """SIGKILL the oldest worker; wait until the master has as many workers as before."""
     pgid = stack.running[drill.victim].pgid
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     before: list[int] = []
 
     def some_worker() -> bool:
@@ -129,7 +130,7 @@ def _terminate(stack: Stack, name: str, acted: Acted, signum: str = "SIGTERM") -
 def sigterm(stack: Stack, drill: Drill, started: float) -> Acted:
     """SIGTERM the server (or its image's STOPSIGNAL), wait for it to exit, start it again
     and wait healthy."""
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     acted = Acted()
     _terminate(stack, drill.victim, acted, drill.stop_signal)
     acted.mark(f"{drill.victim} started again")
@@ -141,7 +142,7 @@ def sigterm(stack: Stack, drill: Drill, started: float) -> Acted:
 
 def rolling_restart(stack: Stack, drill: Drill, started: float) -> Acted:
     """Each replica in turn: SIGTERM, exit, start again, healthy, a settling second."""
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     acted = Acted()
     slowest = 0.0
     for index, name in enumerate(drill.victims):
@@ -159,7 +160,7 @@ def rolling_restart(stack: Stack, drill: Drill, started: float) -> Acted:
 def nginx_reload(stack: Stack, drill: Drill, started: float) -> Acted:
     """SIGHUP nginx's master; wait until its old workers have exited."""
     pgid = stack.running[drill.victim].pgid
-    _wait_for(started, drill.at_s)
+    wait_for(started, drill.at_s)
     old = workers(pgid)
     acted = Acted()
     sent_ms = acted.mark(f"{drill.victim} SIGHUP", signal_process(pgid, signal.SIGHUP))
