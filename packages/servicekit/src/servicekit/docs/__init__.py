@@ -52,12 +52,13 @@ _REDOC_LOGO = (b'src:"https://cdn.redoc.ly/redoc/logo-mini.svg"', b'src:""')
 @dataclass(frozen=True)
 class Asset:
     """A file under /docs/static/: answered from disk, or from `body` where the vendor's
-    file is served changed."""
+    file is served changed, with `etag`, the hash of that body, made once."""
 
     path: Path
     media_type: str
     stat: os.stat_result
     body: bytes | None = None
+    etag: str = ""
 
     def content(self) -> bytes:
         """What a GET answers."""
@@ -86,9 +87,9 @@ def asset_table() -> dict[str, Asset]:
     }
     table = {name: Asset(path, kind, path.stat()) for name, (path, kind) in paths.items()}
     redoc = table["redoc.standalone.js"]
-    table["redoc.standalone.js"] = Asset(
-        redoc.path, redoc.media_type, redoc.stat, _changed(redoc.path, *_REDOC_LOGO)
-    )
+    body = _changed(redoc.path, *_REDOC_LOGO)
+    etag = f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+    table["redoc.standalone.js"] = Asset(redoc.path, redoc.media_type, redoc.stat, body, etag)
     return table
 
 
@@ -184,7 +185,7 @@ def install_docs(app: FastAPI) -> None:
 
 
 def _answer(asset: Asset) -> Response:
-    """The file with its ETag: FileResponse's from disk, a hash of a changed body."""
+    """The file with its ETag: FileResponse's from disk, the asset's own for a changed body."""
     if asset.body is None:
         return FileResponse(
             asset.path,
@@ -192,11 +193,10 @@ def _answer(asset: Asset) -> Response:
             stat_result=asset.stat,
             headers={"Cache-Control": _CACHE_CONTROL},
         )
-    etag = f'"{hashlib.sha256(asset.body).hexdigest()[:32]}"'
     return Response(
         asset.body,
         media_type=asset.media_type,
-        headers={"ETag": etag, "Cache-Control": _CACHE_CONTROL},
+        headers={"ETag": asset.etag, "Cache-Control": _CACHE_CONTROL},
     )
 
 
